@@ -1,0 +1,25 @@
+# The two README commands: `make demo` (the main job) and `make test` (the suite).
+# Each creates ./.venv on first use and installs the project into it.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,plot]'
+	touch $@
+
+demo: $(BIN)/.installed
+	$(BIN)/kbgym demo
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(BIN)/.installed
+	$(BIN)/python scripts/bench_generate.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info runs/demo

@@ -1,0 +1,42 @@
+"""The KBGym error hierarchy. Messages are one line and say how to fix the problem.
+
+Errors here are for API misuse and bad files. An agent's bad action is never an exception:
+it becomes an ``ERROR: ...`` result string inside the environment.
+"""
+
+from __future__ import annotations
+
+
+class KBGymError(Exception):
+    """Base class of every error KBGym raises on purpose."""
+
+
+class ConfigError(KBGymError, ValueError):
+    """A configuration value or file is invalid."""
+
+
+class LibraryFrozenError(KBGymError):
+    """A mutation was attempted on a frozen library."""
+
+
+class LibraryOpError(KBGymError):
+    """A library operation was refused; ``str(err)`` is the SPEC §8 result string."""
+
+
+class SnapshotIntegrityError(KBGymError):
+    """A snapshot's content hash does not match its contents, or its shape is wrong."""
+
+
+class ReplayMismatchError(KBGymError):
+    """A replayed action produced a result different from the recorded one."""
+
+    def __init__(self, row: dict, expected: str, got: str):
+        self.row, self.expected, self.got = row, expected, got
+        super().__init__(
+            f"replay mismatch at {row.get('qid')} step {row.get('step')}: "
+            f"expected {expected!r}, got {got!r}"
+        )
+
+
+class ResetNeeded(KBGymError):
+    """``step`` was called before the first ``reset``."""

@@ -1,0 +1,51 @@
+"""Canonical JSON (SPEC §15.1), content hashes and atomic writes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def canonical(obj: Any) -> str:
+    """The canonical JSON text of ``obj``, with the trailing newline."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def sha256_hex(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def content_hash(obj: Any) -> str:
+    """``"sha256:" + sha256(canonical JSON of obj)``."""
+    return "sha256:" + sha256_hex(canonical(obj))
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same folder, fsync, then rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_canonical(path: str | os.PathLike, obj: Any) -> str:
+    """Atomically write canonical JSON; returns the text written."""
+    text = canonical(obj)
+    atomic_write_text(path, text)
+    return text
