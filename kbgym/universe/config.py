@@ -1,0 +1,46 @@
+"""``UniverseConfig``: everything a universe is a pure function of (SPEC §2.1)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from kbgym.errors import ConfigError
+
+
+class UniverseConfig(BaseModel):
+    """The generator's inputs. Defaults are the paper's configuration."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+    n_people: int = 500
+    distractor_frac: float = Field(0.10, ge=0.0, le=1.0)
+    friend_degree: float = Field(4.0, ge=0.0)
+    n_cities: int = Field(20, ge=1)
+    sizes: tuple[int, int, int] = (150, 100, 50)
+    eval_sizes: tuple[int, int] = (20, 10)
+    hard_frac: float = Field(0.60, ge=0.0, le=1.0)
+
+    @field_validator("sizes", "eval_sizes")
+    @classmethod
+    def _non_negative(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(x < 0 for x in v):
+            raise ValueError("split sizes must be non-negative")
+        return v
+
+    @model_validator(mode="after")
+    def _enough_people(self) -> "UniverseConfig":
+        if self.n_people < 6:
+            raise ValueError(f"n_people must be at least 6, got {self.n_people}")
+        return self
+
+    @property
+    def n_distractors(self) -> int:
+        return int(self.n_people * self.distractor_frac + 0.5)
+
+    @classmethod
+    def make(cls, **kwargs) -> "UniverseConfig":
+        """Build a config, turning validation failures into one-line ``ConfigError``s."""
+        from kbgym.config import validated
+
+        return validated(cls, kwargs, where="universe")

@@ -1,0 +1,57 @@
+"""``generate(config)``: the universe as a pure function of (config, seed)."""
+
+from __future__ import annotations
+
+from kbgym.seeding import stream
+from kbgym.universe.config import UniverseConfig
+from kbgym.universe.documents import build_nodes
+from kbgym.universe.people import generate_people
+from kbgym.universe.questions import Instance, World
+from kbgym.universe.splits import draw_splits, shuffled_pools
+from kbgym.universe.templates import TEMPLATES
+from kbgym.universe.types import Universe
+from kbgym.universe.vocab import build_vocab
+
+GENERATOR_VERSION = "1"
+SPLIT_NAMES = ("train", "test_in", "test_out", "eval")
+
+
+def build_world(config: UniverseConfig):
+    """People, nodes, vocab, meta and the question world: everything but the draws."""
+    n_d = config.n_distractors
+    vocab = build_vocab(config.n_people, n_d, config.n_cities)
+    people, mode = generate_people(stream(config.seed, "universe"), vocab, config.n_people, n_d,
+                                   config.friend_degree)
+    nodes = build_nodes(people)
+    vocab["templates"] = {t.name: t.to_json() for t in TEMPLATES}
+    world = World(people, nodes, vocab)
+    return people, nodes, vocab, mode, world
+
+
+def full_pools(world: World, seed: int) -> dict[str, list[Instance]]:
+    """Every template's full, unconsumed pool with the §4.1 swap coins."""
+    return world.pools(stream(seed, "questions"))
+
+
+def generate(config: UniverseConfig | None = None) -> Universe:
+    config = config or UniverseConfig()
+    people, nodes, vocab, mode, world = build_world(config)
+    pools = shuffled_pools(full_pools(world, config.seed), stream(config.seed, "splits"))
+    rows, shortfall = draw_splits(pools, config.sizes, config.eval_sizes, config.hard_frac)
+
+    questions, splits = [], {name: [] for name in SPLIT_NAMES}
+    for i, (split, inst, flavor) in enumerate(rows, start=1):
+        q = world.materialize(inst, "q%04d" % i, flavor)
+        questions.append(q)
+        splits[split].append(q.qid)
+
+    meta = {
+        "seed": config.seed, "n_people": config.n_people, "n_distractors": config.n_distractors,
+        "distractor_frac": config.distractor_frac, "friend_degree": config.friend_degree,
+        "n_cities": config.n_cities, "sizes": list(config.sizes),
+        "eval_sizes": list(config.eval_sizes), "hard_frac": config.hard_frac,
+        "birthdate_mode": mode, "split_shortfall": shortfall,
+        "generator_version": GENERATOR_VERSION,
+    }
+    return Universe(meta=meta, vocab=vocab, people=tuple(people), nodes=tuple(nodes),
+                    questions=tuple(questions), splits={k: tuple(v) for k, v in splits.items()})

@@ -1,0 +1,60 @@
+"""Drawing the splits from the pools (SPEC §5)."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+
+from kbgym.universe.questions import Instance
+from kbgym.universe.templates import RESERVED, TEMPLATES, TRAINED_EASY, TRAINED_HARD
+
+Pools = dict[str, deque[Instance]]
+
+
+def shuffled_pools(pools: dict[str, list[Instance]], rng: random.Random) -> Pools:
+    """One shuffle per template, in table order."""
+    out = {}
+    for t in TEMPLATES:
+        items = list(pools[t.name])
+        rng.shuffle(items)
+        out[t.name] = deque(items)
+    return out
+
+
+def take(pools: Pools, templates: Sequence[str], n: int) -> list[Instance]:
+    """Round-robin over ``templates`` in order, popping each non-empty pool's front."""
+    out: list[Instance] = []
+    while len(out) < n:
+        live = [t for t in templates if pools[t]]
+        if not live:
+            break
+        for t in live:
+            if len(out) == n:
+                break
+            out.append(pools[t].popleft())
+    return out
+
+
+def mixed(pools: Pools, n: int, hard_frac: float) -> list[Instance]:
+    h = int(n * hard_frac + 0.5)
+    return take(pools, TRAINED_HARD, h) + take(pools, TRAINED_EASY, n - h)
+
+
+def draw_splits(pools: Pools, sizes: Sequence[int], eval_sizes: Sequence[int],
+                hard_frac: float) -> tuple[list[tuple[str, Instance, str | None]], dict[str, int]]:
+    """``(split, instance, eval_flavor)`` in draw order, and the shortfall per draw."""
+    n_train, n_test_in, n_test_out = sizes
+    n_eval_in, n_eval_out = eval_sizes
+    draws = [
+        ("train", "train", mixed(pools, n_train, hard_frac), None, n_train),
+        ("test_in", "test_in", mixed(pools, n_test_in, hard_frac), None, n_test_in),
+        ("test_out", "test_out", take(pools, RESERVED, n_test_out), None, n_test_out),
+        ("eval_in", "eval", mixed(pools, n_eval_in, hard_frac), "in", n_eval_in),
+        ("eval_out", "eval", take(pools, RESERVED, n_eval_out), "out", n_eval_out),
+    ]
+    rows, shortfall = [], {}
+    for label, split, items, flavor, wanted in draws:
+        shortfall[label] = wanted - len(items)
+        rows += [(split, inst, flavor) for inst in items]
+    return rows, shortfall

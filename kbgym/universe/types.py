@@ -1,0 +1,212 @@
+"""The typed, immutable values of a universe (SPEC §2–§5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    pid: str
+    name: str
+    gender: str  # "male" | "female"
+    generation: int | None  # 0, 1, 2; None for distractors
+    distractor: bool
+    job: str
+    hobby: str
+    city: str
+    born: str  # YYYY-MM-DD
+    spouse: str | None = None
+    parents: tuple[str, ...] = ()
+    children: tuple[str, ...] = ()
+    friends: tuple[str, ...] = ()  # in person order
+
+    def to_json(self) -> dict:
+        return {
+            "pid": self.pid, "name": self.name, "gender": self.gender,
+            "generation": self.generation, "distractor": self.distractor,
+            "job": self.job, "hobby": self.hobby, "city": self.city, "born": self.born,
+            "spouse": self.spouse, "parents": list(self.parents),
+            "children": list(self.children), "friends": list(self.friends),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Person":
+        return cls(
+            d["pid"], d["name"], d["gender"], d["generation"], d["distractor"], d["job"],
+            d["hobby"], d["city"], d["born"], d["spouse"], tuple(d["parents"]),
+            tuple(d["children"]), tuple(d["friends"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """The hidden truth behind one original node: (kind, subject pid, object)."""
+
+    kind: str  # job hobby city born married child_of parent_of friend_of
+    subject: str
+    object: str  # a pid, a vocabulary value, or YYYY-MM-DD
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "subject": self.subject, "object": self.object}
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One original document: a sentence rendered from one fact."""
+
+    id: str
+    text: str
+    fact: Fact
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "text": self.text, "fact": self.fact.to_json()}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Node":
+        f = d["fact"]
+        return cls(d["id"], d["text"], Fact(f["kind"], f["subject"], f["object"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    qid: str
+    template: str
+    category: str  # QC1..QC10 or PW_*
+    tier: str  # easy | hard
+    hops: int
+    text: str
+    golds: tuple[str, ...]
+    support: tuple[str, ...]  # origin ids in id order
+    keys: tuple[str, ...]  # sorted typed keys (§4.3)
+    unanswerable: bool = False
+    support_status: str = "exact"  # exact | recomputed | unavailable
+    eval_flavor: str | None = None  # in | out inside eval
+    source_qid: str | None = None  # probe items copied from a trained question
+
+    def to_json(self) -> dict:
+        d = {
+            "qid": self.qid, "template": self.template, "category": self.category,
+            "tier": self.tier, "hops": self.hops, "text": self.text,
+            "golds": list(self.golds), "support": list(self.support),
+            "support_status": self.support_status, "unanswerable": self.unanswerable,
+            "eval_flavor": self.eval_flavor, "keys": list(self.keys),
+        }
+        if self.source_qid is not None:
+            d["source_qid"] = self.source_qid
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Question":
+        return cls(
+            d["qid"], d["template"], d["category"], d["tier"], d["hops"], d["text"],
+            tuple(d["golds"]), tuple(d["support"]), tuple(d["keys"]), d["unanswerable"],
+            d["support_status"], d.get("eval_flavor"), d.get("source_qid"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    name: str
+    category: str
+    tier: str
+    hops: int
+    reserved: bool
+    text: str  # format string with {X} {Y} {job} {city} {hobby}
+
+    def to_json(self) -> dict:
+        return {"category": self.category, "tier": self.tier, "hops": self.hops,
+                "reserved": self.reserved}
+
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(eq=False)
+class Universe:
+    """An immutable generated world. Build it with ``kbgym.universe.generate(config)``.
+
+    ``people`` is in pid order (real people in person order, then distractors);
+    ``nodes`` is in id order; ``questions`` is in qid order; ``splits`` maps a split name
+    (train, test_in, test_out, eval) to its qids in draw order.
+    """
+
+    meta: dict
+    vocab: dict
+    people: tuple[Person, ...]
+    nodes: tuple[Node, ...]
+    questions: tuple[Question, ...]
+    splits: dict[str, tuple[str, ...]]
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    # -- look-ups ------------------------------------------------------------------------
+    def _index(self, name: str, build):
+        if name not in self._cache:
+            self._cache[name] = build()
+        return self._cache[name]
+
+    def person(self, pid: str) -> Person:
+        return self._index("pid", lambda: {p.pid: p for p in self.people})[pid]
+
+    def node(self, node_id: str) -> Node:
+        return self._index("nid", lambda: {n.id: n for n in self.nodes})[node_id]
+
+    def question(self, qid: str) -> Question:
+        """The question with this qid; ``KeyError`` if there is none."""
+        return self._index("qid", lambda: {q.qid: q for q in self.questions})[qid]
+
+    def split(self, name: str) -> list[Question]:
+        """The questions of one split in draw order; ``KeyError`` for an unknown split."""
+        return [self.question(qid) for qid in self.splits[name]]
+
+    @property
+    def real_people(self) -> list[Person]:
+        return [p for p in self.people if not p.distractor]
+
+    # -- JSON ----------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "kbgym.universe",
+            "meta": self.meta,
+            "vocab": self.vocab,
+            "people": [p.to_json() for p in self.people],
+            "nodes": [n.to_json() for n in self.nodes],
+            "questions": [q.to_json() for q in self.questions],
+            "splits": {k: list(v) for k, v in self.splits.items()},
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Universe":
+        if d.get("kind") != "kbgym.universe" or d.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError("not a kbgym.universe file of schema_version 1")
+        return cls(
+            meta=d["meta"], vocab=d["vocab"],
+            people=tuple(Person.from_json(p) for p in d["people"]),
+            nodes=tuple(Node.from_json(n) for n in d["nodes"]),
+            questions=tuple(Question.from_json(q) for q in d["questions"]),
+            splits={k: tuple(v) for k, v in d["splits"].items()},
+        )
+
+    def dumps(self) -> str:
+        """The canonical JSON text of the universe file (SPEC §15.1)."""
+        if "text" not in self._cache:
+            from kbgym.jsonio import canonical
+
+            self._cache["text"] = canonical(self.to_json())
+        return self._cache["text"]
+
+    @property
+    def hash(self) -> str:
+        """``sha256:`` + the sha256 of the canonical file text."""
+        from kbgym.jsonio import sha256_hex
+
+        return self._index("hash", lambda: "sha256:" + sha256_hex(self.dumps()))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Universe):
+            return NotImplemented
+        return (self.meta, self.vocab, self.people, self.nodes, self.questions, self.splits) == (
+            other.meta, other.vocab, other.people, other.nodes, other.questions, other.splits)
+
+    __hash__ = None  # mutable cache; compare with ==
