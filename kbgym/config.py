@@ -8,18 +8,10 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from kbgym.errors import ConfigError
+from kbgym.errors import ConfigError, first_error
+from kbgym.universe.config import UniverseConfig
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def _first_error(err: ValidationError, where: str) -> str:
-    e = err.errors()[0]
-    loc = ".".join(str(p) for p in (where, *e["loc"]) if p != "")
-    if e["type"] == "extra_forbidden":
-        return f"{loc}: unknown key"
-    msg = e["msg"].removeprefix("Value error, ")
-    return f"{loc}: {msg} (got {e.get('input')!r})"
 
 
 def validated(model: type[M], data: Any, where: str = "") -> M:
@@ -27,30 +19,28 @@ def validated(model: type[M], data: Any, where: str = "") -> M:
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_first_error(err, where)) from None
+        raise ConfigError(first_error(err, where)) from None
 
 
 class ExperimentConfig(BaseModel):
-    """A config file: a ``universe`` section (and, as the pipeline grows, more)."""
+    """A config file. Sections are added as the pipeline grows; unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid")
 
-    universe: dict = {}
+    universe: UniverseConfig = UniverseConfig()
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and validate a YAML config file."""
-    from kbgym.universe.config import UniverseConfig
-
+    """Read and validate a YAML config file; every failure is one ``ConfigError`` line."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except yaml.YAMLError as err:
         raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
+    if data is None:
+        data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
-    cfg = validated(ExperimentConfig, data, where=str(path))
-    validated(UniverseConfig, cfg.universe, where=f"{path}:universe")
-    return cfg
+    return validated(ExperimentConfig, data, where=str(path))

@@ -40,3 +40,15 @@ class ReplayMismatchError(KBGymError):
 
 class ResetNeeded(KBGymError):
     """``step`` was called before the first ``reset``."""
+
+
+def first_error(err, where: str = "") -> str:
+    """One line from a pydantic ``ValidationError``: where, what was wrong, what was given."""
+    e = err.errors()[0]
+    field = ".".join(str(p) for p in e["loc"])
+    parts = [p for p in (where, field) if p]
+    prefix = ": ".join(parts) + ": " if parts else ""
+    if e["type"] == "extra_forbidden":
+        return f"{prefix}unknown key"
+    msg = e["msg"].removeprefix("Value error, ")
+    return f"{prefix}{msg}" + (f" (got {e['input']!r})" if field else "")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from kbgym.errors import ConfigError
+from kbgym.errors import ConfigError, first_error
 
 
 class UniverseConfig(BaseModel):
@@ -41,6 +41,7 @@ class UniverseConfig(BaseModel):
     @classmethod
     def make(cls, **kwargs) -> "UniverseConfig":
         """Build a config, turning validation failures into one-line ``ConfigError``s."""
-        from kbgym.config import validated
-
-        return validated(cls, kwargs, where="universe")
+        try:
+            return cls.model_validate(kwargs)
+        except ValidationError as err:
+            raise ConfigError(first_error(err, "universe")) from None
