@@ -77,7 +77,9 @@ def is_unanswerable_answer(pred: str | None) -> bool:
     return normalize(pred) in UNANSWERABLE_ALIASES
 
 
-def score(pred: str | None, golds: Sequence[str], unanswerable: bool = False) -> tuple[float, float]:
+def score(
+    pred: str | None, golds: Sequence[str], unanswerable: bool = False
+) -> tuple[float, float]:
     """``(f1, em)`` for one prediction.
 
     An unanswerable question is all or nothing: ``(1.0, 1.0)`` iff the prediction is an alias

@@ -1,0 +1,119 @@
+"""The agent's memory and its rendering as ``obs["text"]`` (SPEC §10, §8.3 collapse_repeats).
+
+Memory is a pinned task block plus a FIFO of the last K (call, result) pairs. Results are kept
+whole. The environment pushes one entry per step and renders after each step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+from kbgym.env.actions import ActionModel, InvalidAction, call_repr
+
+NO_ACTIONS = "(no actions yet)"
+
+# A note id at the start of a result line: "s0001: ..." (read's own note), "- s0002: ..."
+# (search hits, read's links) or "- s0003 [cites]: ..." (typed links).
+_RESULT_ID = re.compile(r"^(?:- )?([A-Za-z_]*[0-9]+)(?: \[[^\]\n]*\])?: ", re.MULTILINE)
+
+COLLAPSIBLE = ("search", "read")
+
+
+def result_ids(result: str) -> list[str]:
+    """The note ids a search/read result shows, in order of first appearance.
+
+    An id counts when it opens a result line (``{id}: ...`` or ``- {id}: ...``, with an
+    optional `` [{type}]``), so ids mentioned inside a note's text are not picked up.
+    """
+    seen: dict[str, None] = {}
+    for m in _RESULT_ID.finditer(result):
+        seen.setdefault(m.group(1), None)
+    return list(seen)
+
+
+def collapsed_result(name: str, result: str) -> str:
+    """``same {name} as before, same result ({n} notes: {ids}) - use these ids, or try
+    something else``; ``{ids}`` is :func:`result_ids` joined by ``, `` (``none`` if empty)."""
+    ids = result_ids(result)
+    shown = ", ".join(ids) if ids else "none"
+    return (
+        f"same {name} as before, same result ({len(ids)} notes: {shown}) - use these ids, "
+        "or try something else"
+    )
+
+
+class Memory:
+    """Task block + FIFO of (call, result) lines.
+
+    - ``set_task(block)`` replaces the block, keeps the FIFO and starts a new phase for
+      ``collapse_repeats`` (every task-block change in the protocol is a phase boundary);
+    - ``new_phase()`` only resets repeat tracking;
+    - ``clear()`` empties the FIFO and repeat tracking (the task block stays until replaced).
+    """
+
+    def __init__(self, k: int = 30, *, collapse_repeats: bool = False, task: str = ""):
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"memory k must be a non-negative int, got {k!r}")
+        self.k = k
+        self.collapse_repeats = collapse_repeats
+        self.task = task
+        self._entries: deque[tuple[str, str]] = deque(maxlen=k)
+        self._seen: dict[str, str] = {}
+
+    @property
+    def entries(self) -> tuple[tuple[str, str], ...]:
+        """The (call, shown result) pairs, oldest first."""
+        return tuple(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def set_task(self, block: str) -> None:
+        self.task = block
+        self.new_phase()
+
+    def new_phase(self) -> None:
+        self._seen.clear()
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._seen.clear()
+
+    def push(self, action: ActionModel | InvalidAction | str | Any, result: str) -> str:
+        """Append one step; returns the result as it will be shown.
+
+        ``action`` is an Action, an InvalidAction, or an already-rendered call string. With
+        ``collapse_repeats``, a search/read whose canonical call and (non-error) result both
+        equal an earlier one in this phase is shown collapsed; the caller's trace keeps the
+        real result.
+        """
+        if isinstance(action, (ActionModel, InvalidAction)):
+            call = call_repr(action)
+        else:
+            call = str(action)
+        shown = result
+        if (
+            self.collapse_repeats
+            and isinstance(action, ActionModel)
+            and action.name in COLLAPSIBLE
+            and not result.startswith("ERROR")
+        ):
+            if self._seen.get(call) == result:
+                shown = collapsed_result(action.name, result)
+            self._seen[call] = result
+        self._entries.append((call, shown))
+        return shown
+
+    def lines(self) -> str:
+        if not self._entries:
+            return NO_ACTIONS
+        return "\n".join(f"- {call} -> {result}" for call, result in self._entries)
+
+    def render(self, remaining: int) -> str:
+        """The SPEC §10 text of ``obs["text"]``."""
+        return (
+            f"{self.task}\n\nRemaining actions this phase: {remaining}.\n"
+            f"Recent actions (oldest first):\n{self.lines()}"
+        )
