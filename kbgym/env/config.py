@@ -1,0 +1,38 @@
+"""``KBGymConfig``: the environment's budgets and switches (SPEC §16.1)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kbgym.errors import ConfigError, first_error
+
+
+class KBGymConfig(BaseModel):
+    """Budgets, memory, paging and library switches. Defaults are the paper's (SPEC §1)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    n1: int = Field(15, ge=1, description="forward budget")
+    n2: int = Field(30, ge=1, description="backward budget")
+    m: int = Field(15, ge=1, description="probe (exam) budget")
+    memory_k: int = Field(30, ge=0)
+    page_size: int = Field(5, ge=1)
+    max_page: int = Field(12, ge=1)
+    link_batch_max: int = Field(40, ge=1)
+    max_text_chars: int = Field(1000, ge=1)
+    search_backend: str = "bm25"
+    refresh: Literal["immediate", "iteration"] = "immediate"
+    dedup_threshold: float = Field(0.90, ge=0.0, le=1.0)
+    typed_links: bool = False
+    toolset: Literal["paper", "evidence"] = "paper"
+    collapse_repeats: bool = False
+    train_size: int | None = Field(None, ge=1, description="train[:train_size]; None = all")
+
+    @classmethod
+    def make(cls, **kwargs) -> "KBGymConfig":
+        try:
+            return cls.model_validate(kwargs)
+        except ValidationError as err:
+            raise ConfigError(first_error(err, "env")) from None

@@ -1,0 +1,460 @@
+"""``KBGymEnv``: the forward/backward training protocol and the probe exam (SPEC §9, §16).
+
+The environment owns the hidden truth (golds, support, node provenance) and shows agents only
+``obs["text"]``. Every action value is answered with a result string; nothing an agent sends
+raises. Exceptions are reserved for API misuse (stepping before reset, an unknown qid).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from kbgym.env import tasks
+from kbgym.env.actions import (
+    EDIT_ACTIONS,
+    EVIDENCE_TOOLS,
+    InvalidAction,
+    canonical_args,
+    parse_action,
+    phase_tools,
+    precheck,
+    tool_schemas,
+)
+from kbgym.env.config import KBGymConfig
+from kbgym.env.memory import Memory
+from kbgym.env.spaces import KBActionSpace, Unicode
+from kbgym.errors import ResetNeeded
+from kbgym.library import apply, evidence
+from kbgym.library.dedup import DedupGuard
+from kbgym.library.graph import Library
+from kbgym.library.search import make_backend
+from kbgym.library.snapshot import write_snapshot
+from kbgym.scoring import score
+from kbgym.universe.types import Question, Universe
+
+PHASE_CODE = {"probe": 0, "forward": 1, "backward": 2}
+EPISODE_OVER = "ERROR: episode is over - call reset()"
+MAX_TEXT = 2**24
+
+_DEFAULT_UNIVERSE: dict[str, Universe] = {}
+
+
+def dedup_counters(library: Library) -> dict:
+    """The dedup guard's judge_calls / judge_errors / duplicates (zeros when off)."""
+    if library.dedup is None:
+        return {"judge_calls": 0, "judge_errors": 0, "duplicates": 0}
+    return library.dedup.counters()
+
+
+def judge_calls(library: Library) -> int:
+    return dedup_counters(library)["judge_calls"]
+
+
+def default_universe() -> Universe:
+    """The default (paper) universe, generated once per process."""
+    if "u" not in _DEFAULT_UNIVERSE:
+        from kbgym.universe import generate
+
+        _DEFAULT_UNIVERSE["u"] = generate()
+    return _DEFAULT_UNIVERSE["u"]
+
+
+def load_universe(source: Universe | str | Path | None) -> tuple[Universe, str | None]:
+    """A Universe from a Universe, a universe.json path, or None (the default)."""
+    if source is None:
+        return default_universe(), None
+    if isinstance(source, Universe):
+        return source, None
+    import json
+
+    path = Path(source)
+    return Universe.from_json(json.loads(path.read_text(encoding="utf-8"))), str(path)
+
+
+@dataclass
+class Episode:
+    """One question's episode: the mutable protocol state the env keeps between steps."""
+
+    question: Question
+    phase: str  # forward | backward | probe
+    memory: Memory
+    steps: int = 0
+    phase_steps: int = 0
+    p1_steps: int = 0
+    answer: str | None = None
+    f1: float | None = None
+    em: float | None = None
+    answered_at: int | None = None
+    edits: Counter = field(default_factory=Counter)
+    terminated: bool = False
+    truncated: bool = False
+    regens: int = 0
+    start_merges: int = 0
+    start_judge_calls: int = 0
+
+    @property
+    def over(self) -> bool:
+        return self.terminated or self.truncated
+
+
+class KBGymEnv(gym.Env):
+    """Train a knowledge base one question at a time, or examine a frozen one.
+
+    ## Modes
+    - ``mode="train"``: one episode is one training iteration. Forward (search/read/answer,
+      budget ``n1``) ends with ``answer`` or an exhausted budget; the next observation reveals
+      the gold in the backward task block. Backward (search/read/add/edit/delete/link/
+      link_many/unlink/done, budget ``n2``) ends with ``done`` (terminated) or the budget
+      (truncated). The library persists across resets.
+    - ``mode="probe"``: the library is a frozen copy; search/read/answer within ``m`` steps.
+
+    ## Observation
+    ``Dict(phase=Discrete(3), steps_left=Discrete(max(n1,n2,m)+1), text=Unicode)`` with phase
+    0 = probe, 1 = forward, 2 = backward and ``text`` the SPEC §10 memory rendering.
+
+    ## Action
+    Any input ``kbgym.parse_action`` accepts: an Action, a dict, a JSON string or an OpenAI
+    tool call. Invalid input is answered with an ``ERROR: ...`` result and costs a step.
+
+    ## Reward
+    F1 on the ``answer`` step, 0.0 otherwise (or an injected ``reward_fn``).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4,
+                "autoreset_mode": AutoresetMode.DISABLED}
+
+    def __init__(
+        self,
+        universe: Universe | str | Path | None = None,
+        *,
+        mode: str = "train",
+        library: Library | None = None,
+        questions: Sequence[Question] | Mapping | str | Path | None = None,
+        split: str | None = None,
+        config: KBGymConfig | Mapping | None = None,
+        judge: Callable[[str, str], bool] | None = None,
+        search_backend: Any = None,
+        render_mode: str | None = None,
+        privileged_info: bool = False,
+        reward_fn: Callable[[str, float | None], float] | None = None,
+    ):
+        if mode not in ("train", "probe"):
+            raise ValueError(f"mode must be 'train' or 'probe', got {mode!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if config is None:
+            config = KBGymConfig()
+        elif isinstance(config, Mapping):
+            config = KBGymConfig.make(**config)
+        self.config: KBGymConfig = config
+        self.mode = mode
+        self.render_mode = render_mode
+        self.privileged_info = privileged_info
+        self.reward_fn = reward_fn
+        self.universe, self.universe_path = load_universe(universe)
+
+        self._questions, self._splits = self._load_questions(questions)
+        self.split = split if split is not None else ("train" if mode == "train" else "test_in")
+        if self.split not in self._splits:
+            raise ValueError(f"unknown split {self.split!r}; known: {', '.join(self._splits)}")
+
+        self.library: Library = self._prepare_library(library, judge, search_backend)
+
+        top = max(config.n1, config.n2, config.m)
+        self.observation_space = spaces.Dict({
+            "phase": spaces.Discrete(3),
+            "steps_left": spaces.Discrete(top + 1),
+            "text": Unicode(max_length=MAX_TEXT),
+        })
+        tools = phase_tools("backward") + phase_tools("forward", config.toolset)
+        self.action_space = KBActionSpace(
+            tools=tuple(dict.fromkeys(tools)), typed_links=config.typed_links,
+            next_id_fn=lambda: self.library.next_id,
+        )
+        self._episode: Episode | None = None
+        self._last_obs_text = ""
+
+    def _prepare_library(self, library: Library | None, judge, search_backend) -> Library:
+        """The episode library: B1 or the given one (a frozen copy in probe mode), with the
+        configured search backend, dedup guard and text cap."""
+        cfg = self.config
+        if library is None:
+            lib = Library.from_universe(self.universe)
+        elif self.mode == "probe":
+            lib = library.copy(search=None, dedup=None)
+        else:
+            lib = library
+        lib.max_text_chars = cfg.max_text_chars
+        lib.link_batch_max = cfg.link_batch_max
+        lib.dedup = DedupGuard(judge, threshold=cfg.dedup_threshold) if judge else None
+        if search_backend is None:
+            search_backend = make_backend(cfg.search_backend)
+        lib.attach_search(search_backend, refresh=cfg.refresh)
+        if self.mode == "probe":
+            lib.freeze()
+        return lib
+
+    # -- questions ---------------------------------------------------------------------
+    def _load_questions(self, questions) -> tuple[dict[str, Question], dict[str, list[str]]]:
+        u = self.universe
+        if questions is None:
+            qs = {q.qid: q for q in u.questions}
+            splits = {k: list(v) for k, v in u.splits.items()}
+        else:
+            if isinstance(questions, (str, Path)):
+                import json
+
+                questions = json.loads(Path(questions).read_text(encoding="utf-8"))
+            if isinstance(questions, Mapping):  # a probe file
+                items = [Question.from_json(q) for q in questions["questions"]]
+                splits = {k: list(v) for k, v in questions.get("splits", {}).items()}
+            else:
+                items = list(questions)
+                splits = {}
+            qs = {q.qid: q for q in items}
+            splits.setdefault("all", list(qs))
+        if self.mode == "train" and "train" in splits and self.config.train_size is not None:
+            splits["train"] = splits["train"][: self.config.train_size]
+        return qs, splits
+
+    @property
+    def questions(self) -> dict[str, Question]:
+        return dict(self._questions)
+
+    def split_qids(self, name: str) -> list[str]:
+        """The qids of a split (train is cut to ``train_size``); ``KeyError`` if unknown."""
+        return list(self._splits[name])
+
+    # -- gymnasium API -----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        abandoned = None
+        if self._episode is not None and not self._episode.over:
+            abandoned = self._end_episode(self._episode, abandoned=True)
+
+        if "qid" in options:
+            qid = options["qid"]
+            if qid not in self._questions:
+                raise ValueError(f"unknown qid {qid!r}")
+        else:
+            split = options.get("split", self.split)
+            if split not in self._splits:
+                raise ValueError(f"unknown split {split!r}; known: {', '.join(self._splits)}")
+            pool = self._splits[split]
+            if not pool:
+                raise ValueError(f"split {split!r} has no questions")
+            qid = pool[int(self.np_random.integers(len(pool)))]
+        q = self._questions[qid]
+
+        memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats)
+        if self.mode == "train":
+            memory.set_task(tasks.forward_block(q.qid, q.text))
+            phase = "forward"
+        else:
+            memory.set_task(tasks.probe_block(q.qid, q.text))
+            phase = "probe"
+        ep = Episode(q, phase, memory, start_merges=self.library.merges,
+                     start_judge_calls=judge_calls(self.library))
+        self._episode = ep
+        info = self._info(ep, None, "", with_metrics=True)
+        if abandoned is not None:
+            info["abandoned"] = abandoned
+        return self._obs(ep), info
+
+    def step(self, action: Any):
+        ep = self._episode
+        if ep is None:
+            raise ResetNeeded("call reset() before step()")
+        if ep.over:
+            obs = {"phase": PHASE_CODE[ep.phase], "steps_left": 0, "text": EPISODE_OVER}
+            info = self._info(ep, None, EPISODE_OVER)
+            return obs, 0.0, ep.terminated, ep.truncated, info
+
+        act = parse_action(action, allowed=phase_tools(ep.phase, self.config.toolset),
+                           typed_links=self.config.typed_links)
+        result = self._execute(ep, act)
+        ep.steps += 1
+        ep.phase_steps += 1
+        ep.memory.push(act, result)
+
+        name = act.name if act.valid else None
+        answered = name == "answer"
+        reward = ep.f1 if answered and ep.f1 is not None else 0.0
+        if self.reward_fn is not None:
+            reward = float(self.reward_fn(name or "__invalid__", ep.f1 if answered else None))
+
+        phase_ended = self._advance(ep, answered, name == "done")
+        info = self._info(ep, act, result, with_metrics=phase_ended)
+        if ep.over:
+            info["episode"] = self._end_episode(ep, abandoned=False)
+        return self._obs(ep), float(reward), ep.terminated, ep.truncated, info
+
+    def _execute(self, ep: Episode, act) -> str:
+        if isinstance(act, InvalidAction):
+            return act.error
+        cfg = self.config
+        err = precheck(act, max_page=cfg.max_page, link_batch_max=cfg.link_batch_max)
+        if err is not None:
+            return err
+        name, args = act.name, canonical_args(act)
+        if name == "search":
+            return apply.search_result(self.library, args["query"], args["page"],
+                                       page_size=cfg.page_size, max_page=cfg.max_page)
+        if name == "read":
+            return apply.read_result(self.library, args["id"])
+        if name == "answer":
+            q = ep.question
+            ep.answer = args["text"]
+            ep.f1, ep.em = score(ep.answer, q.golds, q.unanswerable)
+            ep.answered_at = ep.phase_steps + 1
+            return "submitted" if ep.phase == "probe" else f"submitted | your F1: {ep.f1:.2f}"
+        if name == "done":
+            return "phase complete"
+        if name in EVIDENCE_TOOLS:
+            return evidence.run(self.library, name, args)
+        result = apply.apply_edit(self.library, name, args)
+        if not result.startswith("ERROR"):
+            ep.edits[name] += 1
+        return result
+
+    def _advance(self, ep: Episode, answered: bool, done: bool) -> bool:
+        """Move the protocol on after a step; True when a phase or the episode ended."""
+        cfg = self.config
+        if ep.phase == "forward":
+            if answered or ep.phase_steps >= cfg.n1:
+                if not answered:
+                    ep.f1, ep.em = 0.0, 0.0
+                q = ep.question
+                ep.p1_steps, ep.phase, ep.phase_steps = ep.phase_steps, "backward", 0
+                ep.memory.set_task(tasks.backward_block(q.qid, q.text, ep.answer, q.golds[0],
+                                                        ep.f1))
+                return True
+            return False
+        if ep.phase == "backward":
+            ep.terminated = done
+            ep.truncated = not done and ep.phase_steps >= cfg.n2
+            return ep.over
+        # probe
+        ep.terminated = answered
+        ep.truncated = not answered and ep.phase_steps >= cfg.m
+        if ep.truncated:
+            ep.f1, ep.em = 0.0, 0.0
+        return ep.over
+
+    def _end_episode(self, ep: Episode, abandoned: bool) -> dict:
+        """End-of-iteration work (refresh in iteration mode) and the episode's summary."""
+        if self.mode == "train":
+            ep.regens = self.library.refresh()
+        if self.mode == "probe":
+            status = ("unanswered" if ep.answer is None
+                      else "answered" if ep.em == 1.0 else "wrong")
+        else:
+            status = "abandoned" if abandoned else ("answered" if ep.answer is not None
+                                                    else "unanswered")
+        p2 = ep.phase_steps if ep.phase == "backward" else 0
+        p1 = ep.p1_steps if ep.phase == "backward" else ep.phase_steps
+        return {
+            "qid": ep.question.qid, "template": ep.question.template,
+            "category": ep.question.category, "answer": ep.answer,
+            "f1": ep.f1 if ep.f1 is not None else 0.0, "em": ep.em if ep.em is not None else 0.0,
+            "answered_at": ep.answered_at, "steps": ep.steps, "p1_steps": p1, "p2_steps": p2,
+            "edits": {k: ep.edits.get(k, 0) for k in EDIT_ACTIONS}, "regens": ep.regens,
+            "merges": self.library.merges - ep.start_merges,
+            "judge_calls": judge_calls(self.library) - ep.start_judge_calls,
+            "abandoned": abandoned, "status": status,
+        }
+
+    # -- observation and info ----------------------------------------------------------
+    def _budget(self, ep: Episode) -> int:
+        cfg = self.config
+        return {"forward": cfg.n1, "backward": cfg.n2, "probe": cfg.m}[ep.phase]
+
+    def _steps_left(self, ep: Episode) -> int:
+        return 0 if ep.over else self._budget(ep) - ep.phase_steps
+
+    def _obs(self, ep: Episode) -> dict:
+        text = ep.memory.render(self._steps_left(ep))
+        self._last_obs_text = text
+        return {"phase": PHASE_CODE[ep.phase], "steps_left": self._steps_left(ep), "text": text}
+
+    def _info(self, ep: Episode, act, result: str, with_metrics: bool = False) -> dict:
+        info: dict[str, Any] = {
+            "mode": self.mode, "phase": ep.phase, "qid": ep.question.qid,
+            "steps": ep.steps, "phase_steps": ep.phase_steps, "steps_left": self._steps_left(ep),
+            "action": None, "action_valid": None, "action_error": None, "input": None,
+            "result": result,
+            "f1": ep.f1, "em": ep.em, "answered": ep.answer is not None,
+            "edits": {k: ep.edits.get(k, 0) for k in EDIT_ACTIONS},
+            "library_version": self.library.version,
+        }
+        if result == EPISODE_OVER:
+            info["action_error"] = EPISODE_OVER
+        if act is not None:
+            if isinstance(act, InvalidAction):
+                info["action"] = "__noop__" if act.error == "ERROR: no action was given" \
+                    else "__invalid__"
+                info["action_valid"] = False
+                info["input"] = _jsonable(act.args)
+            else:
+                info["action"] = act.name
+                info["input"] = canonical_args(act)
+                info["action_valid"] = not result.startswith("ERROR")
+            if result.startswith("ERROR"):
+                info["action_error"] = result
+        if with_metrics:
+            info["metrics"] = self.library.stats()
+        if self.privileged_info:
+            info["privileged"] = {"golds": list(ep.question.golds),
+                                  "support": list(ep.question.support)}
+        return info
+
+    # -- helpers -----------------------------------------------------------------------
+    @property
+    def episode(self) -> Episode | None:
+        """The current episode's state (for recorders and tests; agents must not read it)."""
+        return self._episode
+
+    def tool_schemas(self, phase: str | None = None) -> list[dict]:
+        """OpenAI function definitions of the tools of ``phase`` (default: the current one)."""
+        if phase is None:
+            phase = self._episode.phase if self._episode else (
+                "forward" if self.mode == "train" else "probe")
+        return tool_schemas(phase_tools(phase, self.config.toolset),
+                            typed_links=self.config.typed_links)
+
+    def snapshot(self, path: str | Path, label: str = "snapshot") -> str:
+        """Write the library as a §15.2 snapshot; returns its content hash."""
+        return write_snapshot(path, self.library, label,
+                              universe={"path": self.universe_path, "hash": self.universe.hash})
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.render_mode == "ansi":
+            return self._last_obs_text
+        print(self._last_obs_text)
+        return None
+
+    def close(self):
+        self._episode = None
+
+
+def _jsonable(value: Any) -> Any:
+    """Given arguments as JSON-safe data (for info and the trace)."""
+    import json
+
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)[:200]

@@ -1,0 +1,121 @@
+"""Examination, ``kbgym test`` (SPEC §9.3): a fixed reader answers questions on a frozen
+library within M steps. Each question is one probe-mode episode."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbgym.env.config import KBGymConfig
+from kbgym.env.env import KBGymEnv
+from kbgym.errors import ConfigError
+from kbgym.library.graph import Library
+from kbgym.runs.episode import AgentLike, run_episode
+from kbgym.runs.logs import JsonlLog, write_json
+from kbgym.scoring import score_block
+from kbgym.universe.types import Question, Universe
+
+
+def load_questions(universe: Universe, source: str | Path | None) -> tuple[dict[str, Question],
+                                                                           dict[str, list[str]]]:
+    """Questions and splits from the universe (source None) or from a probe file."""
+    if source is None:
+        return ({q.qid: q for q in universe.questions},
+                {k: list(v) for k, v in universe.splits.items()})
+    try:
+        data = json.loads(Path(source).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no such questions file") from None
+    except json.JSONDecodeError as err:
+        raise ConfigError(f"{source}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    if data.get("kind") != "kbgym.probe":
+        raise ConfigError(f"{source}: expected a kbgym.probe file, got kind {data.get('kind')!r}")
+    if data.get("universe_hash") not in (None, universe.hash):
+        raise ConfigError(f"{source}: made for universe {data['universe_hash']}, "
+                          f"not {universe.hash}")
+    qs = {q["qid"]: Question.from_json(q) for q in data["questions"]}
+    return qs, {k: list(v) for k, v in data["splits"].items()}
+
+
+def select(questions: dict[str, Question], splits: dict[str, list[str]], names: Sequence[str],
+           limit: int | None = None) -> list[tuple[str, Question]]:
+    """(split, question) pairs for the named splits, in split then draw order."""
+    out = []
+    for name in names:
+        if name not in splits:
+            raise ConfigError(f"unknown split: {name}")
+        qids = splits[name][:limit] if limit is not None else splits[name]
+        out += [(name, questions[qid]) for qid in qids]
+    return out
+
+
+def examine(
+    universe: Universe,
+    library: Library,
+    reader: AgentLike,
+    env_config: KBGymConfig | None = None,
+    *,
+    split: str | Sequence[str] = "test_in",
+    questions: dict[str, Question] | None = None,
+    splits: dict[str, list[str]] | None = None,
+    label: Any = None,
+    limit: int | None = None,
+    out: str | Path | None = None,
+    run_id: str | None = None,
+    files: Any = None,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> list[dict]:
+    """Examine ``library`` (frozen copy) with ``reader``; returns the test_log rows.
+
+    With ``out``, rows are appended to ``test_log.jsonl`` and ``trace.jsonl`` there.
+    """
+    if questions is None:
+        questions, splits = load_questions(universe, None)
+    names = [split] if isinstance(split, str) else list(split)
+    items = select(questions, splits, names, limit)
+    env = KBGymEnv(universe, mode="probe", library=library, questions=list(questions.values()),
+                   split="all", config=env_config or KBGymConfig())
+    own = files is None and out is not None
+    if own:
+        from kbgym.runs.train import RunFiles
+
+        files = RunFiles(Path(out))
+    rows = []
+    try:
+        for i, (name, q) in enumerate(items, start=1):
+            summary, trace, wall = run_episode(env, reader, q.qid)
+            row = {
+                "epoch": label, "split": name, "qid": q.qid, "template": q.template,
+                "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
+                "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
+                "answer": summary["answer"], "tokens_in": summary["tokens_in"],
+                "tokens_out": summary["tokens_out"],
+            }
+            rows.append(row)
+            if files is not None:
+                for r in trace:
+                    files.log("trace").write({"run_id": run_id, "kind": "test", "epoch": label,
+                                              "iteration": None, "split": name, **r})
+                files.log("test_log").write({"run_id": run_id, **row})
+                files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
+                                           "seconds": round(wall, 6)})
+            if progress is not None:
+                progress(i, len(items), row)
+    finally:
+        if own:
+            files.close()
+    return rows
+
+
+def write_test_meta(out: str | Path, *, library: str, questions: str | None, splits: list[str],
+                    label: Any, model: str, m: int, limit: int | None, rows: list[dict]) -> dict:
+    meta = {
+        "schema_version": 1, "library": library, "questions": questions, "splits": splits,
+        "epoch": label, "model": model, "m": m, "limit": limit, "n_questions": len(rows),
+        "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
+        "score": score_block(rows),
+    }
+    write_json(Path(out) / "test_meta.json", meta)
+    return meta

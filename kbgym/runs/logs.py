@@ -1,0 +1,61 @@
+"""Run directories: JSONL logs appended and flushed row by row (SPEC §15.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kbgym.jsonio import atomic_write_text, canonical, sha256_hex
+
+SCHEMA_VERSION = 1
+
+
+def run_id_of(run_config: dict) -> str:
+    """``r-`` + the first 12 hex digits of sha256(canonical run config)."""
+    return "r-" + sha256_hex(canonical(run_config))[:12]
+
+
+class JsonlLog:
+    """One JSONL file: rows are canonical JSON, appended and flushed as they are written."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = None
+
+    def write(self, row: dict) -> None:
+        if self._fh is None:
+            self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
+        self._fh.write(canonical({"schema_version": SCHEMA_VERSION, **row}))
+        self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """All complete rows of a JSONL file ([] when absent). A torn last line is dropped."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            break  # a row cut by a crash: everything after it is unreliable
+    return rows
+
+
+def rewrite_jsonl(path: str | Path, rows: list[dict]) -> None:
+    """Atomically replace a JSONL file with ``rows`` (used by resume)."""
+    atomic_write_text(path, "".join(canonical(r) for r in rows))
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    atomic_write_text(path, canonical(obj))

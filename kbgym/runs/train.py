@@ -1,0 +1,234 @@
+"""The epoch driver, ``kbgym train`` (SPEC §9.4), with resume after interruption.
+
+Iteration i of the run is one train-mode episode. Its end is recorded in this order:
+trace rows (streamed during the episode), the train_log row, the series row, then a snapshot
+when one is due. Resume trusts only what is recorded: n completed train_log rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+import kbgym
+from kbgym.env.config import KBGymConfig
+from kbgym.env.env import KBGymEnv, dedup_counters
+from kbgym.errors import ConfigError, first_error
+from kbgym.library.graph import Library
+from kbgym.library.snapshot import write_snapshot
+from kbgym.runs.episode import AgentLike, run_episode
+from kbgym.runs.logs import JsonlLog, read_jsonl, rewrite_jsonl, run_id_of, write_json
+from kbgym.seeding import stream
+from kbgym.universe.types import Universe
+
+
+class TrainConfig(BaseModel):
+    """How long and how often: epochs, the train slice, snapshots and evaluation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    epochs: int = Field(2, ge=1)
+    train_size: int | None = Field(None, ge=1, description="train[:train_size]; None = all")
+    seed: int | None = Field(None, description="order stream seed; None = the universe seed")
+    snapshot_every: int = Field(20, ge=1)
+    eval_each_epoch: bool = False
+
+    @classmethod
+    def make(cls, **kwargs) -> "TrainConfig":
+        try:
+            return cls.model_validate(kwargs)
+        except ValidationError as err:
+            raise ConfigError(first_error(err, "train")) from None
+
+
+@dataclass
+class RunFiles:
+    """The files of one run directory."""
+
+    root: Path
+    logs: dict[str, JsonlLog] = field(default_factory=dict)
+
+    def log(self, name: str) -> JsonlLog:
+        if name not in self.logs:
+            self.logs[name] = JsonlLog(self.root / f"{name}.jsonl")
+        return self.logs[name]
+
+    def close(self) -> None:
+        for log in self.logs.values():
+            log.close()
+
+
+def universe_ref(universe: Universe, path: str | None) -> dict:
+    return {"path": path, "hash": universe.hash}
+
+
+def run_config(universe: Universe, env_cfg: KBGymConfig, cfg: TrainConfig, seed: int,
+               agent_meta: dict) -> dict:
+    """Everything that determines a run's logs; its hash is the run_id."""
+    return {
+        "universe": universe.hash, "seed": seed, "epochs": cfg.epochs,
+        "train_size": cfg.train_size, "snapshot_every": cfg.snapshot_every,
+        "eval_each_epoch": cfg.eval_each_epoch, "env": env_cfg.model_dump(), "agent": agent_meta,
+    }
+
+
+def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
+    order = list(qids)
+    stream(seed, f"order/{epoch}").shuffle(order)
+    return order
+
+
+def replay_library(universe: Universe, trace_rows: list[dict], upto: int | None = None) -> Library:
+    """The library after iteration ``upto`` (all if None), rebuilt from trace rows (§15.3)."""
+    from kbgym.runs.replay import replay_rows
+
+    return replay_rows(Library.from_universe(universe), trace_rows, upto)
+
+
+def train(
+    universe: Universe,
+    agent: AgentLike,
+    out: str | Path,
+    *,
+    env_config: KBGymConfig | None = None,
+    config: TrainConfig | None = None,
+    universe_path: str | None = None,
+    judge: Callable[[str, str], bool] | None = None,
+    judge_meta: dict | None = None,
+    reader: AgentLike | None = None,
+    resume: bool = False,
+    progress: Callable[[int, int, dict], None] | None = None,
+) -> dict:
+    """Train ``agent`` on ``universe``'s train split; returns the final meta.json content."""
+    env_cfg = env_config or KBGymConfig()
+    cfg = config or TrainConfig()
+    if cfg.train_size is not None and env_cfg.train_size != cfg.train_size:
+        env_cfg = env_cfg.model_copy(update={"train_size": cfg.train_size})
+    seed = universe.meta["seed"] if cfg.seed is None else cfg.seed
+    agent_meta = dict(getattr(agent, "meta", None) or {"model": type(agent).__name__})
+    rc = run_config(universe, env_cfg, cfg, seed, agent_meta)
+    run_id = run_id_of(rc)
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    files = RunFiles(root)
+    uref = universe_ref(universe, universe_path)
+
+    # -- resume: keep what was recorded, rebuild the library by replay -----------------
+    done_rows = read_jsonl(root / "train_log.jsonl") if resume else []
+    n_done = len(done_rows)
+    # kb_stats has one row per finished epoch, epoch 0 included
+    stats_done = len(read_jsonl(root / "kb_stats.jsonl")) if resume else 0
+    epochs_done = max(0, stats_done - 1)
+    if resume and (root / "meta.json").exists():
+        import json
+
+        old = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+        if old.get("run_id") != run_id:
+            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, "
+                              f"this configuration is run {run_id}")
+    if resume:
+        trace = [r for r in read_jsonl(root / "trace.jsonl")
+                 if (r["kind"] == "train" and r["iteration"] <= n_done)
+                 or (r["kind"] == "test" and r["epoch"] < stats_done)]
+        rewrite_jsonl(root / "trace.jsonl", trace)
+        rewrite_jsonl(root / "train_log.jsonl", done_rows)
+        series = [r for r in read_jsonl(root / "series.jsonl") if r["iteration"] <= n_done]
+        rewrite_jsonl(root / "series.jsonl", series if stats_done else [])
+        rewrite_jsonl(root / "kb_stats.jsonl", read_jsonl(root / "kb_stats.jsonl")[:stats_done])
+        rewrite_jsonl(root / "test_log.jsonl",
+                      [r for r in read_jsonl(root / "test_log.jsonl") if r["epoch"] < stats_done])
+        library = replay_library(universe, trace, n_done)
+    else:
+        for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log"):
+            (root / f"{name}.jsonl").unlink(missing_ok=True)
+        library = Library.from_universe(universe)
+
+    env = KBGymEnv(universe, mode="train", library=library, config=env_cfg, judge=judge)
+    library = env.library
+    qids = env.split_qids("train")
+    total = cfg.epochs * len(qids)
+    tokens = {"train_in": sum(r["tokens_in"] for r in done_rows),
+              "train_out": sum(r["tokens_out"] for r in done_rows), "test_in": 0, "test_out": 0}
+
+    def meta() -> dict:
+        return {
+            "run_id": run_id, "kbgym_version": kbgym.__version__, "universe": uref, "seed": seed,
+            "epochs": cfg.epochs, "train_size": cfg.train_size, "n1": env_cfg.n1,
+            "n2": env_cfg.n2, "m": env_cfg.m, "k": env_cfg.memory_k,
+            "snapshot_every": cfg.snapshot_every,
+            "search": {"backend": env_cfg.search_backend, "refresh": env_cfg.refresh,
+                       "page_size": env_cfg.page_size, "max_page": env_cfg.max_page},
+            "typed_links": env_cfg.typed_links, "toolset": env_cfg.toolset, "agent": agent_meta,
+            "dedup": {"enabled": judge is not None, "threshold": env_cfg.dedup_threshold,
+                      **(judge_meta or {"judge_model": None}),
+                      "merges": library.merges,
+                      **{k: v for k, v in dedup_counters(library).items() if k != "duplicates"}},
+            "tokens": {"train": [tokens["train_in"], tokens["train_out"]],
+                       "test": [tokens["test_in"], tokens["test_out"]]},
+            "schema_version": 1,
+        }
+
+    def stats_row(**extra) -> dict:
+        return {**extra, **library.stats()}
+
+    def end_epoch(epoch: int, iteration: int) -> None:
+        write_snapshot(root / f"kb_epoch_{epoch}.json", library, f"epoch {epoch}", uref)
+        if cfg.eval_each_epoch and reader is not None:
+            from kbgym.runs.exam import examine
+
+            rows = examine(universe, library, reader, env_cfg, split="eval", label=epoch,
+                           out=root, run_id=run_id, files=files)
+            tokens["test_in"] += sum(r["tokens_in"] for r in rows)
+            tokens["test_out"] += sum(r["tokens_out"] for r in rows)
+        files.log("kb_stats").write(stats_row(
+            epoch=epoch, run_id=run_id, train_iterations=iteration,
+            train_tokens_in=tokens["train_in"], train_tokens_out=tokens["train_out"]))
+
+    write_json(root / "meta.json", meta())
+    if stats_done == 0:  # epoch 0: the untrained library (B1)
+        files.log("series").write(stats_row(iteration=0, epoch=0, run_id=run_id))
+        end_epoch(0, 0)
+
+    iteration = 0
+    try:
+        for epoch in range(1, cfg.epochs + 1):
+            for qid in train_order(qids, seed, epoch):
+                iteration += 1
+                if iteration <= n_done:
+                    continue
+                trace = files.log("trace")
+
+                summary, rows, wall = run_episode(env, agent, qid)
+                for r in rows:
+                    trace.write({"run_id": run_id, "kind": "train", "epoch": epoch,
+                                 "iteration": iteration, "split": "train", **r})
+                tokens["train_in"] += summary["tokens_in"]
+                tokens["train_out"] += summary["tokens_out"]
+                files.log("train_log").write({
+                    "run_id": run_id, "epoch": epoch, "iteration": iteration,
+                    **{k: summary[k] for k in (
+                        "qid", "template", "category", "f1", "em", "answer", "answered_at",
+                        "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
+                        "abandoned", "tokens_in", "tokens_out")},
+                })
+                files.log("series").write(stats_row(iteration=iteration, epoch=epoch,
+                                                    run_id=run_id))
+                files.log("timing").write({"kind": "train", "iteration": iteration,
+                                           "qid": qid, "seconds": round(wall, 6)})
+                if iteration % cfg.snapshot_every == 0:
+                    write_snapshot(root / f"kb_iter_{iteration:04d}.json", library,
+                                   f"iteration {iteration}", uref)
+                if progress is not None:
+                    progress(iteration, total, summary)
+            if epoch > epochs_done:
+                end_epoch(epoch, iteration)
+    finally:
+        files.close()
+    final = meta()
+    write_json(root / "meta.json", final)
+    return final
