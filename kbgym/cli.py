@@ -90,12 +90,328 @@ def cmd_build(args) -> int:
     return 0
 
 
+def _universe(path: str | None):
+    from kbgym.env.env import load_universe
+
+    try:
+        return load_universe(path)
+    except FileNotFoundError:
+        raise CLIError(f"no such universe file: {path}") from None
+    except (ValueError, KeyError) as err:
+        raise CLIError(f"{path}: not a kbgym universe file ({err})") from None
+
+
+def _library(spec: str | None, universe):
+    """B1 (None, 'B1' or a universe file) or a snapshot file."""
+    from kbgym.library.graph import Library
+    from kbgym.library.snapshot import load_snapshot
+
+    if spec in (None, "B1", "b1"):
+        return Library.from_universe(universe), "B1"
+    if not Path(spec).exists():
+        raise CLIError(f"no such library file: {spec}")
+    lib, header = load_snapshot(spec)
+    uhash = (header.get("universe") or {}).get("hash")
+    if uhash not in (None, universe.hash):
+        raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+    return lib, spec
+
+
+def _progress(quiet: bool, label: str):
+    if quiet or not sys.stderr.isatty():
+        return None
+
+    def show(i, n, row):
+        sys.stderr.write(f"\r{label} {i}/{n}")
+        if i == n:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _env_config(args):
+    from kbgym.env.config import KBGymConfig
+
+    values = {}
+    for key in ("n1", "n2", "m", "refresh", "dedup_threshold", "train_size"):
+        if getattr(args, key, None) is not None:
+            values[key] = getattr(args, key)
+    return KBGymConfig.make(**values)
+
+
+def _judge(args):
+    if not getattr(args, "dedup", False):
+        return None, None
+    if not args.judge_model:
+        raise CLIError("--dedup needs --judge-model (the LLM judge of SPEC §6.3)")
+    from kbgym.plugins import make_agent
+
+    judge = make_agent("openai-judge", model=args.judge_model, base_url=args.base_url,
+                       api_key_env=args.api_key_env)
+    return judge, {"judge_model": args.judge_model}
+
+
+def _agent_options(args) -> dict:
+    opts = {}
+    for key in ("model", "base_url", "api_key_env"):
+        if getattr(args, key, None):
+            opts[key] = getattr(args, key)
+    return opts
+
+
+def _add_endpoint_flags(p) -> None:
+    p.add_argument("--model", help="model name for LLM agents")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="name of the environment variable holding the API key")
+
+
+def cmd_train(args) -> int:
+    from kbgym.plugins import make_agent
+    from kbgym.runs.train import TrainConfig, train
+
+    u, upath = _universe(args.universe)
+    env_cfg = _env_config(args)
+    cfg = TrainConfig.make(**{k: v for k, v in {
+        "epochs": args.epochs, "train_size": args.train_size, "seed": args.seed,
+        "snapshot_every": args.snapshot_every, "eval_each_epoch": args.eval_each_epoch,
+    }.items() if v is not None})
+    agent = make_agent(args.agent, **_agent_options(args))
+    reader = make_agent(args.reader, **_agent_options(args)) if args.eval_each_epoch else None
+    judge, judge_meta = _judge(args)
+    meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
+                 judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
+                 progress=_progress(args.quiet, "train"))
+    if not args.quiet:
+        print(f"run {meta['run_id']} -> {args.out}")
+    return 0
+
+
+def cmd_test(args) -> int:
+    from kbgym.plugins import make_agent
+    from kbgym.runs.exam import examine, load_questions, write_test_meta
+    from kbgym.scoring import score_block
+
+    u, _ = _universe(args.universe)
+    lib, lib_name = _library(args.library, u)
+    questions, splits = load_questions(u, args.questions)
+    names = [s.strip() for s in args.split.split(",") if s.strip()]
+    for name in names:
+        if name not in splits:
+            raise CLIError(f"unknown split: {name}")
+    reader = make_agent(args.reader, **_agent_options(args))
+    env_cfg = _env_config(args)
+    rows = examine(u, lib, reader, env_cfg, split=names, questions=questions, splits=splits,
+                   label=args.epoch, limit=args.limit, out=args.out,
+                   progress=_progress(args.quiet, "test"))
+    if args.out:
+        write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
+                        label=args.epoch, model=args.reader, m=env_cfg.m, limit=args.limit,
+                        rows=rows)
+    if not args.quiet:
+        for name in names:
+            b = score_block([r for r in rows if r["split"] == name])
+            print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
+                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
+    return 0
+
+
+def _f(x, spec=".3f"):
+    return "-" if x is None else format(x, spec)
+
+
+def cmd_probe(args) -> int:
+    import json
+
+    from kbgym.jsonio import write_canonical
+    from kbgym.runs.logs import read_jsonl
+    from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
+
+    if args.probe_command == "make":
+        u, _ = _universe(args.universe)
+        probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
+        write_canonical(args.out, probe)
+        if not args.quiet:
+            print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +
+                  f" -> {args.out}")
+        return 0
+    probe = json.loads(Path(args.probe).read_text(encoding="utf-8"))
+    arms = {}
+    for spec in args.arm:
+        name, _, path = spec.partition("=")
+        if not path:
+            raise CLIError(f"--arm takes NAME=DIR (a test output directory), got {spec!r}")
+        arms[name] = read_jsonl(Path(path) / "test_log.jsonl")
+    table = probe_table(arms, probe, base=args.base, resamples=args.resamples)
+    if args.out:
+        write_canonical(args.out, table)
+    print(format_table(table))
+    for subset in ("exhausted", "rest"):
+        print(f"\n-- questions where {args.base} {'exhausted its budget' if subset == 'exhausted' else 'answered in budget'}")
+        print(format_table(table, subset))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from kbgym.jsonio import write_canonical
+    from kbgym.library.snapshot import write_snapshot
+    from kbgym.runs.logs import rewrite_jsonl
+    from kbgym.runs.replay import rebuild_series, replay_run, verify, verify_all_epochs
+
+    if args.all_epochs:
+        results = verify_all_epochs(args.run, args.universe)
+        bad = {e: d for e, d in results.items() if d}
+        for e, d in results.items():
+            print(f"epoch {e}: {'ok' if d is None else 'DIFFERS ' + d}")
+        return 1 if bad else 0
+    if args.series:
+        rows = rebuild_series(args.run, args.universe)
+        rewrite_jsonl(Path(args.run) / "series.jsonl", rows)
+        print(f"rebuilt series.jsonl: {len(rows)} rows")
+        return 0
+    if args.verify:
+        diff = verify(args.run, args.verify, args.at, args.universe)
+        print("ok: replay matches the snapshot" if diff is None else f"DIFFERS: {diff}")
+        return 0 if diff is None else 1
+    lib = replay_run(args.run, args.at, args.universe)
+    if args.out:
+        digest = write_snapshot(args.out, lib, f"replay at {args.at}", {"path": None, "hash": None})
+        print(f"{args.out} {digest}")
+    else:
+        print(lib.stats())
+    return 0
+
+
+def cmd_report(args) -> int:
+    from kbgym.runs.report import write_report
+
+    write_report(args.run, args.universe)
+    print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def cmd_plot(args) -> int:
+    from kbgym.runs.plots import plot_run
+
+    for path in plot_run(args.run, args.out):
+        print(path)
+    return 0
+
+
+def cmd_check(args) -> int:
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    import kbgym
+
+    for mode in ("train", "probe"):
+        env = gym.make(kbgym.ENV_ID, mode=mode)
+        check_env(env.unwrapped)
+        env.close()
+        print(f"check_env {mode}: ok")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from kbgym.runs.demo import run_demo
+
+    run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
+             per_group=args.per_group, plots=not args.no_plots,
+             say=(lambda *a: None) if args.quiet else print)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kbgym", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_build(sub)
-    return parser
 
+    p = sub.add_parser("train", help="train a curator on the train split")
+    p.add_argument("--universe", help="universe.json (default: the default universe)")
+    p.add_argument("--agent", default="scripted-index", help="training agent (plugin name)")
+    p.add_argument("--reader", default="scripted-reader", help="reader for --eval-each-epoch")
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--train-size", type=int, dest="train_size")
+    p.add_argument("--seed", type=int)
+    for flag in ("n1", "n2", "m"):
+        p.add_argument(f"--{flag}", type=int)
+    p.add_argument("--eval-each-epoch", action="store_true", default=None)
+    p.add_argument("--snapshot-every", type=int, dest="snapshot_every")
+    p.add_argument("--dedup", action=argparse.BooleanOptionalAction, default=False)
+    p.add_argument("--dedup-threshold", type=float, dest="dedup_threshold")
+    p.add_argument("--judge-model")
+    p.add_argument("--refresh", choices=["immediate", "iteration"])
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--out", required=True)
+    p.add_argument("--quiet", action="store_true")
+    _add_endpoint_flags(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("test", help="examine a frozen library with the fixed reader")
+    p.add_argument("--universe")
+    p.add_argument("--library", help="snapshot file, or B1 (default)")
+    p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
+    p.add_argument("--split", default="test_in", help="comma-separated split names")
+    p.add_argument("--reader", default="scripted-reader")
+    p.add_argument("--m", type=int)
+    p.add_argument("--limit", type=int)
+    p.add_argument("--epoch", default=None, help="label written into test_log rows")
+    p.add_argument("--out")
+    p.add_argument("--quiet", action="store_true")
+    _add_endpoint_flags(p)
+    p.set_defaults(func=cmd_test)
+
+    p = sub.add_parser("probe", help="the key-coverage gradient probe")
+    psub = p.add_subparsers(dest="probe_command", required=True)
+    pm = psub.add_parser("make", help="make probe.json from a training run")
+    pm.add_argument("--run", required=True)
+    pm.add_argument("--universe")
+    pm.add_argument("--per-group", type=int, default=30)
+    pm.add_argument("--seed", type=int)
+    pm.add_argument("--out", default="probe.json")
+    pm.add_argument("--quiet", action="store_true")
+    pt = psub.add_parser("table", help="rho per group with paired bootstrap CIs")
+    pt.add_argument("--probe", required=True)
+    pt.add_argument("--arm", action="append", required=True, help="NAME=TEST_DIR (repeat)")
+    pt.add_argument("--base", default="B1")
+    pt.add_argument("--resamples", type=int, default=20000)
+    pt.add_argument("--out")
+    p.set_defaults(func=cmd_probe)
+
+    p = sub.add_parser("replay", help="rebuild a library from a run's trace")
+    p.add_argument("--run", required=True)
+    p.add_argument("--universe")
+    p.add_argument("--at", type=int, help="state after iteration N (default: the end)")
+    p.add_argument("--verify", help="compare with this snapshot")
+    p.add_argument("--all-epochs", action="store_true")
+    p.add_argument("--series", action="store_true", help="rebuild series.jsonl")
+    p.add_argument("--out", help="write the replayed library as a snapshot")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("report", help="report.md and report.json for a run")
+    p.add_argument("--run", required=True)
+    p.add_argument("--universe")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("plot", help="PNG curves from a run directory")
+    p.add_argument("--run", required=True)
+    p.add_argument("--out")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("check", help="Gymnasium conformance checks of the environment")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
+    p.add_argument("--out", default="runs/demo")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train-size", type=int, default=100)
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--per-group", type=int, default=30)
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_demo)
+    return parser
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()

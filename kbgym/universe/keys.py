@@ -29,12 +29,17 @@ class KeyFinder:
     def for_universe(cls, people, vocab: dict) -> "KeyFinder":
         return cls((p.name for p in people), vocab["jobs"], vocab["hobbies"], vocab["cities"])
 
-    def __call__(self, text: str) -> tuple[str, ...]:
+    def mentions(self, text: str) -> list[str]:
+        """Every key occurrence in ``text``, in order of position (repeats kept)."""
         words = _WORD.findall(text.casefold())
-        found = set()
+        found = []
         for i in range(len(words)):
             for n in range(1, self._max_words + 1):
                 key = self._lookup.get(tuple(words[i:i + n]))
                 if key is not None:
-                    found.add(key)
-        return tuple(sorted(found))
+                    found.append(key)
+        return found
+
+    def __call__(self, text: str) -> tuple[str, ...]:
+        """The sorted, distinct keys of ``text`` (SPEC §4.3)."""
+        return tuple(sorted(set(self.mentions(text))))

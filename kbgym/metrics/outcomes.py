@@ -1,0 +1,79 @@
+"""Outcome metrics (SPEC §12.1, §13.8–9): acc, cost, rho and its paired bootstrap CI."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from kbgym.seeding import np_stream
+from kbgym.scoring import score_block
+
+DEFAULT_RESAMPLES = 20_000
+
+
+def rho(steps_arm: Sequence[float], steps_base: Sequence[float]) -> float:
+    """Σ steps(arm) / Σ steps(base) over the same questions."""
+    base = float(np.sum(steps_base))
+    return float(np.sum(steps_arm)) / base if base else float("nan")
+
+
+def bootstrap_indices(seed: int, name: str, n: int, resamples: int = DEFAULT_RESAMPLES) -> np.ndarray:
+    """One R×n resample matrix from ``default_rng(derive(seed, name))``, shared by all arms."""
+    return np_stream(seed, name).integers(0, n, size=(resamples, n))
+
+
+def rho_ci(steps_arm: Sequence[float], steps_base: Sequence[float], idx: np.ndarray
+           ) -> tuple[float, float]:
+    """The 2.5 and 97.5 percentiles (numpy's linear method) of the resampled step ratio."""
+    arm = np.asarray(steps_arm, dtype=np.float64)[idx].sum(axis=1)
+    base = np.asarray(steps_base, dtype=np.float64)[idx].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = arm / base
+    lo, hi = np.percentile(ratios, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def paired(rows_arm: Iterable[Mapping], rows_base: Iterable[Mapping], key: str = "qid"
+           ) -> list[tuple[Mapping, Mapping]]:
+    """Rows of two arms matched by ``key`` (in the base arm's order); both must cover it."""
+    arm = {r[key]: r for r in rows_arm}
+    out = []
+    for r in rows_base:
+        if r[key] not in arm:
+            raise ValueError(f"{key} {r[key]} was examined on the base arm but not on the other")
+        out.append((arm[r[key]], r))
+    return out
+
+
+def delta_check(acc_trained: float, acc_base: float, delta: float = 0.0) -> bool:
+    """acc(K_T) ≥ acc(K_0) − δ."""
+    return acc_trained >= acc_base - delta
+
+
+def break_even(train_tokens: int, c0: float, c_t: float) -> float | None:
+    """N* = C_train / (c0 − cT); None when the trained library saves nothing."""
+    saved = c0 - c_t
+    return train_tokens / saved if saved > 0 else None
+
+
+def breakdowns(rows: Sequence[Mapping]) -> dict:
+    """Score blocks overall, per class and per template, plus the budget-exhaustion rate."""
+    by_cat, by_tpl = defaultdict(list), defaultdict(list)
+    for r in rows:
+        by_cat[r["category"]].append(r)
+        by_tpl[r["template"]].append(r)
+    n = len(rows)
+    return {
+        "overall": score_block(rows),
+        "by_category": {k: score_block(v) for k, v in sorted(by_cat.items(),
+                                                             key=lambda kv: _cat_key(kv[0]))},
+        "by_template": {k: score_block(v) for k, v in sorted(by_tpl.items())},
+        "budget_exhaustion_rate": (sum(r["status"] == "unanswered" for r in rows) / n) if n else None,
+    }
+
+
+def _cat_key(cat: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in cat if ch.isdigit())
+    return (int(digits) if digits else 999, cat)

@@ -1,0 +1,66 @@
+"""Examining arms on a probe file, the rho table, and the training-time curve (SPEC §13)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from kbgym.env.config import KBGymConfig
+from kbgym.library.graph import Library
+from kbgym.runs.episode import AgentLike
+from kbgym.runs.exam import examine
+from kbgym.runs.logs import read_jsonl
+from kbgym.runs.probe import GROUPS
+from kbgym.runs.replay import replay_rows
+from kbgym.universe.types import Question, Universe
+
+
+def probe_questions(probe: Mapping) -> tuple[dict[str, Question], dict[str, list[str]]]:
+    qs = {q["qid"]: Question.from_json(q) for q in probe["questions"]}
+    return qs, {k: list(v) for k, v in probe["splits"].items()}
+
+
+def examine_probe(universe: Universe, library: Library, reader: AgentLike, probe: Mapping,
+                  env_config: KBGymConfig | None = None, label=None, out=None) -> list[dict]:
+    qs, splits = probe_questions(probe)
+    names = [g for g in GROUPS if g in splits]
+    return examine(universe, library, reader, env_config, split=names, questions=qs,
+                   splits=splits, label=label, out=out)
+
+
+def group_means(rows: list[dict]) -> dict[str, dict]:
+    out = {}
+    for g in GROUPS:
+        rs = [r for r in rows if r["split"] == g]
+        if rs:
+            out[g] = {"n": len(rs), "mean_steps": statistics.fmean(r["steps"] for r in rs),
+                      "f1": statistics.fmean(r["f1"] for r in rs)}
+    return out
+
+
+def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, probe: Mapping,
+                   every: int = 20, env_config: KBGymConfig | None = None,
+                   progress: Callable[[int], None] | None = None) -> dict:
+    """Replay to iterations 0, every, 2·every, … (and the last) and examine each state."""
+    run_dir = Path(run_dir)
+    trace = read_jsonl(run_dir / "trace.jsonl")
+    last = len(read_jsonl(run_dir / "train_log.jsonl"))
+    points = list(range(0, last + 1, every))
+    if points[-1] != last:
+        points.append(last)
+    lib = Library.from_universe(universe)
+    train_rows = [r for r in trace if r.get("kind") == "train"]
+    pos, curve = 0, {"iterations": points, "groups": {}}
+    for it in points:
+        while pos < len(train_rows) and train_rows[pos]["iteration"] <= it:
+            replay_rows(lib, [train_rows[pos]])
+            pos += 1
+        means = group_means(examine_probe(universe, lib, reader, probe, env_config, label=it))
+        for g, m in means.items():
+            slot = curve["groups"].setdefault(g, {"mean_steps": [], "f1": [], "n": m["n"]})
+            slot["mean_steps"].append(m["mean_steps"])
+            slot["f1"].append(m["f1"])
+        if progress is not None:
+            progress(it)
+    return curve

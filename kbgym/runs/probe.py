@@ -1,0 +1,143 @@
+"""The key-coverage gradient probe (SPEC §13): ``kbgym probe make`` and ``kbgym probe table``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from kbgym.jsonio import sha256_hex
+from kbgym.metrics.outcomes import DEFAULT_RESAMPLES, bootstrap_indices, paired, rho, rho_ci
+from kbgym.runs.logs import read_jsonl
+from kbgym.seeding import stream
+from kbgym.universe.generate import full_pools
+from kbgym.universe.questions import World
+from kbgym.universe.templates import TWO_SLOT
+from kbgym.universe.types import Question, Universe
+
+GROUPS = ("exact", "exact_matched", "share2", "share1", "share0")
+
+
+def trained_qids(train_log: Sequence[Mapping]) -> list[str]:
+    """Distinct qids with a completed train_log row, in qid order."""
+    return sorted({r["qid"] for r in train_log if not r.get("abandoned")})
+
+
+def make_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
+               seed: int | None = None, train_log_hash: str | None = None) -> dict:
+    """The probe file object: groups exact, exact_matched, share2, share1, share0."""
+    seed = universe.meta["seed"] if seed is None else seed
+    trained = [universe.question(qid) for qid in trained_qids(train_log)]
+    train_keys = {k for q in trained for k in q.keys}
+    trained_texts = {q.text for q in trained}
+
+    world = World(universe.people, universe.nodes, universe.vocab)
+    pools = full_pools(world, universe.meta["seed"])
+    shares: dict[str, list] = {"share2": [], "share1": [], "share0": []}
+    for template in TWO_SLOT:
+        for inst in pools[template]:
+            text = world.text(inst)
+            if text in trained_texts:
+                continue
+            keys = world.keys(text)
+            if len(keys) != 2:
+                continue
+            shares[f"share{len(train_keys.intersection(keys))}"].append(inst)
+
+    candidates: dict[str, list] = {
+        "exact": trained,
+        "exact_matched": [q for q in trained if q.template in TWO_SLOT],
+        **shares,
+    }
+    questions: list[Question] = []
+    splits: dict[str, list[str]] = {}
+    for group in GROUPS:
+        items = list(candidates[group])
+        stream(seed, f"probe/{group}").shuffle(items)
+        splits[group] = []
+        for item in items[:per_group]:
+            gid = "g%04d" % (len(questions) + 1)
+            if isinstance(item, Question):
+                q = Question(gid, item.template, item.category, item.tier, item.hops, item.text,
+                             item.golds, item.support, item.keys, item.unanswerable,
+                             item.support_status, None, item.qid)
+            else:
+                q = world.materialize(item, gid)
+            questions.append(q)
+            splits[group].append(gid)
+    return {
+        "schema_version": 1, "kind": "kbgym.probe", "universe_hash": universe.hash,
+        "train_log_hash": train_log_hash, "per_group": per_group, "seed": seed,
+        "questions": [q.to_json() for q in questions], "splits": splits,
+    }
+
+
+def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,
+                        seed: int | None = None) -> dict:
+    path = Path(run_dir) / "train_log.jsonl"
+    digest = "sha256:" + sha256_hex(path.read_bytes()) if path.exists() else None
+    return make_probe(universe, read_jsonl(path), per_group=per_group, seed=seed,
+                      train_log_hash=digest)
+
+
+def _cell(arm_rows: list[Mapping], base_rows: list[Mapping], idx: np.ndarray | None) -> dict:
+    steps_a = [r["steps"] for r in arm_rows]
+    steps_b = [r["steps"] for r in base_rows]
+    n = len(arm_rows)
+    cell = {"n": n, "mean_steps": float(np.mean(steps_a)) if n else None,
+            "f1": float(np.mean([r["f1"] for r in arm_rows])) if n else None,
+            "rho": rho(steps_a, steps_b) if n else None, "ci": None, "star": False}
+    if n and idx is not None:
+        lo, hi = rho_ci(steps_a, steps_b, idx)
+        cell["ci"] = [lo, hi]
+        cell["star"] = bool(hi < 1.0)
+    return cell
+
+
+def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: str = "B1",
+                seed: int | None = None, resamples: int = DEFAULT_RESAMPLES) -> dict:
+    """rho, CI, star, mean steps and F1 for every arm × group, paired with ``base`` on gids.
+
+    The same R×n resample matrix (stream ``probe/bootstrap/{group}``) serves every arm. The
+    table is repeated over the gids where the base arm exhausted its budget
+    (``/exhausted``) and over the rest (``/rest``), each with its own matrix.
+    """
+    seed = probe.get("seed", 0) if seed is None else seed
+    if base not in arms:
+        raise ValueError(f"the base arm {base!r} is missing; arms: {', '.join(arms)}")
+    out: dict = {"base": base, "resamples": resamples, "groups": {}}
+    for group, gids in probe["splits"].items():
+        base_by = {r["qid"]: r for r in arms[base] if r["split"] == group}
+        base_rows = [base_by[g] for g in gids if g in base_by]
+        subsets = {
+            "all": base_rows,
+            "exhausted": [r for r in base_rows if r["status"] == "unanswered"],
+            "rest": [r for r in base_rows if r["status"] != "unanswered"],
+        }
+        out["groups"][group] = {}
+        for subset, rows_b in subsets.items():
+            name = f"probe/bootstrap/{group}" + ("" if subset == "all" else f"/{subset}")
+            idx = bootstrap_indices(seed, name, len(rows_b), resamples) if rows_b else None
+            cells = {}
+            for arm, rows in arms.items():
+                pairs = paired([r for r in rows if r["split"] == group], rows_b)
+                cells[arm] = _cell([a for a, _ in pairs], [b for _, b in pairs], idx)
+            out["groups"][group][subset] = cells
+    return out
+
+
+def format_table(table: Mapping, subset: str = "all") -> str:
+    """A fixed-width text table: one row per arm × group."""
+    lines = [f"{'group':14s}{'arm':12s}{'n':>4s}{'steps':>8s}{'rho':>8s}  {'95% CI':15s}"
+             f"{'F1':>6s}"]
+    for group, subsets in table["groups"].items():
+        for arm, c in subsets[subset].items():
+            if not c["n"]:
+                lines.append(f"{group:14s}{arm:12s}{0:4d}")
+                continue
+            ci = f"{c['ci'][0]:.3f}-{c['ci'][1]:.3f}" if c["ci"] else ""
+            star = "*" if c["star"] else " "
+            lines.append(f"{group:14s}{arm:12s}{c['n']:4d}{c['mean_steps']:8.2f}"
+                         f"{c['rho']:7.3f}{star}  {ci:15s}{c['f1']:6.3f}")
+    return "\n".join(lines)

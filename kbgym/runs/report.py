@@ -1,0 +1,164 @@
+"""``kbgym report``: a run directory summarised as report.json and report.md (SPEC §15.1)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from kbgym.env.actions import EDIT_ACTIONS
+from kbgym.library.snapshot import load_snapshot
+from kbgym.metrics.outcomes import breakdowns
+from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
+from kbgym.runs.logs import read_jsonl, write_json
+from kbgym.runs.replay import load_run_universe
+from kbgym.scoring import score_block
+
+
+def _mean(xs):
+    xs = list(xs)
+    return statistics.fmean(xs) if xs else None
+
+
+def forward_by_epoch(train_log: list[dict]) -> dict:
+    """Forward F1, steps and budget exhaustion per epoch, overall and per class (E3)."""
+    by = defaultdict(list)
+    for r in train_log:
+        by[r["epoch"]].append(r)
+    out = {}
+    for epoch, rows in sorted(by.items()):
+        cats = defaultdict(list)
+        for r in rows:
+            cats[r["category"]].append(r["f1"])
+        out[str(epoch)] = {
+            "n": len(rows), "f1": _mean(r["f1"] for r in rows),
+            "p1_steps": _mean(r["p1_steps"] for r in rows),
+            "exhausted": sum(r["answer"] is None for r in rows),
+            "by_category": {c: _mean(v) for c, v in sorted(cats.items(),
+                                                           key=lambda kv: int(kv[0][2:]))},
+        }
+    return out
+
+
+def edit_mix(train_log: list[dict], series: list[dict]) -> dict:
+    """Edits and backward steps per iteration by epoch, net nodes added, totals (E1, E4)."""
+    by = defaultdict(list)
+    for r in train_log:
+        by[r["epoch"]].append(r)
+    nodes_at = {s["iteration"]: s["n_nodes"] for s in series}
+    per_epoch = {}
+    for epoch, rows in sorted(by.items()):
+        first, last = rows[0]["iteration"], rows[-1]["iteration"]
+        net = (nodes_at.get(last, 0) - nodes_at.get(first - 1, 0)) / len(rows) \
+            if (first - 1) in nodes_at and last in nodes_at else None
+        per_epoch[str(epoch)] = {
+            "edits_per_iteration": _mean(sum(r["edits"].values()) for r in rows),
+            "p2_steps": _mean(r["p2_steps"] for r in rows),
+            "net_nodes_per_iteration": net,
+        }
+    totals = Counter()
+    for r in train_log:
+        totals.update(r["edits"])
+    return {"by_epoch": per_epoch, "totals": {k: totals.get(k, 0) for k in EDIT_ACTIONS},
+            "judge_calls": sum(r["judge_calls"] for r in train_log),
+            "merges": sum(r["merges"] for r in train_log)}
+
+
+def coverage_dynamics(train_log: list[dict], series: list[dict]) -> dict:
+    """index_coverage per iteration and its slope per distinct question seen."""
+    cov = [(s["iteration"], s["index_coverage"]) for s in series]
+    seen, distinct = set(), {}
+    for r in train_log:
+        seen.add(r["qid"])
+        distinct[r["iteration"]] = len(seen)
+    slope = None
+    if train_log:
+        last = train_log[-1]["iteration"]
+        final = dict(cov).get(last)
+        if final is not None and distinct.get(last):
+            slope = 100 * (final - cov[0][1]) / distinct[last]
+    return {"index_coverage": cov, "points_per_distinct_question": slope}
+
+
+def build_report(run_dir: str | Path, universe=None) -> dict:
+    run_dir = Path(run_dir)
+    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
+    u = load_run_universe(run_dir, universe)
+    train_log = read_jsonl(run_dir / "train_log.jsonl")
+    series = read_jsonl(run_dir / "series.jsonl")
+    kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")
+    test_log = read_jsonl(run_dir / "test_log.jsonl")
+    last_epoch = kb_stats[-1]["epoch"] if kb_stats else 0
+    final_lib, _ = load_snapshot(run_dir / f"kb_epoch_{last_epoch}.json")
+
+    curve = defaultdict(list)
+    for r in test_log:
+        curve[str(r["epoch"])].append(r)
+    labels = list(curve)
+    tpl = defaultdict(list)
+    for r in train_log:
+        tpl[r["template"]].append(r["f1"])
+    return {
+        "schema_version": 1, "run_id": meta["run_id"],
+        "learning_curve": {k: score_block(v) for k, v in curve.items()},
+        "final_test": breakdowns(curve[labels[-1]]) if labels else None,
+        "costs": {"tokens": meta["tokens"], "train_iterations": len(train_log)},
+        "kb_size": {k: final_lib.stats()[k] for k in ("n_nodes", "n_links",
+                                                       "authored_statements")},
+        "train_forward": {"by_epoch": forward_by_epoch(train_log)},
+        "by_category": forward_by_epoch(train_log),
+        "by_template": {t: _mean(v) for t, v in sorted(tpl.items())},
+        "edit_mix": edit_mix(train_log, series),
+        "coverage": coverage_dynamics(train_log, series),
+        "structure": index_structure(final_lib, u),
+        "edge_classes": edge_classes(final_lib),
+        "link_alignment": link_support_alignment(final_lib, u, meta["seed"]),
+        "kb_stats": kb_stats,
+        "tokens": meta["tokens"],
+    }
+
+
+def _fmt(x, spec=".3f"):
+    return "-" if x is None else format(x, spec)
+
+
+def render_markdown(rep: dict) -> str:
+    s = rep["structure"]
+    lines = [f"# KBGym run {rep['run_id']}", "", "## Training (forward pass by epoch)", "",
+             "| epoch | n | F1 | steps | exhausted | edits/it | backward steps | net nodes/it |",
+             "|---|---|---|---|---|---|---|---|"]
+    mix = rep["edit_mix"]["by_epoch"]
+    for e, row in rep["train_forward"]["by_epoch"].items():
+        m = mix.get(e, {})
+        lines.append(f"| {e} | {row['n']} | {_fmt(row['f1'])} | {_fmt(row['p1_steps'], '.2f')} | "
+                     f"{row['exhausted']} | {_fmt(m.get('edits_per_iteration'), '.2f')} | "
+                     f"{_fmt(m.get('p2_steps'), '.2f')} | "
+                     f"{_fmt(m.get('net_nodes_per_iteration'), '.2f')} |")
+    st = rep["kb_stats"][-1] if rep["kb_stats"] else {}
+    od = s["out_degree"]
+    lines += ["", "## What was built", "",
+              f"- nodes {st.get('n_nodes')}, links {st.get('n_links')}, authored "
+              f"{st.get('authored_statements')}, index_coverage {_fmt(st.get('index_coverage'))}",
+              f"- actions: " + ", ".join(f"{k} {v}" for k, v in rep["edit_mix"]["totals"].items()),
+              f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
+              f"({s['scorable']} scorable of {s['index_nodes']})",
+              f"- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
+              f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
+              f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
+              f"- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
+              f"- coverage slope: {_fmt(rep['coverage']['points_per_distinct_question'])} points "
+              f"per distinct question"]
+    if rep["learning_curve"]:
+        lines += ["", "## Evaluation by epoch", "", "| epoch | n | F1 | mean steps |",
+                  "|---|---|---|---|"]
+        for e, b in rep["learning_curve"].items():
+            lines.append(f"| {e} | {b['n']} | {_fmt(b['f1'])} | {_fmt(b['mean_steps'], '.2f')} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(run_dir: str | Path, universe=None) -> dict:
+    rep = build_report(run_dir, universe)
+    write_json(Path(run_dir) / "report.json", rep)
+    (Path(run_dir) / "report.md").write_text(render_markdown(rep), encoding="utf-8")
+    return rep

@@ -1,0 +1,164 @@
+"""The train → replay → resume → probe pipeline, with toy agents (SPEC §9.4, §13, §15)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kbgym.library.graph import Library
+from kbgym.library.snapshot import load_snapshot
+from kbgym.runs.exam import examine
+from kbgym.runs.logs import read_jsonl
+from kbgym.runs.probe import GROUPS, make_probe, probe_table
+from kbgym.runs.replay import rebuild_series, replay_run, verify, verify_all_epochs
+from kbgym.runs.train import TrainConfig, train
+from kbgym.universe import UniverseConfig, generate
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import toy_agents  # noqa: E402
+
+CFG = TrainConfig(epochs=2, train_size=12, snapshot_every=5)
+
+
+@pytest.fixture(scope="module")
+def universe():
+    return generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20),
+                                   eval_sizes=(10, 6)))
+
+
+@pytest.fixture(scope="module")
+def run_dir(universe, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    train(universe, toy_agents.ToyTrainer(), out, config=CFG)
+    return out
+
+
+def test_run_files(run_dir):
+    log = read_jsonl(run_dir / "train_log.jsonl")
+    assert [r["iteration"] for r in log] == list(range(1, 25))
+    assert [r["epoch"] for r in log] == [1] * 12 + [2] * 12
+    assert len(read_jsonl(run_dir / "series.jsonl")) == 25
+    assert [r["epoch"] for r in read_jsonl(run_dir / "kb_stats.jsonl")] == [0, 1, 2]
+    for name in ("kb_epoch_0.json", "kb_epoch_1.json", "kb_epoch_2.json", "kb_iter_0005.json",
+                 "kb_iter_0020.json", "meta.json"):
+        assert (run_dir / name).exists(), name
+    assert not (run_dir / "kb_iter_0024.json").exists()
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["run_id"].startswith("r-") and len(meta["run_id"]) == 14
+    trace = read_jsonl(run_dir / "trace.jsonl")
+    assert {r["kind"] for r in trace} == {"train"}
+    assert sum(r["p1_steps"] + r["p2_steps"] for r in log) == len(trace)
+    for row in trace + log:
+        assert row["schema_version"] == 1 and row["run_id"] == meta["run_id"]
+    # every epoch visits the same questions, in a different order
+    first, second = [r["qid"] for r in log[:12]], [r["qid"] for r in log[12:]]
+    assert sorted(first) == sorted(second) and first != second
+
+
+def test_replay_matches_snapshots(run_dir, universe):
+    assert verify_all_epochs(run_dir, universe) == {0: None, 1: None, 2: None}
+    assert verify(run_dir, run_dir / "kb_iter_0015.json", 15, universe) is None
+    assert verify(run_dir, run_dir / "kb_iter_0015.json", 20, universe) is not None
+    assert rebuild_series(run_dir, universe) == read_jsonl(run_dir / "series.jsonl")
+
+
+def test_replay_detects_a_tampered_trace(run_dir, universe, tmp_path):
+    from kbgym.errors import ReplayMismatchError
+
+    for name in ("meta.json", "trace.jsonl"):
+        (tmp_path / name).write_text((run_dir / name).read_text())
+    rows = read_jsonl(tmp_path / "trace.jsonl")
+    i = next(i for i, r in enumerate(rows) if r["action"] == "add" and r["phase"] == 2)
+    rows[i]["result"] = rows[i]["result"] + "9"
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ReplayMismatchError):
+        replay_run(tmp_path, None, universe)
+
+
+def _files(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir()) if p.name != "timing.jsonl"}
+
+
+def test_same_seed_same_bytes(universe, run_dir, tmp_path):
+    train(universe, toy_agents.ToyTrainer(), tmp_path, config=CFG)
+    assert _files(tmp_path) == _files(run_dir)
+
+
+def test_resume_after_sigkill_reaches_the_same_library(universe, run_dir, tmp_path):
+    upath = tmp_path / "u.json"
+    upath.write_text(universe.dumps())
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "kbgym.cli", "train", "--universe", str(upath), "--agent",
+           "toy_agents:slow_trainer", "--epochs", "2", "--train-size", "12",
+           "--snapshot-every", "5", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(cmd, env=env)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if len(read_jsonl(out / "train_log.jsonl")) >= 7:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    n = len(read_jsonl(out / "train_log.jsonl"))
+    assert 7 <= n < 24, "the run should have been killed in the middle"
+    done = subprocess.run(cmd[:-1] + ["--resume", "--quiet"], env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    final, _ = load_snapshot(out / "kb_epoch_2.json")
+    expected, _ = load_snapshot(run_dir / "kb_epoch_2.json")
+    assert final.snapshot() == expected.snapshot()
+    assert read_jsonl(out / "train_log.jsonl") == read_jsonl(run_dir / "train_log.jsonl")
+    assert verify_all_epochs(out, universe) == {0: None, 1: None, 2: None}
+
+
+def test_probe_groups(universe, run_dir):
+    log = read_jsonl(run_dir / "train_log.jsonl")
+    probe = make_probe(universe, log, per_group=8)
+    assert list(probe["splits"]) == list(GROUPS)
+    qs = {q["qid"]: q for q in probe["questions"]}
+    assert list(qs) == ["g%04d" % i for i in range(1, len(qs) + 1)]
+    trained = {r["qid"] for r in log}
+    train_keys = {k for qid in trained for k in universe.question(qid).keys}
+    for gid in probe["splits"]["exact"]:
+        assert qs[gid]["source_qid"] in trained
+    for g, share in (("share2", 2), ("share1", 1), ("share0", 0)):
+        for gid in probe["splits"][g]:
+            assert len(qs[gid]["keys"]) == 2
+            assert len(train_keys & set(qs[gid]["keys"])) == share
+    assert probe == make_probe(universe, log, per_group=8)
+
+
+def test_identical_arms_give_rho_one(universe, run_dir):
+    probe = make_probe(universe, read_jsonl(run_dir / "train_log.jsonl"), per_group=6)
+    from kbgym.runs.gradient import examine_probe
+
+    rows = examine_probe(universe, Library.from_universe(universe), toy_agents.ToyReader(), probe)
+    table = probe_table({"B1": rows, "same": rows}, probe, resamples=500)
+    for g, cells in table["groups"].items():
+        c = cells["all"]["same"]
+        if c["n"]:
+            assert c["rho"] == 1.0 and c["ci"] == [1.0, 1.0] and not c["star"]
+
+
+def test_exam_rows(universe):
+    rows = examine(universe, Library.from_universe(universe), toy_agents.ToyReader(),
+                   split=["test_in", "test_out"], limit=5)
+    assert [r["split"] for r in rows] == ["test_in"] * 5 + ["test_out"] * 5
+    assert all(r["steps"] == 2 and r["status"] in ("answered", "wrong") for r in rows)
+
+
+def test_cli_test_unknown_split(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "kbgym.cli", "test", "--split", "test_in,nope",
+                           "--reader", "toy_agents:reader"], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(HERE)))
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines()[-1].endswith("unknown split: nope")
