@@ -1,0 +1,22 @@
+"""The README's promises: its example runs, and .ci/run calls the README's test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_custom_curator_example_runs(capsys):
+    block = re.search(r"```python\n(.*?)```", README, re.S).group(1)
+    assert len(block.strip().splitlines()) <= 14
+    exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "'authored_statements': 10" in out
+
+
+def test_ci_runs_the_readme_test_command():
+    assert "make test" in README
+    assert "make test" in (ROOT / ".ci/run").read_text()
