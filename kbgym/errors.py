@@ -45,6 +45,9 @@ class ResetNeeded(KBGymError):
 def first_error(err, where: str = "") -> str:
     """One line from a pydantic ``ValidationError``: where, what was wrong, what was given."""
     e = err.errors()[0]
+    inner = (e.get("ctx") or {}).get("error")
+    if isinstance(inner, ConfigError):  # a nested model already said it in one line
+        return f"{where}: {inner}" if where else str(inner)
     field = ".".join(str(p) for p in e["loc"])
     parts = [p for p in (where, field) if p]
     prefix = ": ".join(parts) + ": " if parts else ""

@@ -21,6 +21,12 @@ class UniverseConfig(BaseModel):
     eval_sizes: tuple[int, int] = (20, 10)
     hard_frac: float = Field(0.60, ge=0.0, le=1.0)
 
+    def __init__(self, **data):
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise ConfigError(first_error(err, "universe")) from None
+
     @field_validator("sizes", "eval_sizes")
     @classmethod
     def _non_negative(cls, v: tuple[int, ...]) -> tuple[int, ...]:
@@ -41,7 +47,4 @@ class UniverseConfig(BaseModel):
     @classmethod
     def make(cls, **kwargs) -> "UniverseConfig":
         """Build a config, turning validation failures into one-line ``ConfigError``s."""
-        try:
-            return cls.model_validate(kwargs)
-        except ValidationError as err:
-            raise ConfigError(first_error(err, "universe")) from None
+        return cls(**kwargs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kbgym.errors import ConfigError
 from kbgym.seeding import stream
 from kbgym.universe.config import UniverseConfig
 from kbgym.universe.documents import build_nodes
@@ -35,6 +36,8 @@ def full_pools(world: World, seed: int) -> dict[str, list[Instance]]:
 
 def generate(config: UniverseConfig | None = None) -> Universe:
     config = config or UniverseConfig()
+    if config.n_people < 6:  # also guards configs built with model_construct
+        raise ConfigError(f"universe: n_people must be at least 6, got {config.n_people}")
     people, nodes, vocab, mode, world = build_world(config)
     pools = shuffled_pools(full_pools(world, config.seed), stream(config.seed, "splits"))
     rows, shortfall = draw_splits(pools, config.sizes, config.eval_sizes, config.hard_frac)
