@@ -379,6 +379,10 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--out")
     p.set_defaults(func=cmd_probe)
 
+    from kbgym.baselines.cli import add_parser as add_baseline
+
+    add_baseline(sub)
+
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run", required=True)
     p.add_argument("--universe")

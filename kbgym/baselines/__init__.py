@@ -1,0 +1,113 @@
+"""Unsupervised baselines (SPEC §14): B2 communities, B3 entity index, B4 two-level tree and
+the oracle exhaustive index.
+
+Every builder is a function of a library that reads node text only (the oracle alone reads
+the universe's facts), works on a copy and returns a :class:`BuildMeta` holding the built
+library and the ``build_meta.json`` fields. Builds are deterministic: the same universe and
+parameters give the same snapshot hash.
+
+    >>> from kbgym.baselines import build_baseline
+    >>> lib, meta = build_baseline("b3", universe, {})
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from kbgym.errors import ConfigError
+from kbgym.jsonio import write_canonical
+from kbgym.library.graph import Library
+from kbgym.library.snapshot import write_snapshot
+from kbgym.universe.types import Universe
+
+from kbgym.baselines.b2 import build_b2
+from kbgym.baselines.b3 import build_b3
+from kbgym.baselines.b4 import build_b4
+from kbgym.baselines.common import BuildMeta, Summarize, communities, gc_paused
+from kbgym.baselines.extract import Entity, Mentions, Statement, extract, mentions_of, parse
+from kbgym.baselines.oracle import build_oracle
+
+#: Baseline name -> the parameters it accepts, with their defaults.
+PARAMS: dict[str, dict[str, Any]] = {
+    "b2": {"max_size": 10},
+    "b3": {"synapse_cap": 40, "no_entity_index": False},
+    "b4": {"branching": 10},
+    "oracle": {},
+}
+NAMES = tuple(PARAMS)
+#: Baselines that can write their summaries with an LLM.
+LLM_BASELINES = ("b2", "b4")
+
+
+def snapshot_name(name: str) -> str:
+    """The snapshot file written into a baseline's output folder."""
+    return f"kb_{name}.json"
+
+
+def _check(name: str, params: dict | None, summarize: Summarize | None) -> tuple[str, dict]:
+    key = str(name).lower()
+    if key not in PARAMS:
+        raise ConfigError(f"unknown baseline {name!r}; expected one of {', '.join(NAMES)}")
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(PARAMS[key]))
+    if unknown:
+        allowed = ", ".join(PARAMS[key]) or "none"
+        raise ConfigError(f"baseline {key} takes no parameter {unknown[0]!r} (allowed: {allowed})")
+    if summarize is not None and key not in LLM_BASELINES:
+        raise ConfigError(f"baseline {key} writes no summaries; LLM text applies to "
+                          f"{' and '.join(LLM_BASELINES)} only")
+    return key, {**PARAMS[key], **params}
+
+
+def build(name: str, library: Library, universe: Universe | None = None,
+          params: dict | None = None, *, summarize: Summarize | None = None) -> BuildMeta:
+    """Build baseline ``name`` over ``library`` (unchanged); the oracle needs ``universe``."""
+    key, p = _check(name, params, summarize)
+    if key == "b2":
+        return build_b2(library, summarize=summarize, **p)
+    if key == "b3":
+        return build_b3(library, **p)
+    if key == "b4":
+        return build_b4(library, summarize=summarize, **p)
+    if universe is None:
+        raise ConfigError("the oracle is built from the universe's facts; pass the universe")
+    return build_oracle(library, universe)
+
+
+def build_baseline(name: str, universe: Universe, params: dict | None = None, *,
+                   summarize: Summarize | None = None) -> tuple[Library, dict]:
+    """(library, build_meta dict) of baseline ``name`` built over the universe's B1."""
+    with gc_paused():
+        meta = build(name, Library.from_universe(universe), universe, params,
+                     summarize=summarize)
+    return meta.library, meta.to_json()
+
+
+def write_baseline(out_dir: str | os.PathLike, name: str, universe: Universe,
+                   universe_path: str | None = None, params: dict | None = None, *,
+                   summarize: Summarize | None = None) -> dict:
+    """Build baseline ``name`` and write ``kb_{name}.json`` (a §15.2 snapshot labelled
+    ``baseline {name}``) and ``build_meta.json`` into ``out_dir``.
+
+    Returns ``{"snapshot": path, "build_meta": path, "content_hash": ..., "meta": {...},
+    "stats": library.stats()}``.
+    """
+    lib, meta = build_baseline(name, universe, params, summarize=summarize)
+    key = meta["baseline"]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    snap = out / snapshot_name(key)
+    digest = write_snapshot(snap, lib, f"baseline {key}",
+                            {"path": universe_path, "hash": universe.hash})
+    write_canonical(out / "build_meta.json", meta)
+    return {"snapshot": str(snap), "build_meta": str(out / "build_meta.json"),
+            "content_hash": digest, "meta": meta, "stats": lib.stats()}
+
+
+__all__ = [
+    "BuildMeta", "Entity", "LLM_BASELINES", "Mentions", "NAMES", "PARAMS", "Statement",
+    "Summarize", "build", "build_b2", "build_b3", "build_b4", "build_baseline", "build_oracle",
+    "communities", "extract", "mentions_of", "parse", "snapshot_name", "write_baseline",
+]
