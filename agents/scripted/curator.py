@@ -1,0 +1,433 @@
+"""Scripted backward-phase curators (no language model).
+
+- :class:`IndexCurator` follows the CURATION rules (SPEC §9.5): it names the question's keys,
+  builds or extends one complete index note per key (one key at a time, each finished before
+  the next), links only members it verified in text it was shown, never lists members in the
+  sentence, changes nothing that is already complete, deletes an index left with no members,
+  and calls ``done()``.
+- :class:`ContentWriter` is the shortcut the paper warns about: it writes the verified answer as
+  one sentence (``The job of the spouse of X is baker.``) and calls ``done()``.
+- :class:`NoopCurator` calls ``done()`` at once.
+- :class:`RandomCurator` takes seeded random valid and invalid actions, then ``done()``.
+
+All of them decide from ``obs["text"]`` only: the backward task block (question, own answer,
+``gold answer: "..."``) and the remembered forward and backward actions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Generator
+
+from agents.base import Action, BaseAgent
+from agents.scripted.knowledge import Knowledge, Tier
+from agents.scripted.queries import (
+    children_query,
+    friends_query,
+    hub_query,
+    parent_word,
+    spouse_query,
+    value_query,
+)
+from agents.scripted.text import (
+    Fact,
+    ParsedQuestion,
+    answer_statement,
+    fact_names,
+    parse_observation,
+    parse_question,
+    tokens,
+)
+
+Plan = Generator[Action, None, object]
+
+_GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ')
+
+#: Index titles (SPEC §9.5 CURATION, §12.3 families). A person's relation index opens with the
+#: relation (``Friends of X``) and then repeats the wording of its member notes, so that it
+#: ranks first under the search a reader makes for that set (``X is a friend of``) while the
+#: indexes of other people stay below the set (see :mod:`agents.scripted.queries`).
+TITLES = {
+    "hub": "Index of notes about {key}.",
+    "job": "People whose job is {key}.",
+    "hobby": "People whose hobby is {key}.",
+    "city": "Residents of {key}.",
+    "friends": "Friends of {key}: everyone {key} is a friend of.",
+    "children": "Children of {key}: everyone {key} is the {role} of.",
+    "grandchildren": "Grandchildren of {key}: the children of everyone {key} is the {role} of.",
+}
+#: The bare titles (``Friends of X.``): under the reader's set queries they rank just below the
+#: notes they index, so the reader finds them only after paging (kept for comparison runs).
+SHORT_TITLES = {**TITLES, "friends": "Friends of {key}.", "children": "Children of {key}.",
+                "grandchildren": "Grandchildren of {key}."}
+
+#: The keys each template names, most useful first: (relation, slot). ``S`` is X's spouse.
+KEYS: dict[str, tuple[tuple[str, str], ...]] = {
+    "qc1_job": (("hub", "X"),),
+    "qc1_hobby": (("hub", "X"),),
+    "qc1_city": (("hub", "X"),),
+    "qc2_spouse_job": (("hub", "X"),),
+    "qc2_father_hobby": (("hub", "X"),),
+    "qc2_mother_city": (("hub", "X"),),
+    "qc3_spouse_father_hobby": (("hub", "X"),),
+    "qc3_father_spouse_job": (("hub", "X"),),
+    "qc3_spouse_mother_city": (("hub", "X"),),
+    "qc4_children": (("children", "X"),),
+    "qc4_friends": (("friends", "X"),),
+    "qc5_brother_job": (("hub", "X"),),
+    "qc5_sister_hobby": (("hub", "X"),),
+    "qc5_spouse_city": (("hub", "X"),),
+    "qc6_job_city": (("job", "job"), ("city", "city")),
+    "qc6_job_hobby": (("job", "job"), ("hobby", "hobby")),
+    "qc6_job_city_hobby": (("job", "job"), ("hobby", "hobby"), ("city", "city")),
+    "qc7_common_friend": (("friends", "X"), ("friends", "Y")),
+    "qc7_child_friend": (("children", "X"), ("friends", "Y")),
+    "qc8_grandchildren": (("children", "X"), ("grandchildren", "X")),
+    "qc8_friend_job": (("friends", "X"), ("job", "job")),
+    "qc8_spouse_friends": (("friends", "S"),),
+    "qc9_older_pair": (("hub", "X"), ("hub", "Y")),
+    "qc9_oldest_child": (("children", "X"),),
+    "qc10_spouse_job_city": (("job", "job"), ("city", "city")),
+    "qc10_spouse_job": (("job", "job"),),
+}
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _id_key(nid: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in nid if ch.isdigit())
+    return (int(digits) if digits else -1, nid)
+
+
+class _Backward(BaseAgent):
+    """Shared plumbing: fold observations into :class:`Knowledge`, run a plan generator in the
+    backward phase, and call ``done()`` when the plan ends or one step is left."""
+
+    def __init__(self, *, page_size: int = 5, max_page: int = 12, link_batch_max: int = 40):
+        self.page_size = page_size
+        self.max_page = max_page
+        self.link_batch_max = link_batch_max
+        self.reset()
+
+    def reset(self) -> None:
+        self.kb = Knowledge(self.page_size)
+        self._task: str | None = None
+        self._plan: Plan | None = None
+        self.steps_left = 0
+        self.last_result = ""
+        self.question: ParsedQuestion | None = None
+        self.gold: str | None = None
+
+    def act(self, observation: dict, info: dict | None = None) -> Action | None:
+        obs = parse_observation(observation["text"])
+        if obs.task != self._task:  # a new phase or episode: read everything remembered
+            self.reset()
+            self._task = obs.task
+            self.kb.ingest(obs)
+        elif obs.entries:
+            e = obs.entries[-1]
+            self.kb.ingest_entry(e.name, e.args, e.result)
+            self.last_result = e.result
+        self.steps_left = observation.get("steps_left", obs.remaining) or 0
+        if observation.get("phase", 2) != 2:
+            return {"action": "answer", "text": "unknown"}  # not a backward agent's phase
+        if self._plan is None:
+            lines = obs.task_lines
+            self.question = parse_question(obs.question)
+            m = _GOLD.match(lines[3]) if len(lines) > 3 else None
+            self.gold = m.group(1) if m else None
+            self._plan = self.plan()
+        if self.steps_left <= 1:
+            return {"action": "done"}
+        try:
+            return next(self._plan)
+        except StopIteration:
+            return {"action": "done"}
+
+    def plan(self) -> Plan:
+        return
+        yield
+
+
+class NoopCurator(_Backward):
+    """Calls ``done()`` at once: the library is left exactly as it was."""
+
+    name = "noop-curator"
+
+
+class ContentWriter(_Backward):
+    """Writes the verified (gold) answer as one sentence, unless it is already there."""
+
+    name = "content-writer"
+
+    def plan(self) -> Plan:
+        if self.question is None or self.gold is None:
+            return
+        sentence = answer_statement(self.question, self.gold)
+        yield {"action": "search", "query": sentence, "page": 1}
+        if any(_norm(t) == _norm(sentence) for t in self.kb.notes.values()):
+            return
+        yield {"action": "add", "text": sentence}
+
+
+class RandomCurator(_Backward):
+    """Seeded random valid and invalid backward actions, then ``done()``.
+
+    The random stream is owned by the agent (``random.Random(seed)``) and is not reset between
+    episodes, so a run is a pure function of the seed and the observations."""
+
+    name = "random-curator"
+
+    def __init__(self, seed: int = 0, *, max_actions: int = 10, **kwargs):
+        self.rng = random.Random(seed)
+        self.max_actions = max_actions
+        super().__init__(**kwargs)
+
+    def _ids(self) -> list[str]:
+        return sorted(self.kb.notes, key=_id_key) or ["s0001"]
+
+    def _words(self) -> list[str]:
+        q = self._task.split("\n")[1] if self._task and "\n" in self._task else "note"
+        return tokens(q) or ["note"]
+
+    def _random_action(self) -> Action:
+        rng = self.rng
+        kind = rng.choice(("search", "read", "add", "link", "link_many", "unlink", "edit",
+                           "delete", "invalid", "invalid", "search", "read", "add", "link"))
+        ids, words = self._ids(), self._words()
+        authored = [i for i in ids if i not in self.kb.facts]
+        if kind == "search":
+            return {"action": "search", "query": " ".join(rng.choice(words) for _ in range(2)),
+                    "page": rng.randrange(1, 4)}
+        if kind == "read":
+            return {"action": "read", "id": rng.choice(ids)}
+        if kind == "add":
+            n = rng.randrange(2, 7)
+            return {"action": "add", "text": " ".join(rng.choice(words) for _ in range(n)) + "."}
+        if kind == "link":
+            return {"action": "link", "source": rng.choice(ids), "target": rng.choice(ids)}
+        if kind == "link_many":
+            return {"action": "link_many", "source": rng.choice(authored or ids),
+                    "targets": [rng.choice(ids) for _ in range(rng.randrange(1, 6))]}
+        if kind == "unlink":
+            return {"action": "unlink", "source": rng.choice(ids), "target": rng.choice(ids)}
+        if kind == "edit":
+            return {"action": "edit", "id": rng.choice(authored or ids),
+                    "text": " ".join(rng.choice(words) for _ in range(4)) + "."}
+        if kind == "delete":
+            return {"action": "delete", "id": rng.choice(authored or ids)}
+        return rng.choice(({"action": "fly"}, {"action": "read"}, {"action": "search", "query": ""},
+                           {"action": "search", "query": "x", "page": 99},
+                           {"action": "link_many", "source": rng.choice(ids), "targets": []},
+                           {"action": "answer", "text": "unknown"}, {"nonsense": True}))
+
+    def plan(self) -> Plan:
+        for _ in range(self.rng.randrange(0, self.max_actions + 1)):
+            yield self._random_action()
+
+
+class IndexCurator(_Backward):
+    """Builds and extends complete, precise index notes for the question's keys (§9.5).
+
+    For each key, in the order of :data:`KEYS`: page through the key's search until its
+    on-topic hits end (the member set is then complete), find an existing index with the same
+    title (it shows up in the search, or a title search finds it), and then either extend it
+    (``link_many`` the verified members it lacks, ``unlink`` linked facts that name no member)
+    or ``add`` the title and link the members, 40 per call. A key whose members cannot all be
+    verified within the budget is left alone: an index promises completeness. An existing index
+    left with no members is deleted.
+
+    ``stats`` counts what was built: ``added``, ``extended``, ``links``, ``unlinked``,
+    ``deleted``, ``skipped`` (keys given up for budget) over the agent's lifetime."""
+
+    name = "index-curator"
+
+    #: steps kept back for writing one key: title search, add, link_many, done.
+    RESERVE = 4
+
+    def __init__(self, *, titles: dict[str, str] | None = None, **kwargs):
+        self.titles = dict(TITLES if titles is None else titles)
+        self.stats = {"added": 0, "extended": 0, "links": 0, "unlinked": 0, "deleted": 0,
+                      "skipped": 0, "complete": 0}
+        super().__init__(**kwargs)
+
+    # -- plan --------------------------------------------------------------------------
+    def plan(self) -> Plan:
+        q = self.question
+        if q is None:
+            return
+        for rel, slot in KEYS.get(q.template, ()):
+            key = q.slots.get(slot) if slot != "S" else (yield from self._spouse(q.X))
+            if not key:
+                continue
+            yield from self._build(rel, key)
+
+    def _spouse(self, x: str | None) -> Plan:
+        if not x:
+            return None
+        kb = self.kb
+        page = 1
+        query, tier = spouse_query(x)
+        kb.tiers.setdefault(query, tier)
+        while not kb.spouses(x) and page <= 3 and self.steps_left > self.RESERVE + 1:
+            if not kb.has_page(query, page):
+                yield {"action": "search", "query": query, "page": page}
+            if kb.exhausted(query, page):
+                break
+            page += 1
+        found = sorted(kb.spouses(x))
+        return found[0] if found else None
+
+    # -- members -----------------------------------------------------------------------
+    def _page_through(self, query: str, tier: Tier) -> Plan:
+        """Page ``query`` to the end of its on-topic hits; ``False`` if budget/pages ran out."""
+        kb = self.kb
+        kb.tiers.setdefault(query, tier)
+        for page in range(1, self.max_page + 1):
+            if not kb.has_page(query, page):
+                if self.steps_left <= self.RESERVE + 1:
+                    return False
+                yield {"action": "search", "query": query, "page": page}
+            if kb.exhausted(query, page):
+                return True
+        return False
+
+    def _children_of(self, x: str) -> Plan:
+        """(complete, {child: note id}) from the notes seen: ``x is the father of C`` preferred,
+        else ``C is a child of x``."""
+        ok = yield from self._page_through(*children_query(x))
+        kb = self.kb
+        out: dict[str, str] = {}
+        for nid in kb.fact_notes(lambda f: f.kind in ("father_of", "mother_of") and f.subj == x):
+            out.setdefault(kb.facts[nid].obj, nid)
+        for nid in kb.fact_notes(lambda f: f.kind == "child_of" and f.obj == x):
+            out.setdefault(kb.facts[nid].subj, nid)
+        return ok, out
+
+    def _members(self, rel: str, key: str) -> Plan:
+        """(complete, member names, target note ids in id order) for one key."""
+        kb = self.kb
+        if rel in ("job", "hobby", "city"):
+            ok = yield from self._page_through(*value_query(key))
+            targets = kb.fact_notes(lambda f: f.kind == rel and f.obj == key)
+            return ok, {kb.facts[t].subj for t in targets}, _first_per_member(kb, targets, rel, key)
+        if rel == "hub":
+            ok = yield from self._page_through(*hub_query(key))
+            return ok, {key}, kb.naming(key)
+        if rel == "friends":
+            ok = yield from self._page_through(*friends_query(key))
+            chosen: dict[str, str] = {}
+            for nid in kb.fact_notes(lambda f: f.kind == "friend_of" and f.subj == key):
+                chosen.setdefault(kb.facts[nid].obj, nid)
+            for nid in kb.fact_notes(lambda f: f.kind == "friend_of" and f.obj == key):
+                chosen.setdefault(kb.facts[nid].subj, nid)
+            return ok, set(chosen), sorted(chosen.values(), key=_id_key)
+        if rel == "children":
+            ok, kids = yield from self._children_of(key)
+            return ok, set(kids), sorted(kids.values(), key=_id_key)
+        if rel == "grandchildren":
+            ok, kids = yield from self._children_of(key)
+            grand: dict[str, str] = {}
+            for kid in sorted(kids):
+                if not ok:
+                    break
+                ok, theirs = yield from self._children_of(kid)
+                for g, nid in theirs.items():
+                    grand.setdefault(g, nid)
+            return ok, set(grand), sorted(grand.values(), key=_id_key)
+        return False, set(), []
+
+    def _role(self, x: str) -> str:
+        """``father`` or ``mother``: from ``x``'s own parent notes, else from the first name."""
+        for _, f in self.kb.all_facts():
+            if f.subj == x and f.kind in ("father_of", "mother_of"):
+                return f.kind[: -len("_of")]
+        return parent_word(x)
+
+    # -- writing -----------------------------------------------------------------------
+    def _find_title(self, title: str) -> Plan:
+        """The id of an existing note whose text is ``title``; searches the title if unseen."""
+        kb = self.kb
+        for nid in kb.order:
+            if nid in kb.notes and _norm(kb.notes[nid]) == _norm(title):
+                return nid
+        query = title.rstrip(".")
+        if not kb.has_page(query, 1):
+            yield {"action": "search", "query": query, "page": 1}
+        for nid, text in kb.pages.get((query, 1)) or []:
+            if _norm(text) == _norm(title):
+                return nid
+        return None
+
+    def _build(self, rel: str, key: str) -> Plan:
+        kb = self.kb
+        if self.steps_left <= self.RESERVE + 1:
+            self.stats["skipped"] += 1
+            return
+        ok, members, targets = yield from self._members(rel, key)
+        if not ok:
+            self.stats["skipped"] += 1
+            return
+        title = self.titles[rel].format(key=key, role=self._role(key))
+        existing = yield from self._find_title(title)
+        if existing is not None and existing not in kb.links:
+            yield {"action": "read", "id": existing}
+        linked = kb.links.get(existing, []) if existing is not None else []
+        missing = [t for t in targets if t not in linked]
+        wrong = [t for t in linked if t in kb.facts
+                 and not set(fact_names(kb.facts[t])) & members]
+        if existing is None:
+            if not targets:
+                return
+            need = 1 + math.ceil(len(missing) / self.link_batch_max) + 1
+            if self.steps_left < need:
+                self.stats["skipped"] += 1
+                return
+            yield {"action": "add", "text": title}
+            existing = _added_id(self.last_result)
+            if existing is None:
+                return
+            kb.links.setdefault(existing, [])
+            self.stats["added"] += 1
+        elif missing or wrong:
+            self.stats["extended"] += 1
+        else:
+            self.stats["complete"] += 1
+        for i in range(0, len(missing), self.link_batch_max):
+            if self.steps_left <= 1:
+                return
+            batch = missing[i:i + self.link_batch_max]
+            yield {"action": "link_many", "source": existing, "targets": batch}
+            self.stats["links"] += len(batch)
+        for t in wrong:
+            if self.steps_left <= 1:
+                return
+            yield {"action": "unlink", "source": existing, "target": t}
+            if self.last_result.startswith("unlinked"):
+                kb.links[existing] = [x for x in kb.links.get(existing, []) if x != t]
+                self.stats["unlinked"] += 1
+        if not kb.links.get(existing) and not targets and self.steps_left > 1:
+            yield {"action": "delete", "id": existing}
+            self.stats["deleted"] += 1
+
+
+def _first_per_member(kb: Knowledge, targets: list[str], rel: str, key: str) -> list[str]:
+    """One note per member (the first in id order), so a duplicated fact is linked once."""
+    seen: set[str] = set()
+    out = []
+    for t in targets:
+        f: Fact = kb.facts[t]
+        if f.subj not in seen:
+            seen.add(f.subj)
+            out.append(t)
+    return out
+
+
+def _added_id(result: str) -> str | None:
+    """The note id of ``added {id}`` or ``duplicate of {id} - merged, ...``."""
+    m = re.match(r"^(?:added|duplicate of) ([A-Za-z_]*\d+)", result)
+    return m.group(1) if m else None

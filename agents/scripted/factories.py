@@ -1,0 +1,36 @@
+"""Entry points for ``kbgym.plugins.make_agent`` (declared in pyproject.toml under
+``kbgym.agents``). Each factory takes keyword options; scripted agents ignore the endpoint
+options (model, base_url, api_key_env) that the command line passes to every agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
+from agents.scripted.reader import ScriptedReader
+from agents.scripted.train import TrainAgent
+
+
+def reader(**_: Any) -> ScriptedReader:
+    """``scripted-reader``: the exam reader."""
+    return ScriptedReader()
+
+
+def index_trainer(**_: Any) -> TrainAgent:
+    """``scripted-index``: the scripted reader in forward, the index curator in backward."""
+    return TrainAgent(ScriptedReader(), IndexCurator())
+
+
+def content_trainer(**_: Any) -> TrainAgent:
+    """``scripted-content``: the reader, then the content writer (the shortcut)."""
+    return TrainAgent(ScriptedReader(), ContentWriter())
+
+
+def noop_trainer(**_: Any) -> TrainAgent:
+    """``scripted-noop``: the reader, then ``done()``."""
+    return TrainAgent(ScriptedReader(), NoopCurator())
+
+
+def random_trainer(seed: int = 0, **_: Any) -> TrainAgent:
+    """``scripted-random``: the reader, then seeded random backward actions."""
+    return TrainAgent(ScriptedReader(), RandomCurator(seed))

@@ -1,0 +1,299 @@
+"""What a scripted agent has learnt in one episode, from the text it was shown and nothing else.
+
+``Knowledge.ingest(observation)`` folds every remembered search page and read into:
+
+- ``notes``: id -> text of every note shown (search hits, read notes and their links);
+- ``facts``: id -> the §3 fact a note states (authored notes have none);
+- ``pages``: (query, page) -> the hits shown, or ``[]`` for an empty page / no hits;
+- ``links``: id -> the linked ids a read showed.
+
+On top of that it answers the relational questions (spouse, parents, children, friends,
+holders of a value) from the facts seen, and keeps which sets are known to be *complete*: a
+search paged to its end (``exhausted``), or an index note read and trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agents.scripted.text import (
+    Fact,
+    Observation,
+    fact_names,
+    index_keys,
+    names_in,
+    parse_fact,
+    parse_read,
+    result_hits,
+    tokens,
+)
+
+#: The relations a person's name hub (every note naming them) is complete for.
+HUB_RELS = ("friends", "children", "parents", "spouse")
+
+
+class Tier:
+    """Which hits of a search are "on topic": they hold every ``required`` token and, when
+    ``any_of`` is given, at least one of those. BM25 ranks such hits above the rest, so a page
+    whose last §3 hit is off topic ends the set (§7)."""
+
+    def __init__(self, required: Iterable[str], any_of: Iterable[str] = ()):
+        self.required = frozenset(required)
+        self.any_of = frozenset(any_of)
+
+    def holds(self, text: str) -> bool:
+        toks = set(tokens(text))
+        return self.required <= toks and (not self.any_of or bool(self.any_of & toks))
+
+
+class Knowledge:
+    def __init__(self, page_size: int = 5):
+        self.page_size = page_size
+        self.notes: dict[str, str] = {}
+        self.order: list[str] = []  # ids in the order first shown
+        self.facts: dict[str, Fact] = {}
+        self.pages: dict[tuple[str, int], list[tuple[str, str]] | None] = {}
+        self.links: dict[str, list[str]] = {}
+        self.tiers: dict[str, Tier] = {}
+        self.complete: set[tuple[str, str]] = set()
+        self.index_members: dict[tuple[str, str], set[str]] = {}
+        self.results: list[tuple[str, dict | None, str]] = []  # every entry seen, in order
+        self._seen_entries = 0
+
+    # -- ingest ------------------------------------------------------------------------
+    def note(self, nid: str, text: str) -> None:
+        if nid not in self.notes:
+            self.order.append(nid)
+        self.notes[nid] = text
+        f = parse_fact(text)
+        if f is not None:
+            self.facts[nid] = f
+        else:
+            self.facts.pop(nid, None)
+
+    def ingest(self, obs: Observation) -> None:
+        for e in obs.entries:
+            self.ingest_entry(e.name, e.args, e.result)
+
+    def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
+        if name == "search" and args is not None:
+            query, page = args.get("query"), args.get("page", 1)
+            if not isinstance(query, str) or not isinstance(page, int):
+                return
+            if result.startswith("page "):
+                hits = result_hits(result)
+                for nid, text in hits:
+                    self.note(nid, text)
+                self.pages[(query, page)] = hits
+            elif result.startswith("(no hits)") or result.startswith("(page "):
+                self.pages[(query, page)] = []
+            elif result.startswith("ERROR"):
+                self.pages.setdefault((query, page), None)
+        elif name == "read":
+            r = parse_read(result)
+            if r is None:
+                return
+            self.note(r.id, r.text)
+            for nid, text in r.links:
+                self.note(nid, text)
+            self.links[r.id] = [nid for nid, _ in r.links]
+        elif name == "add" and args is not None and result.startswith("added "):
+            nid = result.split()[1]
+            text = args.get("text")
+            if isinstance(text, str):
+                self.note(nid, " ".join(text.split()))
+                self.links.setdefault(nid, [])
+        elif name == "delete" and result.startswith("deleted "):
+            nid = result.split()[1]
+            self.notes.pop(nid, None)
+            self.facts.pop(nid, None)
+            self.links.pop(nid, None)
+        elif name == "link_many" and args is not None and " -> " in result \
+                and not result.startswith("ERROR") and not result.startswith("no links"):
+            src = args.get("source")
+            if isinstance(src, str) and src in self.links:
+                skipped = result.split(" | skipped: ", 1)[1] if " | skipped: " in result else ""
+                bad = {part.split(" ", 1)[0] for part in skipped.split("; ") if part}
+                for t in args.get("targets") or []:
+                    if t not in bad and t not in self.links[src]:
+                        self.links[src].append(t)
+
+    # -- searches ----------------------------------------------------------------------
+    def has_page(self, query: str, page: int) -> bool:
+        return (query, page) in self.pages
+
+    def exhausted(self, query: str, page: int) -> bool:
+        """Whether page ``page`` of ``query`` shows the end of the query's on-topic hits."""
+        hits = self.pages.get((query, page))
+        if hits is None:
+            return (query, page) in self.pages  # an error page: nothing more to get
+        if len(hits) < self.page_size:
+            return True
+        tier = self.tiers.get(query)
+        if tier is None:
+            return False
+        # After the last on-topic §3 hit, an off-topic one ends the set, unless it repeats a
+        # query word (``Milo Quimby is a child of Milo Abernathy``): BM25 can rank such a note
+        # above on-topic ones, so it proves nothing. Authored notes are not part of the set.
+        words = set(tokens(query))
+        after_last_on_topic = []
+        for nid, text in hits:
+            if nid not in self.facts:
+                continue
+            if tier.holds(text):
+                after_last_on_topic = []
+            else:
+                after_last_on_topic.append(text)
+        return any(not _repeats(text, words) for text in after_last_on_topic)
+
+    # -- facts -------------------------------------------------------------------------
+    def all_facts(self, kind: str | None = None) -> Iterable[tuple[str, Fact]]:
+        for nid in self.order:
+            f = self.facts.get(nid)
+            if f is not None and (kind is None or f.kind == kind):
+                yield nid, f
+
+    def attr(self, name: str, kind: str) -> str | None:
+        for _, f in self.all_facts(kind):
+            if f.subj == name:
+                return f.obj
+        return None
+
+    def holders(self, kind: str, value: str) -> set[str]:
+        out = {f.subj for _, f in self.all_facts(kind) if f.obj == value}
+        return out | self.index_members.get((kind, value), set())
+
+    def spouses(self, x: str) -> set[str]:
+        out = set()
+        for _, f in self.all_facts("married"):
+            if f.subj == x:
+                out.add(f.obj)
+            elif f.obj == x:
+                out.add(f.subj)
+        return out | self.index_members.get(("spouse", x), set())
+
+    def friends(self, x: str) -> set[str]:
+        out = set()
+        for _, f in self.all_facts("friend_of"):
+            if f.subj == x:
+                out.add(f.obj)
+            elif f.obj == x:
+                out.add(f.subj)
+        return out | self.index_members.get(("friends", x), set())
+
+    def children(self, x: str) -> set[str]:
+        out = set()
+        for _, f in self.all_facts():
+            if f.kind in ("father_of", "mother_of") and f.subj == x:
+                out.add(f.obj)
+            elif f.kind == "child_of" and f.obj == x:
+                out.add(f.subj)
+        return out | self.index_members.get(("children", x), set())
+
+    def parents(self, x: str) -> set[str]:
+        out = set()
+        for _, f in self.all_facts():
+            if f.kind in ("father_of", "mother_of") and f.obj == x:
+                out.add(f.subj)
+            elif f.kind == "child_of" and f.subj == x:
+                out.add(f.obj)
+        return out | self.index_members.get(("parents", x), set())
+
+    def parent_role(self, x: str, role: str) -> set[str]:
+        """Parents of ``x`` stated to be its father (``role="father"``) or mother."""
+        kind = f"{role}_of"
+        return {f.subj for _, f in self.all_facts(kind) if f.obj == x}
+
+    def fact_notes(self, pred) -> list[str]:
+        """Ids of the notes whose fact satisfies ``pred``, in id order."""
+        return sorted((nid for nid, f in self.facts.items() if pred(f)), key=_id_key)
+
+    def naming(self, name: str) -> list[str]:
+        """Ids of §3 notes that name ``name``, in id order."""
+        return self.fact_notes(lambda f: name in fact_names(f))
+
+    # -- indexes -----------------------------------------------------------------------
+    def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
+        """Unread authored notes whose text names ``(rel, key)`` (a person's hub counts for
+        that person's relations), exact matches first, in the order they were shown."""
+        exact, hubs = [], []
+        for nid in self.order:
+            if nid in self.facts or nid in self.links or nid not in self.notes:
+                continue
+            found = index_keys(self.notes[nid], values)
+            if (rel, key) in found:
+                exact.append(nid)
+            elif rel in HUB_RELS and ("hub", key) in found:
+                hubs.append(nid)
+        return exact + hubs
+
+    def absorb_index(self, nid: str, rel: str, key: str) -> bool:
+        """Take a read index note as complete for ``(rel, key)``; ``False`` if it had no links.
+
+        Members come from the linked facts (the side of each fact the relation points at) and
+        from linked notes that name exactly one person (an index of member hubs)."""
+        linked = self.links.get(nid)
+        if not linked:
+            return False
+        found = index_keys(self.notes.get(nid, ""), ((rel, key),))
+        if ("hub", key) in found and (rel, key) not in found:
+            for r in HUB_RELS:
+                self.complete.add((r, key))
+            return True
+        members = set()
+        for lid in linked:
+            f = self.facts.get(lid)
+            if f is None:
+                people = names_in(self.notes.get(lid, ""))
+                if len(people) == 1 and people[0] != key:
+                    members.add(people[0])
+                continue
+            m = member_of(f, rel, key)
+            if m is not None:
+                members.add(m)
+        self.index_members[(rel, key)] = self.index_members.get((rel, key), set()) | members
+        self.complete.add((rel, key))
+        return True
+
+
+def member_of(f: Fact, rel: str, key: str) -> str | None:
+    """The member of ``(rel, key)`` a linked fact names, if it names one."""
+    parent = f.kind in ("father_of", "mother_of")
+    if rel in ("job", "hobby", "city"):
+        return f.subj if f.kind == rel and f.obj == key else None
+    if rel == "friends" and f.kind == "friend_of" and key in (f.subj, f.obj):
+        return f.obj if f.subj == key else f.subj
+    if rel == "spouse" and f.kind == "married" and key in (f.subj, f.obj):
+        return f.obj if f.subj == key else f.subj
+    if rel == "children":
+        if parent and f.subj == key:
+            return f.obj
+        if f.kind == "child_of" and f.obj == key:
+            return f.subj
+    if rel == "parents":
+        if parent and f.obj == key:
+            return f.subj
+        if f.kind == "child_of" and f.subj == key:
+            return f.obj
+    if rel in ("grandchildren", "siblings"):
+        if parent and f.subj != key and f.obj != key:
+            return f.obj
+        if f.kind == "child_of" and f.obj != key and f.subj != key:
+            return f.subj
+    return None
+
+
+def _id_key(nid: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in nid if ch.isdigit())
+    return (int(digits) if digits else -1, nid)
+
+
+def _repeats(text: str, words: set[str]) -> bool:
+    """Whether ``text`` holds some query word more than once."""
+    seen: set[str] = set()
+    for t in tokens(text):
+        if t in words:
+            if t in seen:
+                return True
+            seen.add(t)
+    return False

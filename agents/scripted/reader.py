@@ -1,0 +1,471 @@
+"""The scripted reader: answers every question class with search, read and answer only.
+
+It parses the question's shape (§4.2), plans the hops, and searches with the words a note would
+use (``Felix Abernathy is married to``, ``the father of Nora Vance``, ``cooper``). Sets are paged
+until the on-topic hits end (see :class:`~agents.scripted.knowledge.Tier`), and several people's
+attribute notes are fetched with one query (``born Felix Abernathy Nora Vance``).
+
+Index notes are used whenever the library has them: an authored hit that names the key the
+reader is enumerating (``Residents of Fenmarch.``, ``Friends of Felix Abernathy.``, a name hub)
+is read, and its linked notes are taken as the complete member set (the curation promise). A
+hit that states the question's answer outright (a content writer's sentence) is answered from.
+
+The plan is a generator: it yields actions and resumes once the next observation has been
+folded into :class:`~agents.scripted.knowledge.Knowledge`. On the last step of the budget the
+reader answers its best guess. Everything is deterministic: sets are walked in sorted order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+
+from agents.base import Action, BaseAgent
+from agents.scripted.knowledge import Knowledge, Tier
+from agents.scripted.queries import (
+    children_query,
+    friends_query,
+    parent_query,
+    parents_query,
+    spouse_query,
+    value_query,
+)
+from agents.scripted.text import (
+    ParsedQuestion,
+    gender_of,
+    parse_observation,
+    parse_question,
+    statement_answer,
+)
+
+Plan = Generator[Action, None, str]
+
+ATTR_WORDS = {"job": "job", "hobby": "hobby", "city": "lives city", "born": "born",
+              "married": "married"}
+SINGLE_ATTR_QUERY = {"job": "{n}'s job is", "hobby": "{n}'s hobby is",
+                     "city": "{n} lives in the city of", "born": "{n} was born on",
+                     "married": "{n} is married to"}
+
+
+class ScriptedReader(BaseAgent):
+    """A deterministic reader for the 26 question shapes (no language model).
+
+    ``batch`` is how many people one attribute query asks about (``value_batch`` when the
+    query also names the value sought, which makes the wanted note stand out); ``page_size`` and
+    ``max_page`` must match the environment's paging (SPEC §1 defaults)."""
+
+    name = "scripted-reader"
+
+    def __init__(self, *, page_size: int = 5, max_page: int = 12, batch: int = 2,
+                 value_batch: int = 4):
+        self.page_size = page_size
+        self.max_page = max_page
+        self.batch = batch
+        self.value_batch = value_batch
+        self.reset()
+
+    # -- agent interface ---------------------------------------------------------------
+    def reset(self) -> None:
+        self.kb = Knowledge(self.page_size)
+        self._plan: Plan | None = None
+        self._task: str | None = None
+        self._question: ParsedQuestion | None = None
+        self._guess: str | None = None
+        self._attempts: dict[tuple[str, str], int] = {}
+
+    def act(self, observation: dict, info: dict | None = None) -> Action | None:
+        obs = parse_observation(observation["text"])
+        if obs.task != self._task or not obs.entries:  # a new episode
+            self.reset()
+            self._task = obs.task
+            self.kb.ingest(obs)
+        else:  # only the newest entry is new
+            e = obs.entries[-1]
+            self.kb.ingest_entry(e.name, e.args, e.result)
+        steps_left = observation.get("steps_left", obs.remaining)
+        if self._plan is None:
+            self._question = parse_question(obs.question)
+            self._plan = self._run()
+            action = next(self._plan)
+        else:
+            try:
+                action = self._plan.send(None)
+            except StopIteration:
+                action = self._answer(self._guess)
+        if action.get("action") != "answer" and steps_left is not None and steps_left <= 1:
+            action = self._answer(self._guess)
+        return action
+
+    # -- plumbing ----------------------------------------------------------------------
+    @staticmethod
+    def _answer(text: str | None) -> Action:
+        return {"action": "answer", "text": text if text else "unknown"}
+
+    def _run(self) -> Generator[Action, None, None]:
+        q = self._question
+        if q is None:
+            answer = "unknown"
+        else:
+            plan = getattr(self, f"_plan_{q.template}")
+            answer = yield from self._watch(plan(q))
+        yield self._answer(answer)
+
+    def _watch(self, plan: Plan) -> Plan:
+        """Run ``plan``, but answer at once when a note states the answer to the question."""
+        q = self._question
+        try:
+            action = next(plan)
+            while True:
+                stated = self._stated(q)
+                if stated is not None:
+                    return stated
+                yield action
+                action = plan.send(None)
+        except StopIteration as stop:
+            return stop.value
+
+    def _stated(self, q: ParsedQuestion) -> str | None:
+        for nid in self.kb.order:
+            if nid not in self.kb.facts and nid in self.kb.notes:
+                ans = statement_answer(q, self.kb.notes[nid])
+                if ans is not None:
+                    return ans
+        return None
+
+    def _search(self, query: str, tier: Tier | None = None, page: int = 1) -> Plan:
+        """Show page ``page`` of ``query`` (once); returns nothing useful, the page is in kb."""
+        if tier is not None:
+            self.kb.tiers.setdefault(query, tier)
+        if not self.kb.has_page(query, page):
+            yield {"action": "search", "query": query, "page": page}
+        return ""
+
+    def _read(self, nid: str) -> Plan:
+        if nid not in self.kb.links:
+            yield {"action": "read", "id": nid}
+        return ""
+
+    # -- sets --------------------------------------------------------------------------
+    def _complete(self, rel: str, key: str, query: str, tier: Tier,
+                  done: Callable[[], bool] | None = None, index_rel: str | None = None) -> Plan:
+        """Make the set ``(rel, key)`` complete: page through ``query`` until its on-topic hits
+        end, reading an index note for the key as soon as one is in sight. ``done`` stops early
+        (a single-valued relation found). Returns ``"complete"`` or ``""``."""
+        kb = self.kb
+        page = 1
+        while True:
+            if (rel, key) in kb.complete:
+                return "complete"
+            if done is not None and done():
+                return ""
+            irel = index_rel or rel
+            for nid in kb.index_candidates(irel, key, ((irel, key),)):
+                yield from self._read(nid)
+                if kb.absorb_index(nid, irel, key):
+                    kb.complete.add((rel, key))
+                    return "complete"
+            if page > self.max_page:
+                return ""
+            yield from self._search(query, tier, page)
+            if kb.exhausted(query, page):
+                kb.complete.add((rel, key))
+                return "complete"
+            page += 1
+
+    def _friends(self, x: str) -> Plan:
+        yield from self._complete("friends", x, *friends_query(x))
+        return self.kb.friends(x)
+
+    def _children(self, x: str) -> Plan:
+        yield from self._complete("children", x, *children_query(x))
+        return self.kb.children(x)
+
+    def _parent(self, x: str, role: str) -> Plan:
+        """``x``'s father or mother, or ``None`` when the text shows there is none."""
+        kb = self.kb
+        yield from self._complete(role, x, *parent_query(x, role),
+                                  done=lambda: bool(kb.parent_role(x, role)),
+                                  index_rel="parents")
+        found = kb.parent_role(x, role)
+        if not found:  # a parent index or hub: tell the roles apart by first name
+            found = {p for p in kb.parents(x) if gender_of(p) == ("male" if role == "father"
+                                                                  else "female")}
+        return min(found) if found else None
+
+    def _spouse(self, x: str) -> Plan:
+        kb = self.kb
+        yield from self._complete("spouse", x, *spouse_query(x), done=lambda: bool(kb.spouses(x)))
+        found = kb.spouses(x)
+        return min(found) if found else None
+
+    def _holders(self, kind: str, value: str) -> Plan:
+        """Everyone whose job/hobby/city is ``value``."""
+        yield from self._complete(kind, value, *value_query(value))
+        return self.kb.holders(kind, value)
+
+    # -- attributes --------------------------------------------------------------------
+    def _attr(self, name: str, kind: str) -> Plan:
+        got = yield from self._attrs([name], kind)
+        return got.get(name)
+
+    def _known(self, name: str, kind: str):
+        if kind == "married":
+            found = self.kb.spouses(name)
+            if found:
+                return min(found)
+            return "" if ("spouse", name) in self.kb.complete else None
+        return self.kb.attr(name, kind)
+
+    def _attrs(self, names: list[str], kind: str,
+               stop: Callable[[], bool] | None = None) -> Plan:
+        """The ``kind`` of each name (``married``: the spouse, ``""`` for none), asking about
+        ``batch`` people per query; names still unknown after a batch are asked alone once.
+        ``stop`` ends the lookups early."""
+        kb = self.kb
+        while True:
+            if stop is not None and stop():
+                break
+            todo = [n for n in names if self._known(n, kind) is None
+                    and self._attempts.get((n, kind), 0) < 2]
+            if not todo:
+                break
+            fresh = [n for n in todo if self._attempts.get((n, kind), 0) == 0]
+            if fresh:
+                group = fresh[: self.batch]
+                query = f"{ATTR_WORDS[kind]} " + " ".join(group)
+            else:
+                group = todo[:1]
+                query = SINGLE_ATTR_QUERY[kind].format(n=group[0])
+            for n in group:
+                self._attempts[(n, kind)] = self._attempts.get((n, kind), 0) + 1
+            yield from self._search(query)
+            if kind == "married":
+                # Marriages rank first; unless the page is all marriages, the rest are unmarried.
+                hits = kb.pages.get((query, 1)) or []
+                shown = sum(1 for nid, _ in hits
+                            if nid in kb.facts and kb.facts[nid].kind == "married")
+                if shown < self.page_size:
+                    for n in group:
+                        if not kb.spouses(n):
+                            kb.complete.add(("spouse", n))
+        return {n: self._known(n, kind) for n in names if self._known(n, kind) is not None}
+
+    # -- the plans, one per template ----------------------------------------------------
+    def _plan_qc1_job(self, q: ParsedQuestion) -> Plan:
+        return (yield from self._attr(q.X, "job")) or "unknown"
+
+    def _plan_qc1_hobby(self, q: ParsedQuestion) -> Plan:
+        return (yield from self._attr(q.X, "hobby")) or "unknown"
+
+    def _plan_qc1_city(self, q: ParsedQuestion) -> Plan:
+        return (yield from self._attr(q.X, "city")) or "unknown"
+
+    def _chain(self, x: str, hops: list[str], kind: str) -> Plan:
+        """Follow relation hops (spouse, father, mother) from ``x``, then read ``kind``."""
+        person = x
+        for hop in hops:
+            if hop == "spouse":
+                person = yield from self._spouse(person)
+            else:
+                person = yield from self._parent(person, hop)
+            if person is None:
+                return "unknown"
+        return (yield from self._attr(person, kind)) or "unknown"
+
+    def _plan_qc2_spouse_job(self, q):
+        return (yield from self._chain(q.X, ["spouse"], "job"))
+
+    def _plan_qc2_father_hobby(self, q):
+        return (yield from self._chain(q.X, ["father"], "hobby"))
+
+    def _plan_qc2_mother_city(self, q):
+        return (yield from self._chain(q.X, ["mother"], "city"))
+
+    def _plan_qc3_spouse_father_hobby(self, q):
+        return (yield from self._chain(q.X, ["spouse", "father"], "hobby"))
+
+    def _plan_qc3_father_spouse_job(self, q):
+        return (yield from self._chain(q.X, ["father", "spouse"], "job"))
+
+    def _plan_qc3_spouse_mother_city(self, q):
+        return (yield from self._chain(q.X, ["spouse", "mother"], "city"))
+
+    def _plan_qc4_children(self, q):
+        kids = yield from self._children(q.X)
+        return str(len(kids))
+
+    def _plan_qc4_friends(self, q):
+        friends = yield from self._friends(q.X)
+        return str(len(friends))
+
+    def _sibling(self, q: ParsedQuestion, gender: str, kind: str) -> Plan:
+        """The job/hobby of X's brother or sister; ``unknown`` when a parent's children show
+        none (or X has no parents)."""
+        kb = self.kb
+        yield from self._complete("parents", q.X, *parents_query(q.X),
+                                  done=lambda: bool(kb.parents(q.X)))
+        parents = kb.parents(q.X)
+        if not parents:
+            return "unknown"
+        kids = yield from self._children(min(parents))
+        sibs = sorted(k for k in kids - {q.X} if gender_of(k) == gender)
+        if not sibs:
+            return "unknown"
+        self._guess = "unknown"
+        return (yield from self._attr(sibs[0], kind)) or "unknown"
+
+    def _plan_qc5_brother_job(self, q):
+        return (yield from self._sibling(q, "male", "job"))
+
+    def _plan_qc5_sister_hobby(self, q):
+        return (yield from self._sibling(q, "female", "hobby"))
+
+    def _plan_qc5_spouse_city(self, q):
+        return (yield from self._chain(q.X, ["spouse"], "city"))
+
+    def _with_value(self, cands: list[str], kind: str, value: str,
+                    stop: Callable[[], bool]) -> Plan:
+        """Which of ``cands`` have ``kind`` = ``value``, found by asking for the value together
+        with ``value_batch`` names at a time (``Fenmarch Felix Abernathy Nora Vance ...``): a
+        candidate's own note holds the value and both name tokens, so it ranks on page 1.
+        A candidate not seen with the value is presumed not to have it."""
+        kb = self.kb
+        todo = [c for c in cands if kb.attr(c, kind) is None
+                and c not in kb.index_members.get((kind, value), ())]
+        for i in range(0, len(todo), self.value_batch):
+            if stop():
+                break
+            group = todo[i:i + self.value_batch]
+            yield from self._search(f"{value} " + " ".join(group))
+        return [c for c in cands if kb.attr(c, kind) == value
+                or c in kb.index_members.get((kind, value), ())]
+
+    def _join(self, q: ParsedQuestion) -> Plan:
+        """The person with the question's job and city and/or hobby, or ``None``."""
+        kb = self.kb
+        conds = [("job", q.slots["job"])]
+        for kind in ("city", "hobby"):
+            if q.slots.get(kind):
+                conds.append((kind, q.slots[kind]))
+
+        def has(p: str, kind: str, value: str) -> bool:
+            return kb.attr(p, kind) == value or p in kb.index_members.get((kind, value), ())
+
+        def matches() -> list[str]:
+            return sorted(p for p in kb.holders("job", conds[0][1])
+                          if all(has(p, k, v) for k, v in conds[1:]))
+
+        # The first page of every key shows its index, if the library has one.
+        for _, value in conds:
+            yield from self._search(*value_query(value))
+            if matches():
+                return matches()[0]
+        for kind, value in conds:
+            if kb.index_candidates(kind, value, ((kind, value),)):
+                yield from self._holders(kind, value)
+                if matches():
+                    return matches()[0]
+        cands = sorted((yield from self._holders("job", conds[0][1])))
+        if cands:
+            self._guess = cands[0]
+        for kind, value in conds[1:]:
+            if matches():
+                break
+            if (kind, value) in kb.complete:
+                cands = [p for p in cands if has(p, kind, value)]
+                continue
+            kept = yield from self._with_value(cands, kind, value, stop=lambda: bool(matches()))
+            if not kept and not matches():  # nobody seen with it: enumerate the value's set
+                yield from self._holders(kind, value)
+                kept = [p for p in cands if has(p, kind, value)]
+            cands = kept
+            if cands:
+                self._guess = cands[0]
+        found = matches()
+        if found:
+            return found[0]
+        return cands[0] if cands else None
+
+    def _plan_qc6_job_city(self, q):
+        return (yield from self._join(q)) or "unknown"
+
+    _plan_qc6_job_hobby = _plan_qc6_job_city
+    _plan_qc6_job_city_hobby = _plan_qc6_job_city
+
+    def _plan_qc7_common_friend(self, q):
+        fx = yield from self._friends(q.X)
+        self._guess = ", ".join(sorted(fx)[:1]) or None
+        fy = yield from self._friends(q.Y)
+        return ", ".join(sorted(fx & fy)) or "unknown"
+
+    def _plan_qc7_child_friend(self, q):
+        kids = yield from self._children(q.X)
+        self._guess = ", ".join(sorted(kids)[:1]) or None
+        fy = yield from self._friends(q.Y)
+        return ", ".join(sorted(kids & fy)) or "unknown"
+
+    def _plan_qc8_grandchildren(self, q):
+        kb = self.kb
+        x = q.X
+        yield from self._search(*children_query(x))
+        for nid in kb.index_candidates("grandchildren", x):
+            yield from self._read(nid)
+            if kb.absorb_index(nid, "grandchildren", x):
+                return str(len(kb.index_members[("grandchildren", x)]))
+        kids = yield from self._children(x)
+        grand: set[str] = set()
+        for kid in sorted(kids):
+            grand |= (yield from self._children(kid))
+            self._guess = str(len(grand))
+        return str(len(grand))
+
+    def _plan_qc8_friend_job(self, q):
+        kb = self.kb
+        job = q.slots["job"]
+        friends = sorted((yield from self._friends(q.X)))
+        if (("job", job) not in kb.complete
+                and kb.index_candidates("job", job, (("job", job),))):
+            yield from self._holders("job", job)
+        if ("job", job) in kb.complete:
+            return str(len(set(friends) & kb.holders("job", job)))
+        jobs = yield from self._attrs(friends, "job")
+        return str(sum(1 for f in friends if jobs.get(f) == job))
+
+    def _plan_qc8_spouse_friends(self, q):
+        s = yield from self._spouse(q.X)
+        if s is None:
+            return "unknown"
+        return str(len((yield from self._friends(s))))
+
+    def _plan_qc9_older_pair(self, q):
+        born = yield from self._attrs([q.X, q.Y], "born")
+        self._guess = q.X
+        if q.X in born and q.Y in born:
+            return q.X if born[q.X] < born[q.Y] else q.Y
+        return q.X if q.X in born else q.Y
+
+    def _plan_qc9_oldest_child(self, q):
+        kids = sorted((yield from self._children(q.X)))
+        if not kids:
+            return "unknown"
+        self._guess = kids[0]
+        born = yield from self._attrs(kids, "born")
+        dated = sorted((d, k) for k, d in born.items())
+        return dated[0][1] if dated else kids[0]
+
+    def _plan_qc10_spouse_job_city(self, q):
+        p = yield from self._join(q)
+        if p is None:
+            return "unknown"
+        s = yield from self._spouse(p)
+        return s or "unknown"
+
+    def _plan_qc10_spouse_job(self, q):
+        kb = self.kb
+        cands = sorted((yield from self._holders("job", q.slots["job"])))
+
+        def married() -> list[str]:
+            return [c for c in cands if kb.spouses(c)]
+
+        yield from self._attrs(cands, "married", stop=lambda: bool(married()))
+        found = married()
+        return min(kb.spouses(found[0])) if found else "unknown"
