@@ -8,6 +8,7 @@ scripted reader; print the rho table and library metrics; write the curve and th
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -52,6 +53,8 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     write_canonical(out / "probe.json", probe)
     trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
+    for arm in ("B1", "trained"):  # exams append; a rerun starts them afresh
+        shutil.rmtree(out / f"exam_{arm}", ignore_errors=True)
     arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, label="B1",
                                 out=out / "exam_B1"),
             "trained": examine_probe(u, trained, reader, probe, label="trained",
