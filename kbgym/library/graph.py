@@ -1,0 +1,786 @@
+"""The library (SPEC §6.1): a directed graph of one-sentence notes with hidden provenance.
+
+The core graph knows nothing about search or dedup. It *notifies* an optional search backend
+(``upsert`` / ``remove``) and asks an optional dedup guard for a survivor; with neither (as in
+replay) it is a plain graph.
+
+Every refused operation raises :class:`LibraryOpError` whose message is the exact SPEC §8
+``ERROR: ...`` result string, and changes nothing (not even ``version``). Every mutation of a
+frozen library raises :class:`LibraryFrozenError`.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
+
+from kbgym.errors import LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
+
+EDITED = "edited"
+AUTHORED = "authored"
+FLAGS = (None, EDITED, AUTHORED)
+
+#: The typed-link vocabulary (SPEC §18).
+LINK_TYPES: tuple[str, ...] = ("refers_to", "supersedes", "amends", "cites", "member_of", "related")
+
+#: Defaults (SPEC §1).
+MAX_TEXT_CHARS = 1000
+LINK_BATCH_MAX = 40
+
+RefreshMode = Literal["immediate", "iteration"]
+
+_ID_RE = re.compile(r"s([0-9]+)")
+_NO_TYPES: Any = MappingProxyType({})
+_KEEP: Any = object()
+
+
+@contextmanager
+def _gc_paused():
+    """Bulk loads allocate millions of long-lived objects; cyclic GC passes over them are
+    wasted work (and dominate load time at 10^6 nodes). Restores the previous state."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def id_num(node_id: str) -> int:
+    """The numeric part of ``s%04d`` ids; id order compares this (s9999 < s10000)."""
+    m = _ID_RE.fullmatch(node_id)
+    if m is None:
+        raise ValueError(f"bad note id {node_id!r}: expected 's' followed by digits, e.g. s0001")
+    return int(m.group(1))
+
+
+def format_id(num: int) -> str:
+    """``s%04d``: the width is a minimum, so s10000 follows s9999."""
+    return f"s{num:04d}"
+
+
+def normalize_text(text: str) -> str:
+    """Strip and collapse every whitespace run (newlines included) to one space."""
+    return " ".join(text.split())
+
+
+def err_no_such_note(node_id: str) -> str:
+    return f"ERROR: no such note {node_id}"
+
+
+def err_text_too_long(cap: int) -> str:
+    return f"ERROR: note text is longer than {cap} characters"
+
+
+def err_too_many_targets(n: int, cap: int) -> str:
+    return (
+        f"ERROR: targets has {n} ids, more than {cap} - link only the notes that actually "
+        f"belong, in several calls if needed"
+    )
+
+
+ERR_EMPTY_TEXT = "ERROR: note text must not be empty"
+ERR_SELF_LINK = "ERROR: cannot link a note to itself"
+ERR_TARGETS_EMPTY = "ERROR: targets is empty"
+
+
+class Node:
+    """One note. ``links`` is ordered; ``link_types`` maps target -> type for typed links only.
+
+    ``origin``, ``flag`` and ``absorbed`` are hidden: they never reach an observation. Treat
+    every field as read-only; mutate through the :class:`Library`.
+    """
+
+    __slots__ = ("id", "num", "text", "links", "link_types", "origin", "flag", "absorbed",
+                 "_in", "_ain")  # fmt: skip
+
+    def __init__(self, id: str, num: int, text: str, origin: str | None, flag: str | None,
+                 absorbed: tuple[str, ...] = ()):  # fmt: skip
+        self.id = id
+        self.num = num
+        self.text = text
+        self.links: list[str] = []
+        self.link_types: dict[str, str] = _NO_TYPES
+        self.origin = origin
+        self.flag = flag
+        self.absorbed: tuple[str, ...] = absorbed
+        self._in: dict[str, None] | None = None  # in-adjacency: source ids (insertion order)
+        self._ain = 0  # authored in-degree
+
+    @property
+    def is_original(self) -> bool:
+        return self.origin is not None
+
+    @property
+    def is_authored(self) -> bool:
+        return self.flag == AUTHORED
+
+    @property
+    def in_degree(self) -> int:
+        return len(self._in) if self._in else 0
+
+    def carried(self) -> tuple[str, ...] | set[str]:
+        """The origins this node carries (SPEC §6.2)."""
+        own = self.origin is not None and self.flag != EDITED
+        if not self.absorbed:
+            return (self.origin,) if own else ()  # type: ignore[return-value]
+        s = set(self.absorbed)
+        if own:
+            s.add(self.origin)  # type: ignore[arg-type]
+        return s
+
+    def to_json(self) -> dict:
+        d: dict[str, Any] = {
+            "id": self.id, "text": self.text, "links": list(self.links),
+            "origin": self.origin, "flag": self.flag, "absorbed": list(self.absorbed),
+        }  # fmt: skip
+        if self.link_types:
+            d["link_types"] = dict(self.link_types)
+        return d
+
+    def __repr__(self) -> str:
+        return f"Node({self.id!r}, {self.text!r}, links={self.links!r}, flag={self.flag!r})"
+
+
+class AddOutcome(NamedTuple):
+    id: str  # the new id, or the survivor when ``duplicate``
+    duplicate: bool
+
+
+class EditOutcome(NamedTuple):
+    id: str
+    merged_into: str | None
+
+
+class LinkManyOutcome(NamedTuple):
+    source: str
+    made: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]  # (id, reason) in input order
+    type: str | None
+    degree: int  # the source's out-degree afterwards
+
+
+class Library:
+    """The mutable library (SPEC §6.1).
+
+    Build one with :meth:`from_universe` or :meth:`from_snapshot`. ``search`` is a
+    :class:`~kbgym.library.search.SearchBackend` or None (no indexing); ``refresh`` is
+    ``"immediate"`` or ``"iteration"``; ``dedup`` is a
+    :class:`~kbgym.library.dedup.DedupGuard` or None (off).
+    """
+
+    def __init__(
+        self,
+        *,
+        origins: Iterable[str] = (),
+        next_id: int = 1,
+        merges: int = 0,
+        search: Any = None,
+        refresh: RefreshMode = "immediate",
+        dedup: Any = None,
+        max_text_chars: int = MAX_TEXT_CHARS,
+        link_batch_max: int = LINK_BATCH_MAX,
+    ):
+        if refresh not in ("immediate", "iteration"):
+            raise ValueError(f"refresh must be 'immediate' or 'iteration', not {refresh!r}")
+        self._nodes: dict[str, Node] = {}
+        self.origins: tuple[str, ...] = tuple(origins)
+        self._origin_set = frozenset(self.origins)
+        self.next_id = int(next_id)
+        self.merges = int(merges)
+        self.version = 0
+        self.frozen = False
+        self.max_text_chars = int(max_text_chars)
+        self.link_batch_max = int(link_batch_max)
+        self.dedup = dedup
+        self.refresh_mode: RefreshMode = refresh
+        self._search: Any = None
+        self._dirty: dict[str, None] = {}
+        self._regen: set[str] = set()
+        self.last_regens = 0
+        # incrementally maintained stats
+        self._n_links = 0
+        self._carriers: dict[str, int] = {}
+        self._alive = 0
+        self._dup = 0
+        self._authored = 0
+        self._edited = 0
+        self._tokens = 0
+        self._orph = 0
+        self._indexed = 0  # live originals with an authored in-link
+        if search is not None:
+            self.attach_search(search, refresh=refresh)
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def from_universe(cls, universe: Any, **kwargs: Any) -> "Library":
+        """B1: every universe node as an untouched original (origin = own id), no links."""
+        return cls.from_texts(((n.id, n.text) for n in universe.nodes), **kwargs)
+
+    @classmethod
+    def from_texts(cls, nodes: Iterable[tuple[str, str]], **kwargs: Any) -> "Library":
+        """B1 from (id, text) pairs: originals with origin = id, flag None, no links."""
+        search = kwargs.pop("search", None)
+        with _gc_paused():
+            items = sorted(((id_num(i), i, t) for i, t in nodes))
+            lib = cls(origins=[i for _, i, _ in items], **kwargs)
+            for num, i, t in items:
+                if i in lib._nodes:
+                    raise ValueError(f"duplicate node id {i} in the universe nodes")
+                lib._insert(Node(i, num, t, i, None))
+            lib.next_id = max(lib.next_id, (items[-1][0] + 1) if items else 1)
+        if search is not None:
+            lib.attach_search(search, refresh=lib.refresh_mode)
+        return lib
+
+    @classmethod
+    def from_snapshot(cls, obj: dict, **kwargs: Any) -> "Library":
+        """Rebuild from the ``library`` object of a snapshot (SPEC §15.2).
+
+        Raises :class:`SnapshotIntegrityError` (one line) when the object is malformed.
+        """
+        with _gc_paused():
+            return cls._from_snapshot(obj, **kwargs)
+
+    @classmethod
+    def _from_snapshot(cls, obj: dict, **kwargs: Any) -> "Library":
+
+        def bad(msg: str) -> SnapshotIntegrityError:
+            return SnapshotIntegrityError(f"malformed snapshot library: {msg}")
+
+        if not isinstance(obj, dict):
+            raise bad("expected an object with nodes, origins, next_id and merges")
+        for key in ("nodes", "origins", "next_id", "merges"):
+            if key not in obj:
+                raise bad(f"missing field {key!r}")
+        nodes, origins = obj["nodes"], obj["origins"]
+        if not isinstance(nodes, list) or not isinstance(origins, list):
+            raise bad("nodes and origins must be lists")
+        if not all(isinstance(o, str) for o in origins):
+            raise bad("origins must be note ids")
+        for key in ("next_id", "merges"):
+            if type(obj[key]) is not int or obj[key] < 0:
+                raise bad(f"{key} must be a non-negative integer")
+        search = kwargs.pop("search", None)
+        lib = cls(origins=origins, next_id=obj["next_id"], merges=obj["merges"], **kwargs)
+        parsed = []
+        for i, nd in enumerate(nodes):
+            if not isinstance(nd, dict):
+                raise bad(f"node #{i} is not an object")
+            try:
+                nid, text, links = nd["id"], nd["text"], nd["links"]
+                origin, flag, absorbed = nd["origin"], nd["flag"], nd["absorbed"]
+            except KeyError as err:
+                raise bad(f"node #{i} lacks field {err.args[0]!r}") from None
+            types = nd.get("link_types", {})
+            if not isinstance(nid, str) or not _ID_RE.fullmatch(nid):
+                raise bad(f"node #{i} has a bad id {nid!r}")
+            if not isinstance(text, str):
+                raise bad(f"node {nid} text is not a string")
+            if not isinstance(links, list) or not all(isinstance(x, str) for x in links):
+                raise bad(f"node {nid} links must be a list of ids")
+            if origin is not None and not isinstance(origin, str):
+                raise bad(f"node {nid} origin must be an id or null")
+            if flag not in FLAGS:
+                raise bad(f"node {nid} has an unknown flag {flag!r}")
+            if (flag == AUTHORED) != (origin is None):
+                raise bad(f"node {nid}: authored nodes (only) must have a null origin")
+            if not isinstance(absorbed, list) or not all(isinstance(x, str) for x in absorbed):
+                raise bad(f"node {nid} absorbed must be a list of ids")
+            if not isinstance(types, dict) or not all(
+                    k in links and v in LINK_TYPES for k, v in types.items()):  # fmt: skip
+                raise bad(f"node {nid} link_types must map linked ids to known types")
+            parsed.append((id_num(nid), nid, text, links, origin, flag, absorbed, types))
+        parsed.sort(key=lambda p: p[0])
+        for p in parsed:
+            if p[1] in lib._nodes:
+                raise bad(f"duplicate node id {p[1]}")
+            if p[0] >= lib.next_id:
+                raise bad(f"node {p[1]} is not below next_id {lib.next_id}")
+            lib._insert(Node(p[1], p[0], p[2], p[4], p[5], tuple(p[6])))
+        for _num, nid, _t, links, _o, _f, _a, types in parsed:
+            src = lib._nodes[nid]
+            for target in links:
+                dst = lib._nodes.get(target)
+                if dst is None:
+                    raise bad(f"node {nid} links to missing note {target}")
+                if dst is src:
+                    raise bad(f"node {nid} links to itself")
+                if dst._in and nid in dst._in:
+                    raise bad(f"node {nid} links to {target} twice")
+                lib._add_edge(src, dst, types.get(target))
+        if search is not None:
+            lib.attach_search(search, refresh=lib.refresh_mode)
+        return lib
+
+    def snapshot(self) -> dict:
+        """The ``library`` object of a snapshot: nodes in id order, origins, next_id, merges."""
+        return {
+            "nodes": [n.to_json() for n in self._nodes.values()],
+            "origins": list(self.origins),
+            "next_id": self.next_id,
+            "merges": self.merges,
+        }
+
+    def copy(self, *, search: Any = _KEEP, dedup: Any = _KEEP) -> "Library":
+        """An independent, unfrozen copy. By default it gets ``search.copy()`` of this library's
+        backend (same refresh mode and pending dirty set) and shares the dedup guard."""
+        other = Library.__new__(Library)
+        other.__dict__.update(self.__dict__)
+        other.frozen = False
+        other._nodes = {}
+        for n in self._nodes.values():
+            m = Node(n.id, n.num, n.text, n.origin, n.flag, n.absorbed)
+            m.links = list(n.links)
+            m.link_types = dict(n.link_types) if n.link_types else _NO_TYPES
+            m._in = dict(n._in) if n._in else None
+            m._ain = n._ain
+            other._nodes[m.id] = m
+        other._carriers = dict(self._carriers)
+        other._dirty = dict(self._dirty)
+        other._regen = set(self._regen)
+        if dedup is not _KEEP:
+            other.dedup = dedup
+        if search is _KEEP:
+            if self._search is not None:
+                if not hasattr(self._search, "copy"):
+                    raise TypeError("this search backend has no copy(); pass copy(search=...)")
+                other._search = self._search.copy()
+        else:
+            other._search = None
+            other._dirty = {}
+            other._regen = set()
+            if search is not None:
+                other.attach_search(search, refresh=self.refresh_mode)
+        return other
+
+    # -- access -----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._nodes
+
+    def __iter__(self) -> Iterator[Node]:
+        """Live nodes in id order."""
+        return iter(self._nodes.values())
+
+    def __getitem__(self, node_id: str) -> Node:
+        return self._nodes[node_id]
+
+    def get(self, node_id: str) -> Node | None:
+        """The node whose id equals ``node_id`` after stripping surrounding whitespace."""
+        return self._nodes.get(node_id.strip())
+
+    def nodes(self) -> Iterator[Node]:
+        return iter(self._nodes.values())
+
+    def ids(self) -> list[str]:
+        return list(self._nodes)
+
+    def in_links(self, node_id: str) -> list[str]:
+        """Ids of the nodes linking to ``node_id``, in id order."""
+        src = self._nodes[node_id]._in
+        return sorted(src, key=id_num) if src else []
+
+    @property
+    def search_backend(self) -> Any:
+        return self._search
+
+    @property
+    def n_links(self) -> int:
+        return self._n_links
+
+    def peek_next_id(self) -> str:
+        """The id the next ``add`` would mint."""
+        return format_id(self.next_id)
+
+    def to_networkx(self):
+        """A ``networkx.DiGraph`` copy for analysis (node attrs text/origin/flag/absorbed;
+        typed edges carry ``type``)."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        for n in self._nodes.values():
+            g.add_node(n.id, text=n.text, origin=n.origin, flag=n.flag,
+                       absorbed=list(n.absorbed))  # fmt: skip
+        for n in self._nodes.values():
+            for t in n.links:
+                ltype = n.link_types.get(t)
+                if ltype is None:
+                    g.add_edge(n.id, t)
+                else:
+                    g.add_edge(n.id, t, type=ltype)
+        return g
+
+    # -- stats ------------------------------------------------------------------------------
+    def stats(self) -> dict:
+        """SPEC §6.2, from incrementally maintained integer counters."""
+        total = len(self.origins)
+        return {
+            "n_nodes": len(self._nodes),
+            "n_links": self._n_links,
+            "origins_total": total,
+            "origins_alive": self._alive,
+            "preservation": self._alive / total if total else 0.0,
+            "dup_origins": self._dup,
+            "authored_statements": self._authored,
+            "edited_statements": self._edited,
+            "statement_tokens": self._tokens,
+            "orphan_nodes": self._orph,
+            "merges": self.merges,
+            "index_coverage": self._indexed / total if total else 0.0,
+        }
+
+    def recompute_stats(self) -> dict:
+        """:meth:`stats` computed from scratch (a check on the counters)."""
+        from kbgym.library.stats import recompute_stats
+
+        return recompute_stats(self)
+
+    # -- search plumbing --------------------------------------------------------------------
+    def attach_search(self, backend: Any, *, refresh: RefreshMode | None = None) -> None:
+        """Index every live node into ``backend`` (id order) and keep it updated."""
+        if refresh is not None:
+            if refresh not in ("immediate", "iteration"):
+                raise ValueError(f"refresh must be 'immediate' or 'iteration', not {refresh!r}")
+            self.refresh_mode = refresh
+        self._search = backend
+        self._dirty = {}
+        self._regen = set()
+        if backend is not None:
+            with _gc_paused():
+                for n in self._nodes.values():
+                    backend.upsert(n.id, n.text)
+            backend.refresh()
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The backend's top ``k`` (id, score) over live nodes."""
+        if self._search is None:
+            raise RuntimeError("this library has no search backend; attach_search() one first")
+        return [(i, s) for i, s in self._search.query(query, k) if i in self._nodes]
+
+    @property
+    def dirty(self) -> list[str]:
+        """Ids awaiting re-indexing (iteration refresh), in id order."""
+        return sorted(self._dirty, key=id_num)
+
+    def refresh(self) -> int:
+        """End of iteration: re-index dirty nodes (iteration mode) and return ``regens``, the
+        number of distinct nodes (re)indexed since the previous refresh."""
+        if self._search is not None:
+            for nid in sorted(self._dirty, key=id_num):
+                node = self._nodes.get(nid)
+                if node is not None:
+                    self._search.upsert(nid, node.text)
+                    self._regen.add(nid)
+            self._dirty = {}
+            self._search.refresh()
+        self.last_regens = len(self._regen)
+        self._regen = set()
+        return self.last_regens
+
+    def _index_upsert(self, node: Node) -> None:
+        if self._search is None:
+            return
+        if self.refresh_mode == "immediate":
+            self._search.upsert(node.id, node.text)
+            self._regen.add(node.id)
+        else:
+            self._dirty[node.id] = None
+
+    def _index_remove(self, node_id: str) -> None:
+        if self._search is None:
+            return
+        self._search.remove(node_id)
+        self._dirty.pop(node_id, None)
+
+    # -- checks -----------------------------------------------------------------------------
+    def freeze(self) -> None:
+        self.frozen = True
+
+    def _mutable(self) -> None:
+        if self.frozen:
+            raise LibraryFrozenError("the library is frozen; mutate a copy() instead")
+
+    def _need(self, node_id: str) -> Node:
+        key = node_id.strip()
+        node = self._nodes.get(key)
+        if node is None:
+            raise LibraryOpError(err_no_such_note(key))
+        return node
+
+    def normalize(self, text: str) -> str:
+        """Normalised note text, or :class:`LibraryOpError` with the §6.1 text error."""
+        t = normalize_text(text)
+        if not t:
+            raise LibraryOpError(ERR_EMPTY_TEXT)
+        if len(t) > self.max_text_chars:
+            raise LibraryOpError(err_text_too_long(self.max_text_chars))
+        return t
+
+    @staticmethod
+    def _check_type(ltype: str | None) -> None:
+        if ltype is not None and ltype not in LINK_TYPES:
+            raise ValueError(
+                f"unknown link type {ltype!r}; expected one of {', '.join(LINK_TYPES)}")
+
+    def _find_duplicate(self, text: str, exclude: str | None) -> str | None:
+        guard = self.dedup
+        if guard is None or self._search is None:
+            return None
+        return guard.find_duplicate(self, text, exclude)
+
+    # -- bookkeeping primitives -------------------------------------------------------------
+    def _carry(self, origins: Iterable[str], delta: int) -> None:
+        carriers, valid = self._carriers, self._origin_set
+        for o in origins:
+            if o not in valid:
+                continue
+            before = carriers.get(o, 0)
+            after = before + delta
+            if after:
+                carriers[o] = after
+            else:
+                del carriers[o]
+            if before == 0 and after == 1:
+                self._alive += 1
+            elif before == 1 and after == 0:
+                self._alive -= 1
+            elif before == 1 and after == 2:
+                self._dup += 1
+            elif before == 2 and after == 1:
+                self._dup -= 1
+
+    def _insert(self, node: Node) -> None:
+        self._nodes[node.id] = node
+        self._carry(node.carried(), +1)
+        if node.flag == AUTHORED:
+            self._authored += 1
+        elif node.flag == EDITED:
+            self._edited += 1
+        self._tokens += len(node.text) // 4
+        self._orph += 1  # a new node has no links yet
+
+    def _add_edge(self, src: Node, dst: Node, ltype: str | None = None,
+                  index: int | None = None) -> None:  # fmt: skip
+        before = (not src.links and not src._in) + (not dst.links and not dst._in)
+        if index is None:
+            src.links.append(dst.id)
+        else:
+            src.links.insert(index, dst.id)
+        if ltype is not None:
+            if src.link_types is _NO_TYPES:
+                src.link_types = {}
+            src.link_types[dst.id] = ltype
+        if dst._in is None:
+            dst._in = {}
+        dst._in[src.id] = None
+        self._n_links += 1
+        if src.flag == AUTHORED:
+            dst._ain += 1
+            if dst._ain == 1 and dst.origin is not None:
+                self._indexed += 1
+        self._orph += (not src.links and not src._in) + (not dst.links and not dst._in) - before
+
+    def _remove_edge(self, src: Node, dst: Node) -> tuple[int, str | None]:
+        """Remove src -> dst; returns (its former position, its type)."""
+        before = (not src.links and not src._in) + (not dst.links and not dst._in)
+        pos = src.links.index(dst.id)
+        del src.links[pos]
+        ltype = None
+        if src.link_types:
+            ltype = src.link_types.pop(dst.id, None)
+        del dst._in[src.id]  # type: ignore[union-attr]
+        self._n_links -= 1
+        if src.flag == AUTHORED:
+            dst._ain -= 1
+            if dst._ain == 0 and dst.origin is not None:
+                self._indexed -= 1
+        self._orph += (not src.links and not src._in) + (not dst.links and not dst._in) - before
+        return pos, ltype
+
+    def _remove_node(self, node: Node) -> None:
+        nodes = self._nodes
+        if node._in:
+            for sid in list(node._in):
+                self._remove_edge(nodes[sid], node)
+        for tid in list(node.links):
+            self._remove_edge(node, nodes[tid])
+        self._orph -= 1  # it is edge-free now, hence counted as an orphan
+        self._carry(node.carried(), -1)
+        if node.flag == AUTHORED:
+            self._authored -= 1
+        elif node.flag == EDITED:
+            self._edited -= 1
+        self._tokens -= len(node.text) // 4
+        del nodes[node.id]
+        self._index_remove(node.id)
+
+    # -- operations -------------------------------------------------------------------------
+    def add(self, text: str, force_id: str | None = None, *, dedup: bool = True) -> AddOutcome:
+        """Mint an authored node, unless the dedup guard finds a duplicate (nothing created).
+
+        ``force_id`` (replay) uses that id instead of minting one and skips dedup; it must be a
+        fresh id at or after ``next_id``.
+        """
+        self._mutable()
+        t = self.normalize(text)
+        if force_id is not None:
+            num = id_num(force_id)
+            if num < self.next_id or force_id in self._nodes:
+                raise ValueError(
+                    f"cannot force id {force_id}: ids are never reused and the next is "
+                    f"{self.peek_next_id()}"
+                )
+            nid = force_id
+        else:
+            if dedup:
+                survivor = self._find_duplicate(t, None)
+                if survivor is not None:
+                    return AddOutcome(survivor, True)
+            num = self.next_id
+            nid = format_id(num)
+        self.next_id = num + 1
+        node = Node(nid, num, t, None, AUTHORED)
+        self._insert(node)
+        self.version += 1
+        self._index_upsert(node)
+        return AddOutcome(nid, False)
+
+    def edit(self, node_id: str, text: str, *, dedup: bool = True) -> EditOutcome:
+        """Replace a node's text (id and origin kept; an original becomes ``edited``), then
+        run dedup excluding the node itself; on a duplicate, merge(id, survivor)."""
+        self._mutable()
+        node = self._need(node_id)
+        t = self.normalize(text)
+        old = node.carried()
+        self._tokens += len(t) // 4 - len(node.text) // 4
+        node.text = t
+        if node.flag is None:
+            node.flag = EDITED
+            self._edited += 1
+            self._carry(old, -1)
+            self._carry(node.carried(), +1)
+        self.version += 1
+        self._index_upsert(node)
+        if dedup:
+            survivor = self._find_duplicate(t, node.id)
+            if survivor is not None:
+                self.merge(node.id, survivor)
+                return EditOutcome(node.id, survivor)
+        return EditOutcome(node.id, None)
+
+    def delete(self, node_id: str) -> str:
+        """Remove the node and every inbound link; returns its id."""
+        self._mutable()
+        node = self._need(node_id)
+        self._remove_node(node)
+        self.version += 1
+        return node.id
+
+    def link(self, source: str, target: str, type: str | None = None) -> tuple[str, str]:
+        """Append target to source's links; returns (source id, target id)."""
+        self._mutable()
+        src = self._need(source)
+        dst = self._need(target)
+        if src is dst:
+            raise LibraryOpError(ERR_SELF_LINK)
+        if dst._in and src.id in dst._in:
+            raise LibraryOpError(f"ERROR: {src.id} already links to {dst.id}")
+        self._check_type(type)
+        self._add_edge(src, dst, type)
+        self.version += 1
+        return src.id, dst.id
+
+    def link_many(
+        self, source: str, targets: list[str], type: str | None = None
+    ) -> LinkManyOutcome:
+        """Link source to each target in order, collecting skips (SPEC §8.2)."""
+        self._mutable()
+        if not targets:
+            raise LibraryOpError(ERR_TARGETS_EMPTY)
+        if len(targets) > self.link_batch_max:
+            raise LibraryOpError(err_too_many_targets(len(targets), self.link_batch_max))
+        src = self._need(source)
+        self._check_type(type)
+        made: list[str] = []
+        skipped: list[tuple[str, str]] = []
+        for raw in targets:
+            key = raw.strip()
+            dst = self._nodes.get(key)
+            if dst is None:
+                skipped.append((key, "no such note"))
+            elif dst is src:
+                skipped.append((key, "self"))
+            elif dst._in and src.id in dst._in:
+                skipped.append((key, "already linked"))
+            else:
+                self._add_edge(src, dst, type)
+                made.append(key)
+        if made:
+            self.version += 1
+        return LinkManyOutcome(src.id, tuple(made), tuple(skipped), type, len(src.links))
+
+    def unlink(self, source: str, target: str) -> tuple[str, str]:
+        """Remove target (and its type) from source's links."""
+        self._mutable()
+        src = self._need(source)
+        dst = self._need(target)
+        if not (dst._in and src.id in dst._in):
+            raise LibraryOpError(f"ERROR: {src.id} does not link to {dst.id}")
+        self._remove_edge(src, dst)
+        self.version += 1
+        return src.id, dst.id
+
+    def merge(self, loser: str, survivor: str) -> str:
+        """Fold ``loser`` into ``survivor`` (SPEC §6.1, steps 1-4); returns the survivor id.
+
+        Link types travel with the links they belong to; where a duplicate is dropped the
+        survivor's existing link (and type) stays.
+        """
+        self._mutable()
+        lo = self._need(loser)
+        sv = self._need(survivor)
+        if lo is sv:
+            raise LibraryOpError("ERROR: cannot merge a note into itself")
+        nodes = self._nodes
+        # 1. absorbed
+        gained = set(lo.absorbed)
+        if lo.origin is not None:
+            gained.add(lo.origin)
+        if not gained <= set(sv.absorbed):
+            old = sv.carried()
+            sv.absorbed = tuple(sorted(gained | set(sv.absorbed), key=_sort_key))
+            self._carry(old, -1)
+            self._carry(sv.carried(), +1)
+        # 2. out-links appended, skipping existing links and self-links
+        for tid in lo.links:
+            dst = nodes[tid]
+            if dst is sv or (dst._in and sv.id in dst._in):
+                continue
+            self._add_edge(sv, dst, lo.link_types.get(tid))
+        # 3. in-links rewired in place, dropping duplicates and self-links
+        if lo._in:
+            for sid in sorted(lo._in, key=id_num):
+                s = nodes[sid]
+                if s is sv or (sv._in and sid in sv._in):
+                    self._remove_edge(s, lo)
+                else:
+                    pos, ltype = self._remove_edge(s, lo)
+                    self._add_edge(s, sv, ltype, index=pos)
+        # 4. delete the loser
+        self._remove_node(lo)
+        self.merges += 1
+        self.version += 1
+        return sv.id
+
+
+def _sort_key(node_id: str) -> tuple[int, int | str]:
+    m = _ID_RE.fullmatch(node_id)
+    return (0, int(m.group(1))) if m else (1, node_id)

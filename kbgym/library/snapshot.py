@@ -1,0 +1,127 @@
+"""Snapshots (SPEC §15.2): write atomically, load with a content-hash check.
+
+A snapshot file is canonical JSON holding schema_version 1, kind ``kbgym.snapshot``, a label,
+universe {path, hash}, the ``library`` object and ``content_hash`` = ``"sha256:"`` +
+sha256(canonical JSON of ``library``). Indexes are never stored; pass ``search=`` to rebuild
+one on load. A universe file (kind ``kbgym.universe``) loads as B1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from kbgym.errors import SnapshotIntegrityError
+from kbgym.jsonio import content_hash, write_canonical
+from kbgym.library.graph import Library
+
+SCHEMA_VERSION = 1
+SNAPSHOT_KIND = "kbgym.snapshot"
+UNIVERSE_KIND = "kbgym.universe"
+
+
+def snapshot_object(library: Library, label: str, universe: dict) -> dict:
+    """The full snapshot object for ``library``."""
+    lib = library.snapshot()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": SNAPSHOT_KIND,
+        "label": label,
+        "universe": {"path": universe.get("path"), "hash": universe.get("hash")},
+        "library": lib,
+        "content_hash": content_hash(lib),
+    }
+
+
+def write_snapshot(path: str | os.PathLike, library: Library, label: str, universe: dict) -> str:
+    """Write ``library`` to ``path`` (temp file, fsync, os.replace); returns the content hash.
+
+    The object is fully built before anything touches the disk, so a failure writes nothing.
+    """
+    obj = snapshot_object(library, label, universe)
+    write_canonical(path, obj)
+    return obj["content_hash"]
+
+
+def snapshot_hash(library: Library) -> str:
+    """The content hash ``library`` would be written with."""
+    return content_hash(library.snapshot())
+
+
+def load_snapshot(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Library, dict]:
+    """Load a snapshot (or a universe file, as B1). Returns (library, header), where the
+    header is every top-level field but ``library`` (for a universe file: kind, label ``B1``
+    and universe {path, hash}).
+
+    Raises :class:`SnapshotIntegrityError` (one line) on a hash mismatch, malformed JSON, a
+    wrong kind or a bad shape. ``library_kwargs`` go to the Library (search, refresh, dedup,
+    max_text_chars, link_batch_max).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SnapshotIntegrityError(
+            f"{path}: not UTF-8 text; expected a canonical JSON snapshot") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise SnapshotIntegrityError(
+            f"{path}: malformed JSON ({err.msg} at line {err.lineno} column {err.colno}); "
+            f"the file is truncated or was edited by hand - rewrite it"
+        ) from None
+    return load_snapshot_object(obj, source=str(path), **library_kwargs)
+
+
+def load_snapshot_object(
+    obj: Any, *, source: str = "<object>", **library_kwargs: Any
+) -> tuple[Library, dict]:
+    """:func:`load_snapshot` for an already parsed object."""
+    if not isinstance(obj, dict):
+        raise SnapshotIntegrityError(f"{source}: expected a JSON object, got {type(obj).__name__}")
+    kind = obj.get("kind")
+    if kind == UNIVERSE_KIND:
+        nodes = obj.get("nodes")
+        if not isinstance(nodes, list) or not all(
+                isinstance(n, dict) and isinstance(n.get("id"), str)
+                and isinstance(n.get("text"), str) for n in nodes):  # fmt: skip
+            raise SnapshotIntegrityError(f"{source}: universe file has no valid nodes list")
+        try:
+            lib = Library.from_texts(((n["id"], n["text"]) for n in nodes), **library_kwargs)
+        except ValueError as err:
+            raise SnapshotIntegrityError(f"{source}: {err}") from None
+        header = {"schema_version": obj.get("schema_version"), "kind": UNIVERSE_KIND, "label": "B1",
+                  "universe": {"path": source, "hash": content_hash(obj)}}  # fmt: skip
+        return lib, header
+    if kind != SNAPSHOT_KIND:
+        raise SnapshotIntegrityError(
+            f"{source}: kind is {kind!r}; expected {SNAPSHOT_KIND!r} or {UNIVERSE_KIND!r}"
+        )
+    if obj.get("schema_version") != SCHEMA_VERSION:
+        raise SnapshotIntegrityError(
+            f"{source}: schema_version is {obj.get('schema_version')!r}; expected {SCHEMA_VERSION}"
+        )
+    for key in ("library", "content_hash"):
+        if key not in obj:
+            raise SnapshotIntegrityError(f"{source}: missing field {key!r}")
+    want = obj["content_hash"]
+    got = content_hash(obj["library"])
+    if want != got:
+        raise SnapshotIntegrityError(
+            f"{source}: content hash mismatch (recorded {want}, contents hash to {got}); "
+            f"the library was modified after writing - restore or rewrite the snapshot"
+        )
+    try:
+        lib = Library.from_snapshot(obj["library"], **library_kwargs)
+    except SnapshotIntegrityError as err:
+        raise SnapshotIntegrityError(f"{source}: {err}") from None
+    header = {k: v for k, v in obj.items() if k != "library"}
+    return lib, header
+
+
+__all__ = [
+    "SNAPSHOT_KIND", "UNIVERSE_KIND", "load_snapshot", "load_snapshot_object",
+    "snapshot_hash", "snapshot_object", "write_snapshot",
+]

@@ -1,0 +1,261 @@
+"""SPEC §7: BM25 against an independent brute force, paging strings, iteration refresh."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from libtest_helpers import brute_bm25, make_lib
+
+from kbgym.library import BM25Index, Library, apply_edit, search_result, tokenize
+from kbgym.library.search import format_page
+
+WORDS = ["felix", "Abernathy's", "job", "is", "cooper", "of", "a", "friend", "mara", "city",
+         "lives", "in", "the", "fenmarch", "ünï", "x_y", "42", "Job", "OF"]  # fmt: skip
+SEPS = [" ", ", ", ". ", "\n", "-", "_", "!"]
+
+text_st = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPS)), max_size=12).map(
+    lambda ws: "".join(w + s for w, s in ws))
+query_st = st.one_of(text_st, st.text(max_size=20))
+
+
+def test_tokenizer():
+    assert tokenize("Felix Abernathy's job_title is ÜBER-cool, 42x!") == [
+        "felix", "abernathy", "s", "job", "title", "is", "über", "cool", "42x"]  # fmt: skip
+    assert tokenize("Straße") == ["strasse"]  # casefold, not lower
+
+
+def _check(index: BM25Index, docs: dict[str, str], queries, k):
+    for q in queries:
+        got = index.query(q, k)
+        want = brute_bm25(docs, q, k)
+        assert got == want, q  # ids, order and float64 scores all equal
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ops=st.lists(st.tuples(st.integers(0, 30), st.one_of(st.none(), text_st)), max_size=60),
+    queries=st.lists(query_st, min_size=1, max_size=4),
+    k=st.integers(1, 12),
+    sparse=st.sampled_from([0, 3, 24_576]),
+    lookup=st.sampled_from(["search", "dmap", "scratch"]),
+)
+def test_bm25_equals_brute_force(ops, queries, k, sparse, lookup):
+    index = BM25Index()
+    index.SPARSE_MAX = sparse  # 0: always dense; 3: mixed; default: candidate path
+    index.COMPACT_MIN = 2  # exercise slot renumbering
+    if lookup == "dmap":  # every looked-up term gets a slot -> code map, kept up to date
+        index.DMAP_MIN, index.DMAP_FRACTION = 0, 10**9
+    elif lookup == "scratch":
+        index.SCRATCH_MIN = 0
+    docs: dict[str, str] = {}
+    for step, (num, text) in enumerate(ops):
+        nid = f"s{num:04d}"
+        if text is None:
+            index.remove(nid)
+            docs.pop(nid, None)
+        else:
+            index.upsert(nid, text)
+            docs[nid] = text
+        if step % 7 == 6:
+            _check(index, docs, queries[:1], k)
+    assert len(index) == len(docs)
+    _check(index, docs, queries, k)
+
+
+def _people_docs(n_people=400):
+    firsts = ["Felix", "Mara", "Tom", "Ada", "Bo", "Cy", "Di", "Ed"]
+    lasts = [f"Last{i}" for i in range(50)]
+    jobs = ["cooper", "smith", "baker", "mason"]
+    cities = ["Fenmarch", "Oldport", "Redhill"]
+    docs, i = {}, 1
+    for p in range(n_people):
+        name = f"{firsts[p % 8]} {lasts[p % 50]}"
+        friend = f"{firsts[(p + 1) % 8]} {lasts[(p + 3) % 50]}"
+        city = cities[p % 3]
+        for t in (f"{name}'s job is {jobs[p % 4]}.", f"{name} lives in the city of {city}.",
+                  f"{name} is a friend of {friend}."):  # fmt: skip
+            docs[f"s{i:04d}"] = t
+            i += 1
+    return docs
+
+
+@pytest.mark.parametrize("dmap", [False, True])
+@pytest.mark.parametrize("sparse", [0, 50, 24_576])
+def test_bm25_pruning_paths_agree_on_shaped_data(sparse, dmap):
+    docs = _people_docs()
+    index = BM25Index()
+    index.SPARSE_MAX = sparse
+    if dmap:
+        index.DMAP_MIN = 100
+    else:
+        index.SCRATCH_MIN = 10
+    for i, t in docs.items():
+        index.upsert(i, t)
+    queries = ["job of Felix Last3", "lives in the city of Fenmarch", "of", "is a friend of",
+               "Mara Last7 friend", "cooper", "Ada Last12 job city", "nobody",
+               "the the of of"]  # fmt: skip
+    for k in (1, 3, 4, 5, 60):
+        _check(index, docs, queries, k)
+    for i in list(docs)[::7]:  # tombstones in every posting list
+        index.remove(i)
+        docs.pop(i)
+    for k in (1, 5, 60):
+        _check(index, docs, queries, k)
+
+
+def test_tie_break_is_numeric_id_order():
+    index = BM25Index()
+    for nid in ("s10000", "s9999", "s0002"):
+        index.upsert(nid, "same words")
+    assert [i for i, _ in index.query("same", 10)] == ["s0002", "s9999", "s10000"]
+
+
+def test_zero_scores_are_never_returned():
+    index = BM25Index()
+    index.upsert("s0001", "alpha beta")
+    index.upsert("s0002", "!!!")  # no tokens: counts in N, never matches
+    assert index.query("gamma", 5) == [] and index.query("", 5) == []
+    assert index.query("alpha", 0) == []
+    assert [i for i, _ in index.query("alpha gamma", 5)] == ["s0001"]
+    index.remove("s0009")  # unknown id: a no-op
+
+
+def test_copy_is_independent():
+    a = BM25Index()
+    a.upsert("s0001", "alpha")
+    b = a.copy()
+    b.upsert("s0002", "alpha alpha")
+    b.remove("s0001")
+    assert [i for i, _ in a.query("alpha", 5)] == ["s0001"]
+    assert [i for i, _ in b.query("alpha", 5)] == ["s0002"]
+
+
+# -- pages ----------------------------------------------------------------------------------------
+
+
+def test_page_strings():
+    assert format_page(1, []) == "(no hits)"
+    assert format_page(3, []) == "(page 3 is empty - no further matches)"
+    assert format_page(2, [("s0001", "a b"), ("s0002", "c")]) == "page 2:\n- s0001: a b\n- s0002: c"
+
+
+def test_search_result_paging():
+    lib = make_lib([f"note number {i}" for i in range(1, 14)])
+    p1 = search_result(lib, "note", 1)
+    assert p1.splitlines() == ["page 1:", "- s0001: note number 1", "- s0002: note number 2",
+                               "- s0003: note number 3", "- s0004: note number 4",
+                               "- s0005: note number 5"]  # fmt: skip
+    assert search_result(lib, "note", 3) == (
+        "page 3:\n- s0011: note number 11\n- s0012: note number 12\n- s0013: note number 13"
+    )
+    assert search_result(lib, "note", 4) == "(page 4 is empty - no further matches)"
+    assert search_result(lib, "zebra", 1) == "(no hits)"
+    assert search_result(lib, "zebra", 2) == "(page 2 is empty - no further matches)"
+    assert search_result(lib, "   ", 1) == "ERROR: query must not be empty"
+    assert search_result(lib, "", 99) == "ERROR: query must not be empty"
+    assert search_result(lib, "note", 13) == "ERROR: page must be between 1 and 12"
+    assert search_result(lib, "note", 0) == "ERROR: page must be between 1 and 12"
+    assert search_result(lib, "note", 7, max_page=6) == "ERROR: page must be between 1 and 6"
+    for bad in (True, 1.5, "two", None, [1]):
+        assert search_result(lib, "note", bad) == "ERROR: page must be an integer"
+    two = search_result(lib, "note", 2)
+    assert search_result(lib, "note", "2") == search_result(lib, "note", 2.0) == two
+    assert search_result(lib, "note", 1, page_size=2) == (
+        "page 1:\n- s0001: note number 1\n- s0002: note number 2"
+    )
+
+
+def test_search_needs_a_backend():
+    lib = make_lib(search=False)
+    with pytest.raises(RuntimeError):
+        search_result(lib, "x", 1)
+
+
+# -- refresh --------------------------------------------------------------------------------------
+
+
+def test_immediate_refresh_and_regens():
+    lib = make_lib()
+    assert apply_edit(lib, "add", {"text": "zebra crossing"}) == "added s0007"
+    assert [i for i, _ in lib.search("zebra", 5)] == ["s0007"]
+    apply_edit(lib, "edit", {"id": "s0007", "text": "zebra again"})
+    apply_edit(lib, "edit", {"id": "s0001", "text": "a zebra job"})
+    assert lib.refresh() == 2  # distinct nodes re-indexed this iteration
+    assert lib.refresh() == 0
+
+
+def test_iteration_refresh_staleness():
+    lib = make_lib(refresh="iteration")
+    assert lib.refresh_mode == "iteration"
+    apply_edit(lib, "add", {"text": "zebra crossing"})
+    assert search_result(lib, "zebra", 1) == "(no hits)"  # a new node is unfindable
+    apply_edit(lib, "edit", {"id": "s0001", "text": "Quokka pictures."})
+    # an edited node ranks by its old text but displays its new text
+    assert search_result(lib, "quokka", 1) == "(no hits)"
+    assert search_result(lib, "cooper", 1) == "page 1:\n- s0001: Quokka pictures."
+    apply_edit(lib, "delete", {"id": "s0002"})  # deletions leave the index at once
+    assert "s0002" not in [i for i, _ in lib.search("friend", 10)]
+    apply_edit(lib, "add", {"text": "temporary"})
+    apply_edit(lib, "delete", {"id": "s0008"})
+    assert lib.dirty == ["s0001", "s0007"]
+    assert lib.refresh() == 2
+    assert lib.dirty == []
+    assert [i for i, _ in lib.search("zebra", 5)] == ["s0007"]
+    assert [i for i, _ in lib.search("quokka", 5)] == ["s0001"]
+    assert lib.search("cooper", 5) == []
+
+
+def test_iteration_mode_merge_loser_leaves_index_at_once():
+    lib = make_lib(refresh="iteration")
+    lib.merge("s0001", "s0002")
+    assert "s0001" not in [i for i, _ in lib.search("cooper felix", 10)]
+
+
+def test_library_search_matches_brute_force_after_edits():
+    lib = make_lib()
+    for t in ("Index of Felix Abernathy.", "People whose job is cooper.", "Residents of Fenmarch."):
+        lib.add(t)
+    lib.edit("s0002", "Felix Abernathy and Mara Quill are friends.")
+    lib.delete("s0005")
+    docs = {n.id: n.text for n in lib}
+    for q in ("felix", "job cooper", "of", "mara quill friend", "Residents"):
+        assert lib.search(q, 60) == brute_bm25(docs, q, 60)
+
+
+def test_attach_search_later():
+    lib = make_lib(search=False)
+    lib.add("zebra")
+    lib.attach_search(BM25Index())
+    assert [i for i, _ in lib.search("zebra", 3)] == ["s0007"]
+    assert isinstance(Library().search_backend, type(None))
+
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=st.lists(st.tuples(st.sampled_from(["add", "edit", "delete", "merge", "refresh"]),
+                              st.integers(1, 12), st.integers(1, 12), text_st),
+                    max_size=40))  # fmt: skip
+def test_iteration_mode_index_follows_its_own_text(ops):
+    """Until refresh(), the index holds each surviving node's text as of the last refresh
+    (new nodes absent); deletions and merge losers leave at once."""
+    lib = make_lib(["felix job", "mara of city", "the cooper"], refresh="iteration")
+    shadow = {n.id: n.text for n in lib}  # what the index should hold
+    for op, a, b, text in ops:
+        ida, idb = f"s{a:04d}", f"s{b:04d}"
+        if op == "add" and text.strip():
+            lib.add(text)
+        elif op == "edit" and ida in lib and text.strip():
+            lib.edit(ida, text)
+        elif op == "delete" and ida in lib:
+            lib.delete(ida)
+            shadow.pop(ida, None)
+        elif op == "merge" and ida in lib and idb in lib and ida != idb:
+            lib.merge(ida, idb)
+            shadow.pop(ida, None)
+        elif op == "refresh":
+            pending = set(lib.dirty)
+            assert lib.refresh() == len(pending)
+            shadow = {n.id: n.text for n in lib}
+        for q in ("felix", "of the city", "cooper job mara"):
+            assert lib.search(q, 8) == brute_bm25(shadow, q, 8)
