@@ -42,3 +42,28 @@ def test_demo_is_byte_deterministic(demo):
     b = _tree(out)
     assert a.keys() == b.keys()
     assert [k for k in a if a[k] != b[k]] == []
+
+
+def test_noop_curator_changes_nothing(tmp_path):
+    from kbgym.library.graph import Library
+    from kbgym.library.snapshot import load_snapshot
+    from kbgym.universe import UniverseConfig, generate
+
+    res = run_demo(tmp_path, n_people=120, train_size=20, per_group=10, curator="scripted-noop",
+                   plots=False, say=lambda *a: None)
+    for g, cells in res["table"]["groups"].items():
+        c = cells["all"]["trained"]
+        if c["n"]:
+            assert c["rho"] == 1.0 and c["f1"] == cells["all"]["B1"]["f1"], g
+    lib, _ = load_snapshot(tmp_path / "train" / "kb_epoch_2.json")
+    b1 = Library.from_universe(generate(UniverseConfig(n_people=120)))
+    assert lib.snapshot() == b1.snapshot()
+
+
+def test_content_writer_helps_only_trained_questions(tmp_path):
+    res = run_demo(tmp_path, n_people=200, train_size=40, per_group=20,
+                   curator="scripted-content", plots=False, say=lambda *a: None)
+    cell = {g: c["all"]["trained"] for g, c in res["table"]["groups"].items()}
+    assert cell["exact"]["rho"] < 0.95
+    for g in ("share2", "share1", "share0"):
+        assert cell[g]["rho"] >= 0.97, g
