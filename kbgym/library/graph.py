@@ -34,7 +34,7 @@ LINK_BATCH_MAX = 40
 RefreshMode = Literal["immediate", "iteration"]
 
 _ID_RE = re.compile(r"s([0-9]+)")
-_NO_TYPES: Any = MappingProxyType({})
+_NO_TYPES: Any = MappingProxyType({})  # what an untyped node's ``link_types`` shows
 _KEEP: Any = object()
 
 
@@ -96,7 +96,7 @@ class Node:
     every field as read-only; mutate through the :class:`Library`.
     """
 
-    __slots__ = ("id", "num", "text", "links", "link_types", "origin", "flag", "absorbed",
+    __slots__ = ("id", "num", "text", "links", "_types", "origin", "flag", "absorbed",
                  "_in", "_ain")  # fmt: skip
 
     def __init__(self, id: str, num: int, text: str, origin: str | None, flag: str | None,
@@ -105,12 +105,17 @@ class Node:
         self.num = num
         self.text = text
         self.links: list[str] = []
-        self.link_types: dict[str, str] = _NO_TYPES
+        self._types: dict[str, str] | None = None
         self.origin = origin
         self.flag = flag
         self.absorbed: tuple[str, ...] = absorbed
         self._in: dict[str, None] | None = None  # in-adjacency: source ids (insertion order)
         self._ain = 0  # authored in-degree
+
+    @property
+    def link_types(self) -> dict[str, str]:
+        """Target -> type for the typed links (read-only; empty when none are typed)."""
+        return self._types if self._types is not None else _NO_TYPES
 
     @property
     def is_original(self) -> bool:
@@ -139,8 +144,8 @@ class Node:
             "id": self.id, "text": self.text, "links": list(self.links),
             "origin": self.origin, "flag": self.flag, "absorbed": list(self.absorbed),
         }  # fmt: skip
-        if self.link_types:
-            d["link_types"] = dict(self.link_types)
+        if self._types:
+            d["link_types"] = dict(self._types)
         return d
 
     def __repr__(self) -> str:
@@ -337,7 +342,7 @@ class Library:
         for n in self._nodes.values():
             m = Node(n.id, n.num, n.text, n.origin, n.flag, n.absorbed)
             m.links = list(n.links)
-            m.link_types = dict(n.link_types) if n.link_types else _NO_TYPES
+            m._types = dict(n._types) if n._types else None
             m._in = dict(n._in) if n._in else None
             m._ain = n._ain
             other._nodes[m.id] = m
@@ -575,9 +580,9 @@ class Library:
         else:
             src.links.insert(index, dst.id)
         if ltype is not None:
-            if src.link_types is _NO_TYPES:
-                src.link_types = {}
-            src.link_types[dst.id] = ltype
+            if src._types is None:
+                src._types = {}
+            src._types[dst.id] = ltype
         if dst._in is None:
             dst._in = {}
         dst._in[src.id] = None
@@ -594,8 +599,8 @@ class Library:
         pos = src.links.index(dst.id)
         del src.links[pos]
         ltype = None
-        if src.link_types:
-            ltype = src.link_types.pop(dst.id, None)
+        if src._types:
+            ltype = src._types.pop(dst.id, None)
         del dst._in[src.id]  # type: ignore[union-attr]
         self._n_links -= 1
         if src.flag == AUTHORED:

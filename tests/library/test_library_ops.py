@@ -345,3 +345,18 @@ def test_in_links_sorted():
     lib.link("s0011", "s0001")
     lib.link("s0002", "s0001")
     assert lib.in_links("s0001") == ["s0002", "s0011"]
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    lib = make_lib()
+    lib.link("s0001", "s0002", type="cites")
+    lib.link("s0003", "s0001")
+    lib.search("felix", 5)
+    back = pickle.loads(pickle.dumps(lib))
+    assert snapshot_hash(back) == snapshot_hash(lib) and back.stats() == lib.stats()
+    assert back.search("felix mara", 5) == lib.search("felix mara", 5)
+    back.link("s0002", "s0003", type="related")
+    assert back["s0002"].link_types == {"s0003": "related"} and lib["s0002"].link_types == {}
+    check_invariants(back)
