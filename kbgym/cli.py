@@ -149,7 +149,7 @@ def _judge(args):
 
     judge = make_agent("openai-judge", model=args.judge_model, base_url=args.base_url,
                        api_key_env=args.api_key_env)
-    return judge, {"judge_model": args.judge_model}
+    return judge, getattr(judge, "meta_view", None) or {"judge_model": args.judge_model}
 
 
 def _agent_options(args) -> dict:
@@ -190,7 +190,8 @@ def cmd_train(args) -> int:
 
 def cmd_test(args) -> int:
     from kbgym.plugins import make_agent
-    from kbgym.runs.exam import examine, load_questions, write_test_meta
+    from kbgym.runs.concurrent import examine_concurrent
+    from kbgym.runs.exam import load_questions, write_test_meta
     from kbgym.scoring import score_block
 
     u, _ = _universe(args.universe)
@@ -202,12 +203,13 @@ def cmd_test(args) -> int:
             raise CLIError(f"unknown split: {name}")
     reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
-    rows = examine(u, lib, reader, env_cfg, split=names, questions=questions, splits=splits,
-                   label=args.epoch, limit=args.limit, out=args.out,
-                   progress=_progress(args.quiet, "test"))
+    rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
+                              splits=splits, label=args.epoch, limit=args.limit, out=args.out,
+                              max_concurrent=args.max_concurrent)
     if args.out:
+        model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
         write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
-                        label=args.epoch, model=args.reader, m=env_cfg.m, limit=args.limit,
+                        label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
                         rows=rows)
     if not args.quiet:
         for name in names:
@@ -357,6 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--m", type=int)
     p.add_argument("--limit", type=int)
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
+    p.add_argument("--max-concurrent", type=int, default=32, dest="max_concurrent",
+                   help="questions in flight at once for async (LLM) readers")
     p.add_argument("--out")
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)

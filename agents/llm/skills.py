@@ -1,0 +1,37 @@
+"""Skills (SPEC §9.5): agent-side prompt files under ``agents/prompts/``, loaded by name.
+
+``retrieval`` is the reader's and the forward phase's system message, byte for byte the same
+file for both; ``curation`` is the backward phase's. A name may also be a path to a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from kbgym.errors import ConfigError
+
+SKILLS: tuple[str, ...] = ("retrieval", "curation", "judge")
+
+
+@lru_cache(maxsize=None)
+def load_skill(name: str) -> str:
+    """The text of skill ``name`` (``agents/prompts/{name}.md``) or of a file path, exactly
+    as stored (bytes decoded as UTF-8, no newline translation)."""
+    if name in SKILLS or ("/" not in name and not name.endswith(".md")):
+        res = resources.files("agents").joinpath("prompts", f"{name}.md")
+        if not res.is_file():
+            raise ConfigError(f"unknown skill {name!r}; known: {', '.join(SKILLS)} "
+                              "(or give a path to a .md file)")
+        return res.read_bytes().decode("utf-8")
+    path = Path(name)
+    if not path.is_file():
+        raise ConfigError(f"no such skill file: {name}")
+    return path.read_bytes().decode("utf-8")
+
+
+def skill_digest(text: str) -> str:
+    """``sha256:`` + the first 16 hex digits of the skill text's hash (for meta.json)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

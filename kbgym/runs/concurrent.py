@@ -1,0 +1,219 @@
+"""Concurrent examination: probe/test questions in parallel over one frozen library.
+
+The same exam as :func:`kbgym.runs.exam.examine`, with up to ``max_concurrent`` questions in
+flight at once on one asyncio loop. It is agent-agnostic and uses only kbgym's public pieces:
+
+- the agent decides through an ``aact(observation, info)`` coroutine;
+- each in-flight question gets its own agent view from ``agent.spawn()`` (per-question state
+  such as ``last_usage`` or a wall-clock cap); an agent without ``spawn`` runs one question at
+  a time, and an agent without ``aact`` falls back to the sequential ``examine``;
+- each worker owns one probe-mode :class:`KBGymEnv` over its own frozen copy of the library;
+  the copies share one read-only search index (:class:`SharedIndex`), built once;
+- rows are written in the sequential order as soon as every earlier question is done, so
+  ``test_log.jsonl`` and ``trace.jsonl`` are byte-identical to a sequential run's;
+  ``timing.jsonl`` (wall clock) is the only file that differs.
+
+Training stays sequential: each iteration changes the library the next one sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbgym.env.config import KBGymConfig
+from kbgym.env.env import KBGymEnv
+from kbgym.library.graph import Library
+from kbgym.runs.exam import examine, load_questions, select
+from kbgym.universe.types import Question, Universe
+
+DEFAULT_MAX_CONCURRENT = 32
+_PHASE = {"forward": 1, "backward": 2, "probe": 0}
+
+
+class SharedIndex:
+    """A frozen library's search index, shared read-only by the workers' environments.
+
+    It keeps the ``SearchBackend`` interface (SPEC §7): ``query`` goes to the one index that
+    the first worker's env built; ``upsert``/``remove``/``refresh`` are no-ops, which is
+    right because a probe library is frozen. So each further worker costs a library copy,
+    not a re-indexing of every note. Queries are synchronous on one event loop, so they never
+    interleave.
+    """
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+        self.name = getattr(backend, "name", "shared")
+
+    def upsert(self, id: str, text: str) -> None:
+        pass
+
+    def remove(self, id: str) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
+
+    def query(self, text: str, k: int) -> list[tuple[str, float]]:
+        return self.backend.query(text, k)
+
+
+def usage_of(agent: Any) -> tuple[int, int]:
+    usage = getattr(agent, "last_usage", None)
+    return (int(usage[0]), int(usage[1])) if usage else (0, 0)
+
+
+async def arun_episode(env: KBGymEnv, agent: Any, qid: str) -> tuple[dict, list[dict], float]:
+    """:func:`kbgym.runs.episode.run_episode` with ``await agent.aact``; same rows."""
+    t0 = time.perf_counter()
+    obs, info = env.reset(options={"qid": qid})
+    agent.reset()
+    rows: list[dict] = []
+    tokens_in = tokens_out = 0
+    while True:
+        ep = env.episode
+        phase, step_no = _PHASE[ep.phase], ep.phase_steps + 1
+        action = await agent.aact(obs, info)
+        t_in, t_out = usage_of(agent)
+        tokens_in, tokens_out = tokens_in + t_in, tokens_out + t_out
+        obs, _, terminated, truncated, info = env.step(action)
+        rows.append({
+            "qid": qid, "phase": phase, "step": step_no, "action": info["action"],
+            "input": info["input"], "result": info["result"], "valid": info["action_valid"],
+            "tokens_in": t_in, "tokens_out": t_out,
+        })
+        if terminated or truncated:
+            summary = dict(info["episode"], tokens_in=tokens_in, tokens_out=tokens_out)
+            return summary, rows, time.perf_counter() - t0
+
+
+def _test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
+    return {
+        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
+        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
+        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
+        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
+        "tokens_out": summary["tokens_out"],
+    }
+
+
+async def aexamine(
+    universe: Universe,
+    library: Library,
+    reader: Any,
+    env_config: KBGymConfig | None = None,
+    *,
+    split: str | Sequence[str] = "test_in",
+    questions: dict[str, Question] | None = None,
+    splits: dict[str, list[str]] | None = None,
+    label: Any = None,
+    limit: int | None = None,
+    out: str | Path | None = None,
+    run_id: str | None = None,
+    files: Any = None,
+    progress: Callable[[int, int, dict], None] | None = None,
+    max_concurrent: int = DEFAULT_MAX_CONCURRENT,
+) -> list[dict]:
+    """Examine ``library`` with up to ``max_concurrent`` questions in flight; returns the
+    test_log rows in the sequential order. Arguments as :func:`kbgym.runs.exam.examine`."""
+    if max_concurrent < 1:
+        raise ValueError(f"max_concurrent must be at least 1, got {max_concurrent}")
+    if questions is None:
+        questions, splits = load_questions(universe, None)
+    names = [split] if isinstance(split, str) else list(split)
+    items = select(questions, splits, names, limit)
+    spawn = getattr(reader, "spawn", None)
+    workers = min(max_concurrent if spawn is not None else 1, len(items)) or 1
+    cfg = env_config or KBGymConfig()
+    qlist = list(questions.values())
+
+    own = files is None and out is not None
+    if own:
+        from kbgym.runs.train import RunFiles
+
+        files = RunFiles(Path(out))
+
+    results: list[tuple | None] = [None] * len(items)
+    written = 0
+    finished = 0
+    rows: list[dict] = []
+
+    def flush() -> None:
+        """Write every finished result whose predecessors are all written."""
+        nonlocal written
+        while written < len(items) and results[written] is not None:
+            name, q, summary, trace, wall = results[written]
+            row = _test_row(label, name, q, summary)
+            rows.append(row)
+            if files is not None:
+                for r in trace:
+                    files.log("trace").write({"run_id": run_id, "kind": "test", "epoch": label,
+                                              "iteration": None, "split": name, **r})
+                files.log("test_log").write({"run_id": run_id, **row})
+                files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
+                                           "seconds": round(wall, 6)})
+            results[written] = ()  # written; keep the slot non-None
+            written += 1
+
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for i in range(len(items)):
+        queue.put_nowait(i)
+
+    first = KBGymEnv(universe, mode="probe", library=library, questions=qlist, split="all",
+                     config=cfg)
+    shared = SharedIndex(first.library.search_backend)
+
+    async def worker(k: int) -> None:
+        nonlocal finished
+        env = first if k == 0 else KBGymEnv(universe, mode="probe", library=first.library,
+                                            questions=qlist, split="all", config=cfg,
+                                            search_backend=shared)
+        try:
+            while True:
+                try:
+                    i = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                name, q = items[i]
+                agent = spawn() if spawn is not None else reader
+                summary, trace, wall = await arun_episode(env, agent, q.qid)
+                results[i] = (name, q, summary, trace, wall)
+                finished += 1
+                flush()
+                if progress is not None:
+                    progress(finished, len(items), _test_row(label, name, q, summary))
+        finally:
+            env.close()
+
+    tasks = [asyncio.ensure_future(worker(k)) for k in range(workers)] if items else []
+    try:
+        if tasks:
+            await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    finally:
+        flush()
+        if own:
+            files.close()
+        aclose = getattr(reader, "aclose", None)
+        if aclose is not None:
+            await aclose()  # async clients belong to this loop; the next one makes its own
+    return rows
+
+
+def examine_concurrent(universe: Universe, library: Library, reader: Any,
+                       env_config: KBGymConfig | None = None, *,
+                       max_concurrent: int = DEFAULT_MAX_CONCURRENT, **kwargs: Any) -> list[dict]:
+    """Run :func:`aexamine` to completion (sequential :func:`examine` when the reader has no
+    ``aact`` or ``max_concurrent`` is 1). Must not be called from a running event loop."""
+    if getattr(reader, "aact", None) is None or max_concurrent == 1 and \
+            getattr(reader, "spawn", None) is None:
+        return examine(universe, library, reader, env_config, **kwargs)
+    return asyncio.run(aexamine(universe, library, reader, env_config,
+                                max_concurrent=max_concurrent, **kwargs))

@@ -1,0 +1,356 @@
+"""A small OpenAI-compatible chat server on loopback, for tests and the probe benchmark.
+
+``POST /v1/chat/completions`` answers with a chat completion whose one choice carries the
+action a *responder* picked, rendered the way the request asks for it:
+
+- tools offered and ``tool_choice`` names ``act`` (the single-tool mode) -> a real tool call
+  ``act({"action": name, ...})``;
+- tools offered (the multi-tool mode) -> a real tool call ``name({...})``; with
+  ``text_unless_named=True`` (llama.cpp's quirk) the call comes back as message text instead
+  unless ``tool_choice`` names a function;
+- no tools -> message text holding ``{"name": ..., "arguments": ...}`` (fenced or bare).
+
+Faults are queued (``server.faults.append(...)``) and consumed one per request, in arrival
+order: a delay, a hang longer than the client's timeout, an HTTP status (429, 500, 400 ...),
+a garbage body, or a fixed raw reply (wrong tool name, broken arguments, no call at all).
+Every request body is kept in ``server.requests``. The default responder, :class:`ToyPolicy`,
+is a deterministic function of the observation text, so sequential and concurrent runs agree.
+
+Run standalone (for the benchmark): ``python fake_server.py --latency 0.1`` prints
+``PORT <n>`` and serves until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+# -- what the responder returns ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Intent:
+    """An action the model "wants": rendered as a tool call or text by the server."""
+
+    name: str
+    args: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A reply sent as given: ``tool_calls`` [(name, arguments string)] and/or ``content``."""
+
+    tool_calls: tuple = ()
+    content: str | None = None
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str  # delay | hang | status | garbage | reply
+    seconds: float = 0.0
+    status: int = 0
+    retry_after_ms: int | None = None
+    message: str = ""
+    reply: Raw | Intent | None = None
+
+    @staticmethod
+    def delay(seconds: float) -> "Fault":
+        return Fault("delay", seconds=seconds)
+
+    @staticmethod
+    def hang(seconds: float) -> "Fault":
+        return Fault("hang", seconds=seconds)
+
+    @staticmethod
+    def http(status: int, retry_after_ms: int | None = None, message: str = "") -> "Fault":
+        return Fault("status", status=status, retry_after_ms=retry_after_ms, message=message)
+
+    @staticmethod
+    def garbage() -> "Fault":
+        return Fault("garbage")
+
+    @staticmethod
+    def answer_with(reply: Raw | Intent) -> "Fault":
+        return Fault("reply", reply=reply)
+
+
+Responder = Callable[[dict], "Intent | Raw"]
+
+
+# -- the default responder -----------------------------------------------------------------
+
+_HIT = re.compile(r"^- (s\d+): (.*)$", re.MULTILINE)
+
+
+def observation_of(body: dict) -> str:
+    for m in reversed(body.get("messages", [])):
+        if m.get("role") == "user":
+            return str(m.get("content") or "")
+    return ""
+
+
+class ToyPolicy:
+    """A deterministic toy model reading only the observation text.
+
+    forward/probe: search the question, then answer the last word of the first hit.
+    backward: add an index-like note, link it to the first hit of the forward search, done.
+    """
+
+    def __call__(self, body: dict) -> Intent:
+        text = observation_of(body)
+        lines = text.split("\n")
+        head, question = lines[0], (lines[1] if len(lines) > 1 else "")
+        recent = text.split("Recent actions (oldest first):", 1)[-1]
+        if "[phase 2" in head:
+            if "-> added " not in recent and "duplicate of" not in recent:
+                return Intent("add", {"text": f"Notes for the question: {question}"})
+            if "- link(" not in recent:
+                added = re.findall(r"-> added (s\d+)", recent) or \
+                    re.findall(r"duplicate of (s\d+)", recent)
+                hits = _HIT.findall(recent)
+                target = next((h[0] for h in hits if h[0] != added[-1]), "s0001")
+                return Intent("link", {"source": added[-1], "target": target})
+            return Intent("done", {})
+        if "- search(" not in recent:
+            return Intent("search", {"query": question})
+        hits = _HIT.findall(recent)
+        word = hits[0][1].rstrip(".").split()[-1] if hits else "unknown"
+        return Intent("answer", {"text": word})
+
+
+class Script:
+    """Replies taken in order (then ``then`` for the rest); for single-call tests."""
+
+    def __init__(self, replies, then: Responder | None = None):
+        self.replies = collections.deque(replies)
+        self.then = then or ToyPolicy()
+
+    def __call__(self, body: dict):
+        return self.replies.popleft() if self.replies else self.then(body)
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def _tokens(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+def render(body: dict, reply: Intent | Raw, *, text_unless_named: bool,
+           fenced: bool) -> dict:
+    """The chat completion for ``reply`` as the request ``body`` asks for it."""
+    tools = body.get("tools") or []
+    names = [t.get("function", {}).get("name") for t in tools]
+    choice = body.get("tool_choice")
+    named = isinstance(choice, dict)
+    calls: list[tuple[str, str]] = []
+    content: str | None = None
+    if isinstance(reply, Raw):
+        calls, content = list(reply.tool_calls), reply.content
+    elif tools and names == ["act"]:
+        calls = [("act", json.dumps({"action": reply.name, **reply.args}))]
+    elif tools and (named or not text_unless_named):
+        calls = [(reply.name, json.dumps(reply.args))]
+    else:
+        obj = json.dumps({"name": reply.name, "arguments": reply.args})
+        content = f"```json\n{obj}\n```" if fenced else obj
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(calls)]
+    prompt = sum(_tokens(str(m.get("content") or "")) for m in body.get("messages", []))
+    completion = _tokens((content or "") + "".join(n + a for n, a in calls))
+    return {
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion},
+    }
+
+
+# -- the server ------------------------------------------------------------------------------
+
+
+class FakeServer:
+    """``with FakeServer() as srv: srv.url`` -> ``http://127.0.0.1:PORT/v1``."""
+
+    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
+                 text_unless_named: bool = False, fenced: bool = True,
+                 host: str = "127.0.0.1", port: int = 0, keep_requests: bool = True):
+        self.responder = responder or ToyPolicy()
+        self.latency = latency
+        self.text_unless_named = text_unless_named
+        self.fenced = fenced
+        self.host, self.port = host, port
+        self.keep_requests = keep_requests
+        self.faults: collections.deque[Fault] = collections.deque()
+        self.requests: list[dict] = []
+        self.served: collections.Counter = collections.Counter()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    # lifecycle
+    def start(self) -> "FakeServer":
+        ready = threading.Event()
+
+        def run():
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            self._server = loop.run_until_complete(
+                asyncio.start_server(self._handle, self.host, self.port, backlog=256))
+            self.port = self._server.sockets[0].getsockname()[1]
+            ready.set()
+            loop.run_forever()
+            self._server.close()
+            loop.run_until_complete(self._server.wait_closed())
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="fake-openai", daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("the fake server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop = self._thread = None
+
+    def __enter__(self) -> "FakeServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def next_fault(self) -> Fault | None:
+        with self._lock:
+            return self.faults.popleft() if self.faults else None
+
+    def chat_requests(self) -> list[dict]:
+        return [r for r in self.requests if "messages" in r]
+
+    # HTTP
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                method, path, _ = line.decode("latin-1").split(" ", 2)
+                headers = {}
+                while True:
+                    h = await reader.readline()
+                    if h in (b"\r\n", b"\n", b""):
+                        break
+                    k, _, v = h.decode("latin-1").partition(":")
+                    headers[k.strip().lower()] = v.strip()
+                n = int(headers.get("content-length", "0") or 0)
+                raw = await reader.readexactly(n) if n else b""
+                status, extra, payload = await self._respond(method, path, raw)
+                head = [f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}",
+                        "content-type: application/json", f"content-length: {len(payload)}"]
+                head += [f"{k}: {v}" for k, v in extra.items()]
+                writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError,
+                asyncio.CancelledError):
+            pass
+        finally:
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+    async def _respond(self, method: str, path: str, raw: bytes) -> tuple[int, dict, bytes]:
+        path = path.split("?", 1)[0]
+        if method == "GET" and path.endswith("/models"):
+            return 200, {}, json.dumps({"object": "list", "data": [
+                {"id": "fake", "object": "model", "created": 0, "owned_by": "tests"}]}).encode()
+        if method != "POST" or not path.endswith("/chat/completions"):
+            return 404, {}, b'{"error": {"message": "not found"}}'
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            return 400, {}, b'{"error": {"message": "request body is not JSON"}}'
+        if self.keep_requests:
+            self.requests.append(body)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            fault = self.next_fault()
+            if self.latency:
+                await asyncio.sleep(self.latency)
+            reply = None
+            if fault is not None:
+                self.served[fault.kind if fault.kind != "status" else str(fault.status)] += 1
+                if fault.kind in ("delay", "hang"):
+                    await asyncio.sleep(fault.seconds)
+                elif fault.kind == "status":
+                    extra = {"x-should-retry": "false"} if fault.status == 400 else {}
+                    if fault.retry_after_ms is not None:
+                        extra["retry-after-ms"] = str(fault.retry_after_ms)
+                    msg = fault.message or f"injected {fault.status}"
+                    return fault.status, extra, json.dumps(
+                        {"error": {"message": msg, "type": "fake", "code": fault.status}}
+                    ).encode()
+                elif fault.kind == "garbage":
+                    return 200, {}, b"<html>this is not json"
+                elif fault.kind == "reply":
+                    reply = fault.reply
+            else:
+                self.served["ok"] += 1
+            if reply is None:
+                reply = self.responder(body)
+            out = render(body, reply, text_unless_named=self.text_unless_named,
+                         fenced=self.fenced)
+            return 200, {}, json.dumps(out).encode()
+        finally:
+            self.in_flight -= 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--latency", type=float, default=0.0)
+    p.add_argument("--text-unless-named", action="store_true")
+    args = p.parse_args(argv)
+    srv = FakeServer(latency=args.latency, text_unless_named=args.text_unless_named,
+                     port=args.port, keep_requests=False).start()
+    print(f"PORT {srv.port}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
