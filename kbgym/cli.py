@@ -35,7 +35,7 @@ def _add_build(sub) -> None:
     p.set_defaults(func=cmd_build)
 
 
-def universe_config_from_args(args) -> "UniverseConfig":
+def universe_config_from_args(args):
     from kbgym.config import load_config
     from kbgym.universe import UniverseConfig
 
@@ -256,7 +256,6 @@ def cmd_probe(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from kbgym.jsonio import write_canonical
     from kbgym.library.snapshot import write_snapshot
     from kbgym.runs.logs import rewrite_jsonl
     from kbgym.runs.replay import rebuild_series, replay_run, verify, verify_all_epochs

@@ -3,16 +3,15 @@ the GraphRAG-style communities that B2 and B4 both use."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
+
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbgym.errors import ConfigError
-from kbgym.library.graph import Library, id_num, normalize_text
+from kbgym.library.graph import Library, gc_paused, id_num, normalize_text
 
 from kbgym.baselines.extract import Entity, Mentions
 
@@ -126,23 +125,6 @@ class Builder:
         self.lib.link_batch_max = self._batch
         return BuildMeta(baseline, params, self.lib, len(self.lib) - self._nodes0,
                          self.lib.n_links - self._links0, llm.meta() if llm else None)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a build, then restore its previous state.
-
-    A build allocates millions of small containers (link lists, in-adjacency dicts) and no
-    cycles worth collecting; the collector's repeated full passes over the growing heap
-    would otherwise cost more than the build itself (about 2x at 10^5 people).
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def with_gc_paused(fn):

@@ -39,7 +39,7 @@ _KEEP: Any = object()
 
 
 @contextmanager
-def _gc_paused():
+def gc_paused():
     """Bulk loads allocate millions of long-lived objects; cyclic GC passes over them are
     wasted work (and dominate load time at 10^6 nodes). Restores the previous state."""
     was = gc.isenabled()
@@ -231,7 +231,7 @@ class Library:
     def from_texts(cls, nodes: Iterable[tuple[str, str]], **kwargs: Any) -> "Library":
         """B1 from (id, text) pairs: originals with origin = id, flag None, no links."""
         search = kwargs.pop("search", None)
-        with _gc_paused():
+        with gc_paused():
             items = sorted(((id_num(i), i, t) for i, t in nodes))
             lib = cls(origins=[i for _, i, _ in items], **kwargs)
             for num, i, t in items:
@@ -249,7 +249,7 @@ class Library:
 
         Raises :class:`SnapshotIntegrityError` (one line) when the object is malformed.
         """
-        with _gc_paused():
+        with gc_paused():
             return cls._from_snapshot(obj, **kwargs)
 
     @classmethod
@@ -459,7 +459,7 @@ class Library:
         self._dirty = {}
         self._regen = set()
         if backend is not None:
-            with _gc_paused():
+            with gc_paused():
                 for n in self._nodes.values():
                     backend.upsert(n.id, n.text)
             backend.refresh()

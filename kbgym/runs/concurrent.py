@@ -19,7 +19,6 @@ Training stays sequential: each iteration changes the library the next one sees.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,11 +26,11 @@ from typing import Any
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
 from kbgym.library.graph import Library
-from kbgym.runs.exam import examine, load_questions, select
+from kbgym.runs.episode import arun_episode
+from kbgym.runs.exam import examine, load_questions, select, test_row
 from kbgym.universe.types import Question, Universe
 
 DEFAULT_MAX_CONCURRENT = 32
-_PHASE = {"forward": 1, "backward": 2, "probe": 0}
 
 
 class SharedIndex:
@@ -59,45 +58,6 @@ class SharedIndex:
 
     def query(self, text: str, k: int) -> list[tuple[str, float]]:
         return self.backend.query(text, k)
-
-
-def usage_of(agent: Any) -> tuple[int, int]:
-    usage = getattr(agent, "last_usage", None)
-    return (int(usage[0]), int(usage[1])) if usage else (0, 0)
-
-
-async def arun_episode(env: KBGymEnv, agent: Any, qid: str) -> tuple[dict, list[dict], float]:
-    """:func:`kbgym.runs.episode.run_episode` with ``await agent.aact``; same rows."""
-    t0 = time.perf_counter()
-    obs, info = env.reset(options={"qid": qid})
-    agent.reset()
-    rows: list[dict] = []
-    tokens_in = tokens_out = 0
-    while True:
-        ep = env.episode
-        phase, step_no = _PHASE[ep.phase], ep.phase_steps + 1
-        action = await agent.aact(obs, info)
-        t_in, t_out = usage_of(agent)
-        tokens_in, tokens_out = tokens_in + t_in, tokens_out + t_out
-        obs, _, terminated, truncated, info = env.step(action)
-        rows.append({
-            "qid": qid, "phase": phase, "step": step_no, "action": info["action"],
-            "input": info["input"], "result": info["result"], "valid": info["action_valid"],
-            "tokens_in": t_in, "tokens_out": t_out,
-        })
-        if terminated or truncated:
-            summary = dict(info["episode"], tokens_in=tokens_in, tokens_out=tokens_out)
-            return summary, rows, time.perf_counter() - t0
-
-
-def _test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
-    return {
-        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
-        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
-        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
-        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
-        "tokens_out": summary["tokens_out"],
-    }
 
 
 async def aexamine(
@@ -146,7 +106,7 @@ async def aexamine(
         nonlocal written
         while written < len(items) and results[written] is not None:
             name, q, summary, trace, wall = results[written]
-            row = _test_row(label, name, q, summary)
+            row = test_row(label, name, q, summary)
             rows.append(row)
             if files is not None:
                 for r in trace:
@@ -184,7 +144,7 @@ async def aexamine(
                 finished += 1
                 flush()
                 if progress is not None:
-                    progress(finished, len(items), _test_row(label, name, q, summary))
+                    progress(finished, len(items), test_row(label, name, q, summary))
         finally:
             env.close()
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
+PHASE_CODE = {"forward": 1, "backward": 2, "probe": 0}
+
 
 class AgentLike(Protocol):
     """What the runners need of an agent. ``last_usage`` (tokens in, out of the latest
@@ -20,30 +22,56 @@ def usage_of(agent: Any) -> tuple[int, int]:
     return (int(usage[0]), int(usage[1])) if usage else (0, 0)
 
 
-def run_episode(env, agent: AgentLike, qid: str) -> tuple[dict, list[dict], float]:
-    """Play question ``qid`` to the end: (episode summary, trace rows, wall seconds).
+class EpisodeRun:
+    """One question played to the end, step by step; the sync and async runners share it.
 
     Trace rows hold phase (1/2 in training, 0 in a probe), the 1-based step within the
     phase, the action name (``__invalid__``/``__noop__`` for unreadable or missing ones), its
     canonical input, the full result, validity and the agent's token counts.
     """
-    t0 = time.perf_counter()
-    obs, info = env.reset(options={"qid": qid})
-    agent.reset()
-    rows: list[dict] = []
-    tokens_in = tokens_out = 0
-    while True:
-        ep = env.unwrapped.episode
-        phase, step_no = {"forward": 1, "backward": 2, "probe": 0}[ep.phase], ep.phase_steps + 1
-        action = agent.act(obs, info)
-        t_in, t_out = usage_of(agent)
-        tokens_in, tokens_out = tokens_in + t_in, tokens_out + t_out
-        obs, _, terminated, truncated, info = env.step(action)
-        rows.append({
-            "qid": qid, "phase": phase, "step": step_no, "action": info["action"],
+
+    def __init__(self, env, agent: Any, qid: str):
+        self.env, self.agent, self.qid = env, agent, qid
+        self.t0 = time.perf_counter()
+        self.obs, self.info = env.reset(options={"qid": qid})
+        agent.reset()
+        self.rows: list[dict] = []
+        self.tokens = [0, 0]
+        self.done = False
+
+    def step(self, action: Any) -> bool:
+        """Apply the agent's action; True when the episode is over."""
+        ep = self.env.unwrapped.episode
+        phase, step_no = PHASE_CODE[ep.phase], ep.phase_steps + 1
+        t_in, t_out = usage_of(self.agent)
+        self.tokens[0] += t_in
+        self.tokens[1] += t_out
+        self.obs, _, terminated, truncated, self.info = self.env.step(action)
+        info = self.info
+        self.rows.append({
+            "qid": self.qid, "phase": phase, "step": step_no, "action": info["action"],
             "input": info["input"], "result": info["result"], "valid": info["action_valid"],
             "tokens_in": t_in, "tokens_out": t_out,
         })
-        if terminated or truncated:
-            summary = dict(info["episode"], tokens_in=tokens_in, tokens_out=tokens_out)
-            return summary, rows, time.perf_counter() - t0
+        self.done = terminated or truncated
+        return self.done
+
+    def result(self) -> tuple[dict, list[dict], float]:
+        summary = dict(self.info["episode"], tokens_in=self.tokens[0], tokens_out=self.tokens[1])
+        return summary, self.rows, time.perf_counter() - self.t0
+
+
+def run_episode(env, agent: AgentLike, qid: str) -> tuple[dict, list[dict], float]:
+    """Play question ``qid`` to the end: (episode summary, trace rows, wall seconds)."""
+    run = EpisodeRun(env, agent, qid)
+    while not run.step(agent.act(run.obs, run.info)):
+        pass
+    return run.result()
+
+
+async def arun_episode(env, agent: Any, qid: str) -> tuple[dict, list[dict], float]:
+    """:func:`run_episode` with ``await agent.aact``; the same rows."""
+    run = EpisodeRun(env, agent, qid)
+    while not run.step(await agent.aact(run.obs, run.info)):
+        pass
+    return run.result()

@@ -13,7 +13,7 @@ from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
 from kbgym.library.graph import Library
 from kbgym.runs.episode import AgentLike, run_episode
-from kbgym.runs.logs import JsonlLog, write_json
+from kbgym.runs.logs import write_json
 from kbgym.scoring import score_block
 from kbgym.universe.types import Question, Universe
 
@@ -51,6 +51,17 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
     return out
 
 
+def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
+    """One test_log row (SPEC §15.1) from an episode summary."""
+    return {
+        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
+        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
+        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
+        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
+        "tokens_out": summary["tokens_out"],
+    }
+
+
 def examine(
     universe: Universe,
     library: Library,
@@ -86,13 +97,7 @@ def examine(
     try:
         for i, (name, q) in enumerate(items, start=1):
             summary, trace, wall = run_episode(env, reader, q.qid)
-            row = {
-                "epoch": label, "split": name, "qid": q.qid, "template": q.template,
-                "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
-                "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
-                "answer": summary["answer"], "tokens_in": summary["tokens_in"],
-                "tokens_out": summary["tokens_out"],
-            }
+            row = test_row(label, name, q, summary)
             rows.append(row)
             if files is not None:
                 for r in trace:

@@ -140,13 +140,13 @@ def render_markdown(rep: dict) -> str:
     lines += ["", "## What was built", "",
               f"- nodes {st.get('n_nodes')}, links {st.get('n_links')}, authored "
               f"{st.get('authored_statements')}, index_coverage {_fmt(st.get('index_coverage'))}",
-              f"- actions: " + ", ".join(f"{k} {v}" for k, v in rep["edit_mix"]["totals"].items()),
+              "- actions: " + ", ".join(f"{k} {v}" for k, v in rep["edit_mix"]["totals"].items()),
               f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
               f"({s['scorable']} scorable of {s['index_nodes']})",
-              f"- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
+              "- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
               f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
-              f"- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
+              "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
               f"- coverage slope: {_fmt(rep['coverage']['points_per_distinct_question'])} points "
               f"per distinct question"]
     if rep["learning_curve"]:

@@ -7,11 +7,10 @@ when one is due. Resume trusts only what is recorded: n completed train_log rows
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
