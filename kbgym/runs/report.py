@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kbgym.env.actions import EDIT_ACTIONS
 from kbgym.library.snapshot import load_snapshot
+from kbgym.library.stats import index_coverage_2hop, question_index_coverage
 from kbgym.metrics.outcomes import breakdowns
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
@@ -110,7 +111,12 @@ def build_report(run_dir: str | Path, universe=None) -> dict:
         "by_category": forward_by_epoch(train_log),
         "by_template": {t: _mean(v) for t, v in sorted(tpl.items())},
         "edit_mix": edit_mix(train_log, series),
-        "coverage": coverage_dynamics(train_log, series),
+        "coverage": {
+            **coverage_dynamics(train_log, series),
+            "index_coverage_2hop": index_coverage_2hop(final_lib),
+            "question_index_coverage": question_index_coverage(
+                final_lib, [u.question(q) for q in sorted({r["qid"] for r in train_log})]),
+        },
         "structure": index_structure(final_lib, u),
         "edge_classes": edge_classes(final_lib),
         "link_alignment": link_support_alignment(final_lib, u, meta["seed"]),
@@ -148,7 +154,9 @@ def render_markdown(rep: dict) -> str:
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
               "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
               f"- coverage slope: {_fmt(rep['coverage']['points_per_distinct_question'])} points "
-              f"per distinct question"]
+              f"per distinct question; question_index_coverage "
+              f"{rep['coverage']['question_index_coverage']['covered']}/"
+              f"{rep['coverage']['question_index_coverage']['total']} trained questions"]
     if rep["learning_curve"]:
         lines += ["", "## Evaluation by epoch", "", "| epoch | n | F1 | mean steps |",
                   "|---|---|---|---|"]
