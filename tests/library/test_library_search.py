@@ -259,3 +259,178 @@ def test_iteration_mode_index_follows_its_own_text(ops):
             shadow = {n.id: n.text for n in lib}
         for q in ("felix", "of the city", "cooper job mara"):
             assert lib.search(q, 8) == brute_bm25(shadow, q, 8)
+
+
+# -- query paths and caches -----------------------------------------------------------------------
+# Small indexes are scored densely from per-term weights cached per index generation; larger ones
+# go through MaxScore over the postings (DENSE_MAX_SLOTS = 0 forces it). Rankings are cached per
+# generation too. Every upsert and remove must invalidate both, at once.
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ops=st.lists(st.tuples(st.integers(0, 30), st.one_of(st.none(), text_st)), max_size=60),
+    queries=st.lists(query_st, min_size=1, max_size=4),
+    ks=st.lists(st.integers(1, 14), min_size=1, max_size=3),
+    path=st.sampled_from(["dense", "dense-all-vectors", "dense-no-vectors", "postings",
+                          "postings-mixed"]),  # fmt: skip
+    rank_cache=st.sampled_from([0, 2, 256]),
+)
+def test_bm25_paths_and_caches_equal_brute_force(ops, queries, ks, path, rank_cache):
+    """Queries repeated (at several k) between mutations: every path, cached or not, keeps
+    answering exactly what a fresh brute force does."""
+    index = BM25Index()
+    index.COMPACT_MIN = 2  # exercise slot renumbering under cached weights
+    index.RANK_CACHE = rank_cache
+    if path == "dense-all-vectors":  # every term cached as a full slot -> weight vector
+        index.DENSE_TERM_FRACTION = 10**9
+    elif path == "dense-no-vectors":  # every term cached as (slots, weights)
+        index.DENSE_TERM_FRACTION = 0
+    elif path == "postings":
+        index.DENSE_MAX_SLOTS = 0
+    elif path == "postings-mixed":
+        index.DENSE_MAX_SLOTS, index.SPARSE_MAX = 0, 3
+    docs: dict[str, str] = {}
+    for step, (num, text) in enumerate(ops):
+        nid = f"s{num:04d}"
+        if text is None:
+            index.remove(nid)
+            docs.pop(nid, None)
+        else:
+            index.upsert(nid, text)
+            docs[nid] = text
+        if step % 3 == 2:
+            for k in ks:
+                _check(index, docs, queries[:2], k)
+    for k in ks + ks[::-1]:
+        _check(index, docs, queries, k)
+
+
+@pytest.mark.parametrize("dense_max", [0, 10**9])
+def test_bm25_paths_agree_on_shaped_data(dense_max):
+    docs = _people_docs()
+    index = BM25Index()
+    index.DENSE_MAX_SLOTS = dense_max
+    for i, t in docs.items():
+        index.upsert(i, t)
+    queries = ["job of Felix Last3", "lives in the city of Fenmarch", "of", "is a friend of",
+               "Mara Last7 friend", "cooper", "Ada Last12 job city", "nobody",
+               "the the of of", "people whose job is cooper", "Residents of Redhill"]  # fmt: skip
+    for k in (1, 3, 4, 5, 10, 60, 1000, 5000):
+        _check(index, docs, queries, k)
+    for i in list(docs)[::7]:  # tombstones in every posting list
+        index.remove(i)
+        docs.pop(i)
+    for i in list(docs)[::11]:  # re-indexed documents move to fresh slots (out of id order)
+        docs[i] += " Felix Last3 cooper"
+        index.upsert(i, docs[i])
+    for k in (60, 5, 1, 2000):
+        _check(index, docs, queries, k)
+
+
+def test_ranking_cache_answers_every_k_it_covers():
+    docs = _people_docs(60)
+    index = BM25Index()
+    for i, t in docs.items():
+        index.upsert(i, t)
+    fresh = BM25Index()
+    fresh.RANK_CACHE = 0
+    for i, t in docs.items():
+        fresh.upsert(i, t)
+    for q, k in [("Felix friend", 5), ("friend Felix", 10), ("Felix, friend!", 3),
+                 ("Felix friend", 60), ("felix FRIEND", 7), ("cooper", 60), ("cooper", 2),
+                 ("cooper", 1000)]:  # fmt: skip
+        assert index.query(q, k) == fresh.query(q, k) == brute_bm25(docs, q, k)
+    hits = index.query("felix friend", 5)
+    hits.clear()  # a caller mutating its list leaves the cache alone
+    assert index.query("felix friend", 5) == fresh.query("felix friend", 5)
+
+
+def test_ranking_cache_is_bounded_lru():
+    index = BM25Index()
+    index.RANK_CACHE = 2
+    for i, t in _people_docs(20).items():
+        index.upsert(i, t)
+    for q in ("felix", "mara", "tom", "felix", "ada", "bo"):
+        index.query(q, 5)
+    assert len(index._rank_cache) == 2
+
+
+def test_caches_follow_every_mutation():
+    index = BM25Index()
+    index.upsert("s0001", "alpha beta")
+    index.upsert("s0002", "alpha")
+    assert [i for i, _ in index.query("alpha beta", 5)] == ["s0001", "s0002"]
+    index.upsert("s0003", "beta beta beta")  # also changes N, df and avgdl: every score moves
+    docs = {"s0001": "alpha beta", "s0002": "alpha", "s0003": "beta beta beta"}
+    assert index.query("alpha beta", 5) == brute_bm25(docs, "alpha beta", 5)
+    index.upsert("s0001", "gamma")  # re-index
+    docs["s0001"] = "gamma"
+    assert index.query("alpha beta", 5) == brute_bm25(docs, "alpha beta", 5)
+    index.remove("s0003")
+    docs.pop("s0003")
+    assert index.query("alpha beta", 5) == brute_bm25(docs, "alpha beta", 5)
+    index.remove("s0404")  # unknown id: nothing changes, caches stay valid
+    assert index.query("alpha beta", 5) == brute_bm25(docs, "alpha beta", 5)
+
+
+def test_copy_and_pickle_do_not_share_caches():
+    import pickle
+
+    a = BM25Index()
+    for i, t in _people_docs(30).items():
+        a.upsert(i, t)
+    want = a.query("Felix Last3 job", 10)
+    b = a.copy()
+    c = pickle.loads(pickle.dumps(a))
+    assert b.query("Felix Last3 job", 10) == c.query("Felix Last3 job", 10) == want
+    b.upsert("s9000", "Felix Last3 job job job")
+    c.remove(want[0][0])
+    assert a.query("Felix Last3 job", 10) == want
+    assert b.query("Felix Last3 job", 10)[0][0] == "s9000"
+    assert want[0][0] not in [i for i, _ in c.query("Felix Last3 job", 10)]
+
+
+QUERIES = ("felix job", "mara quill friend", "zebra", "cooper", "of the city", "quokka mara")
+
+
+def _assert_search_is_fresh(lib):
+    docs = {n.id: n.text for n in lib}
+    for q in QUERIES:
+        for k in (60, 5, 2):  # the largest first, so smaller k could come from a cached ranking
+            assert lib.search(q, k) == brute_bm25(docs, q, k), q
+
+
+def test_immediate_mode_search_sees_every_change_at_once():
+    lib = make_lib()
+    _assert_search_is_fresh(lib)
+    lib.add("zebra crossing near Felix's job")
+    _assert_search_is_fresh(lib)
+    lib.edit("s0001", "Quokka pictures of Mara Quill.")
+    _assert_search_is_fresh(lib)
+    lib.delete("s0003")
+    _assert_search_is_fresh(lib)
+    lib.merge("s0002", "s0004")
+    _assert_search_is_fresh(lib)
+    lib.add("another cooper, friend of the city")
+    lib.edit("s0007", "zebra zebra cooper")
+    _assert_search_is_fresh(lib)
+
+
+def test_iteration_mode_cached_search_stays_stale_until_refresh():
+    lib = make_lib(refresh="iteration")
+    shadow = {n.id: n.text for n in lib}
+    before = {q: lib.search(q, 10) for q in QUERIES}
+    lib.add("zebra crossing")
+    lib.edit("s0001", "Quokka pictures.")
+    for q in QUERIES:  # the index is unchanged: same answers (an edited node ranks by old text)
+        assert lib.search(q, 10) == before[q] == brute_bm25(shadow, q, 10)
+    lib.delete("s0002")  # deletions leave at once
+    shadow.pop("s0002")
+    for q in QUERIES:
+        assert lib.search(q, 10) == brute_bm25(shadow, q, 10)
+    lib.refresh()
+    docs = {n.id: n.text for n in lib}
+    for q in QUERIES:
+        assert lib.search(q, 10) == brute_bm25(docs, q, 10)
+    assert [i for i, _ in lib.search("quokka", 5)] == ["s0001"]
