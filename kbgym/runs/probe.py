@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kbgym.errors import ConfigError
 from kbgym.jsonio import sha256_hex
 from kbgym.metrics.outcomes import DEFAULT_RESAMPLES, bootstrap_indices, paired, rho, rho_ci
 from kbgym.runs.logs import read_jsonl
@@ -76,7 +77,9 @@ def make_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: i
 def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,
                         seed: int | None = None) -> dict:
     path = Path(run_dir) / "train_log.jsonl"
-    digest = "sha256:" + sha256_hex(path.read_bytes()) if path.exists() else None
+    if not path.exists():
+        raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
+    digest = "sha256:" + sha256_hex(path.read_bytes())
     return make_probe(universe, read_jsonl(path), per_group=per_group, seed=seed,
                       train_log_hash=digest)
 

@@ -26,9 +26,17 @@ def replay_rows(library: Library, rows: Iterable[dict], upto: int | None = None)
     return library
 
 
+def read_run_meta(run_dir: str | Path) -> dict:
+    """A run directory's meta.json; ``ConfigError`` when the folder is not a run."""
+    path = Path(run_dir) / "meta.json"
+    if not path.exists():
+        raise ConfigError(f"{run_dir}: not a run directory (no meta.json)")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def load_run_universe(run_dir: Path, universe: Universe | str | Path | None = None) -> Universe:
     """The run's universe: given, or from meta.json's universe path, checked by hash."""
-    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
+    meta = read_run_meta(run_dir)
     if isinstance(universe, Universe):
         u = universe
     else:
@@ -96,7 +104,7 @@ def rebuild_series(run_dir: str | Path, universe: Universe | str | Path | None =
     for r in read_jsonl(run_dir / "trace.jsonl"):
         if r.get("kind") == "train":
             rows_by_it.setdefault(r["iteration"], []).append(r)
-    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
+    meta = read_run_meta(run_dir)
     out = [{"schema_version": 1, "run_id": meta["run_id"], "iteration": 0, "epoch": 0,
             **lib.stats()}]
     for row in log:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -13,7 +12,7 @@ from kbgym.library.stats import index_coverage_2hop, question_index_coverage
 from kbgym.metrics.outcomes import breakdowns
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
-from kbgym.runs.replay import load_run_universe
+from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
 
@@ -84,7 +83,7 @@ def coverage_dynamics(train_log: list[dict], series: list[dict]) -> dict:
 
 def build_report(run_dir: str | Path, universe=None) -> dict:
     run_dir = Path(run_dir)
-    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
+    meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
     train_log = read_jsonl(run_dir / "train_log.jsonl")
     series = read_jsonl(run_dir / "series.jsonl")

@@ -162,3 +162,31 @@ def test_cli_test_unknown_split(tmp_path):
                           env=dict(os.environ, PYTHONPATH=str(HERE)))
     assert proc.returncode != 0
     assert proc.stderr.strip().splitlines()[-1].endswith("unknown split: nope")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["replay", "--run", "{tmp}/none"], "not a run directory"),
+    (["report", "--run", "{tmp}/none"], "not a run directory"),
+    (["probe", "make", "--run", "{tmp}/none", "--out", "{tmp}/p.json"], "no train_log.jsonl"),
+    (["train", "--epochs", "0", "--out", "{tmp}/r"], "epochs"),
+    (["train", "--agent", "nope", "--out", "{tmp}/r"], "unknown agent 'nope'"),
+    (["test", "--library", "{tmp}/none.json"], "no such library file"),
+    (["test", "--m", "0"], "m: Input should be greater than or equal to 1"),
+])
+def test_cli_bad_input_is_one_line(tmp_path, argv, needle):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    proc = subprocess.run([sys.executable, "-m", "kbgym.cli", *argv], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], proc.stderr
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_cli_tampered_snapshot(run_dir, tmp_path):
+    snap = tmp_path / "kb.json"
+    snap.write_text((run_dir / "kb_epoch_2.json").read_text().replace("Index for", "Index 4"))
+    proc = subprocess.run([sys.executable, "-m", "kbgym.cli", "test", "--library", str(snap),
+                           "--limit", "1"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "content hash mismatch" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
