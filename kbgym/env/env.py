@@ -177,10 +177,13 @@ class KBGymEnv(gym.Env):
         tools = phase_tools("backward") + phase_tools("forward", config.toolset)
         self.action_space = KBActionSpace(
             tools=tuple(dict.fromkeys(tools)), typed_links=config.typed_links,
-            next_id_fn=lambda: self.library.next_id,
+            next_id_fn=self._next_id,
         )
         self._episode: Episode | None = None
         self._last_obs_text = ""
+
+    def _next_id(self) -> int:
+        return self.library.next_id
 
     def _prepare_library(self, library: Library | None, judge, search_backend) -> Library:
         """The episode library: B1 or the given one (a frozen copy in probe mode), with the

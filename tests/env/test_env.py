@@ -288,3 +288,15 @@ def test_snapshot_round_trip(small_universe, tmp_path):
     digest = env.snapshot(tmp_path / "kb.json", label="test")
     lib, header = load_snapshot(tmp_path / "kb.json")
     assert header["content_hash"] == digest and lib.snapshot() == env.library.snapshot()
+
+
+def test_env_pickles_mid_episode(small_universe):
+    import pickle
+
+    env = KBGymEnv(small_universe)
+    env.reset(seed=4)
+    env.step({"action": "search", "query": "job"})
+    clone = pickle.loads(pickle.dumps(env))
+    a = env.step({"action": "search", "query": "friend"})
+    b = clone.step({"action": "search", "query": "friend"})
+    assert a[0] == b[0] and a[4] == b[4]
