@@ -232,7 +232,12 @@ def cmd_probe(args) -> int:
 
     if args.probe_command == "make":
         u, _ = _universe(args.universe)
-        probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
+        if u.meta.get("source") == "phantomwiki":  # §17: the PW probe (exact/share1/share0)
+            from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
+
+            probe = make_pw_probe_from_run(u, args.run)
+        else:
+            probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
         write_canonical(args.out, probe)
         if not args.quiet:
             print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +
@@ -382,9 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--out")
     p.set_defaults(func=cmd_probe)
 
+    from kbgym.adapters.cli import add_parser as add_adapt
     from kbgym.baselines.cli import add_parser as add_baseline
 
     add_baseline(sub)
+    add_adapt(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run", required=True)

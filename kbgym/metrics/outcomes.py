@@ -68,12 +68,13 @@ def breakdowns(rows: Sequence[Mapping]) -> dict:
     return {
         "overall": score_block(rows),
         "by_category": {k: score_block(v) for k, v in sorted(by_cat.items(),
-                                                             key=lambda kv: _cat_key(kv[0]))},
+                                                             key=lambda kv: category_key(kv[0]))},
         "by_template": {k: score_block(v) for k, v in sorted(by_tpl.items())},
         "budget_exhaustion_rate": (sum(r["status"] == "unanswered" for r in rows) / n) if n else None,
     }
 
 
-def _cat_key(cat: str) -> tuple[int, str]:
+def category_key(cat: str) -> tuple[int, str]:
+    """QC1 < QC2 < … < QC10, then other categories (PW_*) by name."""
     digits = "".join(ch for ch in cat if ch.isdigit())
     return (int(digits) if digits else 999, cat)

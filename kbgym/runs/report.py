@@ -9,7 +9,7 @@ from pathlib import Path
 from kbgym.env.actions import EDIT_ACTIONS
 from kbgym.library.snapshot import load_snapshot
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
-from kbgym.metrics.outcomes import breakdowns
+from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
 from kbgym.runs.replay import load_run_universe, read_run_meta
@@ -36,7 +36,7 @@ def forward_by_epoch(train_log: list[dict]) -> dict:
             "p1_steps": _mean(r["p1_steps"] for r in rows),
             "exhausted": sum(r["answer"] is None for r in rows),
             "by_category": {c: _mean(v) for c, v in sorted(cats.items(),
-                                                           key=lambda kv: int(kv[0][2:]))},
+                                                           key=lambda kv: category_key(kv[0]))},
         }
     return out
 

@@ -1,0 +1,122 @@
+"""Sentences back to facts: the pattern table of PhantomWiki 1.0.3's article sentence forms.
+
+PhantomWiki renders each (predicate, subject) group as one sentence: ``The sisters of X are A,
+B.``, ``The occupation of X is baker.``. :data:`SENTENCE_FORMS` lists every form it can write
+(its family, friendship and attribute templates, singular and plural); :func:`parse_sentence`
+inverts them. A node parsed this way yields one fact ``(predicate, subject, object)`` per
+listed object, and :class:`FactStore` indexes those facts with the node they came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+#: (predicate, singular form, plural form or None); ``<subject>`` marks the subject. The object
+#: list follows the form and is joined with ``", "``. Order is irrelevant: no sentence matches
+#: two forms.
+SENTENCE_FORMS: tuple[tuple[str, str, str | None], ...] = (
+    # family (phantom_wiki.facts.family.constants FAMILY_FACT_TEMPLATES / _PL)
+    ("brother", "The brother of <subject> is", "The brothers of <subject> are"),
+    ("sister", "The sister of <subject> is", "The sisters of <subject> are"),
+    ("sibling", "<subject>'s sibling is", "<subject>'s siblings are"),
+    ("parent", "The parent of <subject> is", "The parents of <subject> are"),
+    ("father", "The father of <subject> is", None),
+    ("mother", "The mother of <subject> is", None),
+    ("spouse", "<subject>'s spouse is", None),
+    ("child", "The child of <subject> is", "The children of <subject> are"),
+    ("son", "The son of <subject> is", "The sons of <subject> are"),
+    ("daughter", "The daughter of <subject> is", "The daughters of <subject> are"),
+    ("wife", "The wife of <subject> is", None),
+    ("husband", "The husband of <subject> is", None),
+    ("stepfather", "The stepfather of <subject> is", None),
+    ("stepmother", "The stepmother of <subject> is", None),
+    ("uncle", "The uncle of <subject> is", "The uncles of <subject> are"),
+    ("aunt", "The aunt of <subject> is", "The aunts of <subject> are"),
+    ("father_in_law", "The father-in-law of <subject> is", None),
+    ("mother_in_law", "The mother-in-law of <subject> is", None),
+    ("brother_in_law", "The brother-in-law of <subject> is",
+     "The brothers-in-law of <subject> are"),
+    ("sister_in_law", "The sister-in-law of <subject> is", "The sisters-in-law of <subject> are"),
+    ("son_in_law", "The son-in-law of <subject> is", "The sons-in-law of <subject> are"),
+    ("daughter_in_law", "The daughter-in-law of <subject> is",
+     "The daughters-in-law of <subject> are"),
+    # friendship
+    ("friend", "The friend of <subject> is", "The friends of <subject> are"),
+    # attributes (values, not people)
+    ("dob", "The date of birth of <subject> is", None),
+    ("job", "The occupation of <subject> is", None),
+    ("hobby", "The hobby of <subject> is", None),
+    ("gender", "The gender of <subject> is", None),
+)
+
+#: Predicates whose objects are values rather than people.
+ATTRIBUTE_PREDICATES = frozenset({"dob", "job", "hobby", "gender"})
+
+
+def _compile(form: str) -> re.Pattern:
+    head, tail = form.split("<subject>")
+    return re.compile("^" + re.escape(head) + r"(?P<s>.+?)" + re.escape(tail)
+                      + r" (?P<o>.+)\.$")
+
+
+_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (pred, _compile(form)) for pred, one, many in SENTENCE_FORMS for form in (one, many) if form
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSentence:
+    predicate: str
+    subject: str
+    objects: tuple[str, ...]
+
+
+def parse_sentence(text: str) -> ParsedSentence | None:
+    """The sentence's predicate, subject and objects, or None for a form not in the table."""
+    for pred, pattern in _PATTERNS:
+        m = pattern.match(text)
+        if m:
+            objects = tuple(o.strip() for o in m.group("o").split(", ") if o.strip())
+            return ParsedSentence(pred, m.group("s"), objects) if objects else None
+    return None
+
+
+class FactStore:
+    """Base facts ``pred(subject, object)``, each with the node that states it."""
+
+    def __init__(self):
+        self._all: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        self._by_s: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
+        self._by_o: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
+
+    def add(self, pred: str, subject: str, obj: str, node_id: str) -> None:
+        row = (subject, obj, node_id)
+        self._all[pred].append(row)
+        self._by_s[(pred, subject)].append(row)
+        self._by_o[(pred, obj)].append(row)
+
+    @classmethod
+    def from_nodes(cls, nodes) -> "FactStore":
+        """Parse ``(node id, text)`` pairs; unparsed sentences add nothing."""
+        store = cls()
+        for node_id, text in nodes:
+            parsed = parse_sentence(text)
+            if parsed is not None:
+                for obj in parsed.objects:
+                    store.add(parsed.predicate, parsed.subject, obj, node_id)
+        return store
+
+    @property
+    def predicates(self) -> frozenset[str]:
+        return frozenset(self._all)
+
+    def match(self, pred: str, subject: str | None, obj: str | None):
+        """``(subject, object, node id)`` rows; a None argument matches anything."""
+        if subject is not None:
+            rows = self._by_s.get((pred, subject), ())
+            return [r for r in rows if obj is None or r[1] == obj]
+        if obj is not None:
+            return list(self._by_o.get((pred, obj), ()))
+        return list(self._all.get(pred, ()))

@@ -1,0 +1,91 @@
+"""The PW probe (SPEC §17 "PW probe"; the §13 probe adapted to PhantomWiki).
+
+- Keys are person names only (the universe's question keys), and only questions with exactly
+  one key take part.
+- Groups: ``exact`` (trained questions), ``share1`` and ``share0`` (every other universe
+  question whose text no trained question has, by whether its key is a training key).
+- Each template's quota is the minimum of its three pool sizes, so every group holds the same
+  number of questions of each template; templates with an empty pool contribute nothing.
+- Sampling: per group, one stream ``probe/pw/{group}``; each template's pool, in qid order, is
+  shuffled in table order and its first ``quota`` questions taken.
+
+The file has the format of :func:`kbgym.runs.probe.make_probe` (kind ``kbgym.probe``, one split
+per group), plus ``variant: "pw"`` and the per-template ``quota``; ``per_group`` is each group's
+size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from kbgym.errors import ConfigError
+from kbgym.jsonio import sha256_hex
+from kbgym.runs.logs import read_jsonl
+from kbgym.runs.probe import trained_qids
+from kbgym.seeding import stream
+from kbgym.universe.types import Question, Universe
+
+PW_GROUPS = ("exact", "share1", "share0")
+
+
+def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int | None = None,
+                  per_template: int | None = None, train_log_hash: str | None = None) -> dict:
+    """The probe file object of a training run on a PhantomWiki universe.
+
+    ``per_template`` optionally caps each template's quota.
+    """
+    seed = universe.meta["seed"] if seed is None else seed
+    trained = [universe.question(qid) for qid in trained_qids(train_log)]
+    train_keys = {k for q in trained for k in q.keys}
+    trained_texts = {q.text for q in trained}
+    trained_ids = {q.qid for q in trained}
+
+    pools: dict[str, dict[str, list[Question]]] = {g: {} for g in PW_GROUPS}
+    for q in trained:
+        if len(q.keys) == 1:
+            pools["exact"].setdefault(q.template, []).append(q)
+    for q in universe.questions:  # qid order
+        if q.qid in trained_ids or q.text in trained_texts or len(q.keys) != 1:
+            continue
+        group = "share1" if q.keys[0] in train_keys else "share0"
+        pools[group].setdefault(q.template, []).append(q)
+
+    templates = list(universe.vocab["templates"])  # table order
+    quota = {}
+    for t in templates:
+        n = min(len(pools[g].get(t, ())) for g in PW_GROUPS)
+        quota[t] = n if per_template is None else min(n, per_template)
+
+    questions: list[Question] = []
+    splits: dict[str, list[str]] = {}
+    for group in PW_GROUPS:
+        rng = stream(seed, f"probe/pw/{group}")
+        splits[group] = []
+        for t in templates:
+            items = list(pools[group].get(t, ()))
+            rng.shuffle(items)
+            for item in items[:quota[t]]:
+                gid = "g%04d" % (len(questions) + 1)
+                questions.append(Question(
+                    gid, item.template, item.category, item.tier, item.hops, item.text,
+                    item.golds, item.support, item.keys, item.unanswerable, item.support_status,
+                    None, item.qid if group == "exact" else None))
+                splits[group].append(gid)
+    return {
+        "schema_version": 1, "kind": "kbgym.probe", "variant": "pw",
+        "universe_hash": universe.hash, "train_log_hash": train_log_hash,
+        "per_group": sum(quota.values()), "quota": quota, "seed": seed,
+        "questions": [q.to_json() for q in questions], "splits": splits,
+    }
+
+
+def make_pw_probe_from_run(universe: Universe, run_dir: str | Path, *, seed: int | None = None,
+                           per_template: int | None = None) -> dict:
+    """:func:`make_pw_probe` over ``run_dir/train_log.jsonl``."""
+    path = Path(run_dir) / "train_log.jsonl"
+    if not path.exists():
+        raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
+    digest = "sha256:" + sha256_hex(path.read_bytes())
+    return make_pw_probe(universe, read_jsonl(path), seed=seed, per_template=per_template,
+                         train_log_hash=digest)
