@@ -203,9 +203,10 @@ def cmd_test(args) -> int:
             raise CLIError(f"unknown split: {name}")
     reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
+    run_id = _test_run_id(args, u, lib)
     rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                               splits=splits, label=args.epoch, limit=args.limit, out=args.out,
-                              max_concurrent=args.max_concurrent)
+                              run_id=run_id, max_concurrent=args.max_concurrent)
     if args.out:
         model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
         write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
@@ -217,6 +218,22 @@ def cmd_test(args) -> int:
             print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
                   f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
     return 0
+
+
+def _test_run_id(args, universe, library) -> str:
+    """The run_id of an exam's rows: the training run's when --out is its directory, else
+    one derived from what was examined, by whom and how."""
+    import json
+
+    from kbgym.library.snapshot import snapshot_hash
+    from kbgym.runs.logs import run_id_of
+
+    meta = Path(args.out or "") / "meta.json"
+    if args.out and meta.exists():
+        return json.loads(meta.read_text(encoding="utf-8"))["run_id"]
+    return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
+                      "questions": args.questions, "split": args.split, "reader": args.reader,
+                      "m": args.m, "limit": args.limit})
 
 
 def _f(x, spec=".3f"):
@@ -261,26 +278,33 @@ def cmd_probe(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from kbgym.library.snapshot import write_snapshot
+    from kbgym.library.snapshot import load_snapshot, snapshot_hash, write_snapshot
     from kbgym.runs.logs import rewrite_jsonl
-    from kbgym.runs.replay import rebuild_series, replay_run, verify, verify_all_epochs
+    from kbgym.runs.replay import (first_difference, rebuild_series, replay_run,
+                                   verify_all_epochs)
 
+    run = args.run or (args.all_epochs if isinstance(args.all_epochs, str) else None)
+    if run is None:
+        raise CLIError("give the run directory: --run DIR (or --all-epochs DIR)")
     if args.all_epochs:
-        results = verify_all_epochs(args.run, args.universe)
-        bad = {e: d for e, d in results.items() if d}
+        results = verify_all_epochs(run, args.universe)
         for e, d in results.items():
             print(f"epoch {e}: {'ok' if d is None else 'DIFFERS ' + d}")
-        return 1 if bad else 0
+        return 1 if any(results.values()) else 0
     if args.series:
-        rows = rebuild_series(args.run, args.universe)
-        rewrite_jsonl(Path(args.run) / "series.jsonl", rows)
+        if args.series != "stats":
+            raise CLIError(f"--series takes 'stats', got {args.series!r}")
+        rows = rebuild_series(run, args.universe)
+        rewrite_jsonl(Path(run) / "series.jsonl", rows)
         print(f"rebuilt series.jsonl: {len(rows)} rows")
         return 0
+    lib = replay_run(run, args.at, args.universe)
     if args.verify:
-        diff = verify(args.run, args.verify, args.at, args.universe)
+        snap, _ = load_snapshot(args.verify)
+        diff = first_difference(lib, snap)
+        print(f"replayed {snapshot_hash(lib)}\nsnapshot {snapshot_hash(snap)}")
         print("ok: replay matches the snapshot" if diff is None else f"DIFFERS: {diff}")
         return 0 if diff is None else 1
-    lib = replay_run(args.run, args.at, args.universe)
     if args.out:
         digest = write_snapshot(args.out, lib, f"replay at {args.at}", {"path": None, "hash": None})
         print(f"{args.out} {digest}")
@@ -394,12 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_adapt(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
-    p.add_argument("--run", required=True)
+    p.add_argument("--run")
     p.add_argument("--universe")
     p.add_argument("--at", type=int, help="state after iteration N (default: the end)")
-    p.add_argument("--verify", help="compare with this snapshot")
-    p.add_argument("--all-epochs", action="store_true")
-    p.add_argument("--series", action="store_true", help="rebuild series.jsonl")
+    p.add_argument("--verify", help="compare with this snapshot (prints both hashes)")
+    p.add_argument("--all-epochs", nargs="?", const=True, default=None, metavar="RUN_DIR",
+                   help="verify every epoch snapshot")
+    p.add_argument("--series", nargs="?", const="stats", default=None, metavar="stats",
+                   help="rebuild series.jsonl")
     p.add_argument("--out", help="write the replayed library as a snapshot")
     p.set_defaults(func=cmd_replay)
 

@@ -32,6 +32,7 @@ from kbgym.baselines import build_baseline
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
+from kbgym.metrics.outcomes import per_point
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
@@ -88,9 +89,9 @@ def coverage_rows(arms: dict, rows: dict[str, list[dict]], base: str = "B1") -> 
     b = out[base]
     for name, c in out.items():
         cov = c["index_coverage"]
-        ok = name != base and cov > 0 and c["n"] and b["n"]
-        c["saved_per_point"] = (b["mean_steps"] - c["mean_steps"]) / (100 * cov) if ok else None
-        c["f1_per_point"] = (c["f1"] - b["f1"]) / (100 * cov) if ok else None
+        ok = name != base and c["n"] and b["n"]
+        pp = per_point(b["mean_steps"], c["mean_steps"], b["f1"], c["f1"], cov if ok else 0)
+        c["saved_per_point"], c["f1_per_point"] = pp["actions_saved_per_point"], pp["f1_per_point"]
     return out
 
 

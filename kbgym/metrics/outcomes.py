@@ -78,3 +78,14 @@ def category_key(cat: str) -> tuple[int, str]:
     """QC1 < QC2 < … < QC10, then other categories (PW_*) by name."""
     digits = "".join(ch for ch in cat if ch.isdigit())
     return (int(digits) if digits else 999, cat)
+
+
+def per_point(steps_base: float, steps_arm: float, f1_base: float, f1_arm: float,
+              index_coverage: float) -> dict:
+    """§12.2 per-point ratios against B1: actions saved and F1 gained per point (1%) of
+    index coverage; None when the arm has no coverage."""
+    if not index_coverage:
+        return {"actions_saved_per_point": None, "f1_per_point": None}
+    points = 100 * index_coverage
+    return {"actions_saved_per_point": (steps_base - steps_arm) / points,
+            "f1_per_point": (f1_arm - f1_base) / points}

@@ -28,6 +28,19 @@ class Resolution:
     family: str  # city | attribute | relation-1 | relation-2 | hub | other | unscorable
 
 
+def family(text: str) -> str:
+    """The §12.3 family of an index text, from its wording alone."""
+    low = text.strip().casefold()
+    if low.startswith("residents of") or "live in the city of" in low:
+        return "city"
+    if low.startswith(("people whose job", "people whose hobby")):
+        return "attribute"
+    m = _RELATION_PREFIX.match(text)
+    if m:
+        return "relation-2" if m.group(1).lower() == "grandchildren" else "relation-1"
+    return "other"
+
+
 class Resolver:
     """Resolves index texts to member sets over one universe's people."""
 
@@ -57,6 +70,8 @@ class Resolver:
         return frozenset([p.spouse] if p.spouse else [])  # spouse(s)
 
     def resolve(self, text: str) -> Resolution:
+        """Key resolution in the §12.3 order: one roster name (a relation prefix or a hub),
+        else the first job/hobby/city value, else unscorable."""
         mentions = self.finder.mentions(text)
         people = list(dict.fromkeys(k for k in mentions if k.startswith("person:")))
         if len(people) == 1:
@@ -65,20 +80,12 @@ class Resolver:
             if m:
                 rel = m.group(1).lower()
                 rel = "spouse" if rel.startswith("spouse") else rel
-                family = "relation-2" if rel == "grandchildren" else "relation-1"
-                return Resolution(f"{rel}:{pid}", self.relation(rel, pid), family)
-            return Resolution(f"hub:{pid}", frozenset([pid]), "hub")
+                return Resolution(f"{rel}:{pid}", self.relation(rel, pid), family(text))
+            fam = family(text)
+            return Resolution(f"hub:{pid}", frozenset([pid]), "hub" if fam == "other" else fam)
         for k in mentions:
             if not k.startswith("person:"):
-                low = text.casefold()
-                if low.startswith("residents of") or "live in the city of" in low \
-                        or "lives in the city of" in low or k.startswith("city:"):
-                    family = "city" if k.startswith("city:") else "other"
-                elif low.startswith("people whose job") or low.startswith("people whose hobby"):
-                    family = "attribute"
-                else:
-                    family = "attribute" if k.startswith(("job:", "hobby:")) else "other"
-                return Resolution(k, self._holders.get(k, frozenset()), family)
+                return Resolution(k, self._holders.get(k, frozenset()), family(text))
         return Resolution(None, frozenset(), "unscorable")
 
     def named(self, text: str) -> set[str]:
@@ -104,7 +111,7 @@ def index_structure(library: Library, universe: Universe) -> dict:
             character["empty"] += 1
         elif r.key is None:
             character["unscorable"] += 1
-        elif r.family != "hub" and len(res.named(node.text) & r.members) >= 2:
+        elif not r.key.startswith("hub:") and len(res.named(node.text) & r.members) >= 2:
             character["materialized"] += 1
         else:
             character["genuine"] += 1
@@ -115,11 +122,10 @@ def index_structure(library: Library, universe: Universe) -> dict:
         for t in node.links:
             target = library[t]
             total += 1
-            named = res.named(target.text) if target.is_original else set()
-            hit = named & r.members
-            if hit:
+            hit = res.named(target.text) & r.members
+            covered |= hit  # recall: members named by any linked note
+            if hit and target.is_original:  # precision: only originals count as correct
                 correct += 1
-                covered |= hit
         recall_hit += len(covered)
         recall_all += len(r.members)
     n_index = len(degrees)

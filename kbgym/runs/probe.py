@@ -22,7 +22,8 @@ GROUPS = ("exact", "exact_matched", "share2", "share1", "share0")
 
 def trained_qids(train_log: Sequence[Mapping]) -> list[str]:
     """Distinct qids with a completed train_log row, in qid order."""
-    return sorted({r["qid"] for r in train_log if not r.get("abandoned")})
+    return sorted({r["qid"] for r in train_log if not r.get("abandoned")},
+                  key=lambda q: int(q[1:]))
 
 
 def make_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
@@ -110,7 +111,10 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
     if base not in arms:
         raise ValueError(f"the base arm {base!r} is missing; arms: {', '.join(arms)}")
     out: dict = {"base": base, "resamples": resamples, "groups": {}}
-    for group, gids in probe["splits"].items():
+    order = [g for g in GROUPS if g in probe["splits"]]
+    order += [g for g in probe["splits"] if g not in order]  # e.g. PW probes' own groups
+    for group in order:
+        gids = probe["splits"][group]
         base_by = {r["qid"]: r for r in arms[base] if r["split"] == group}
         base_rows = [base_by[g] for g in gids if g in base_by]
         subsets = {
@@ -134,8 +138,9 @@ def format_table(table: Mapping, subset: str = "all") -> str:
     """A fixed-width text table: one row per arm × group."""
     lines = [f"{'group':14s}{'arm':12s}{'n':>4s}{'steps':>8s}{'rho':>8s}  {'95% CI':15s}"
              f"{'F1':>6s}"]
-    for group, subsets in table["groups"].items():
-        for arm, c in subsets[subset].items():
+    groups = table["groups"]
+    for group in [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]:
+        for arm, c in groups[group][subset].items():
             if not c["n"]:
                 lines.append(f"{group:14s}{arm:12s}{0:4d}")
                 continue

@@ -41,6 +41,16 @@ def forward_by_epoch(train_log: list[dict]) -> dict:
     return out
 
 
+def forward_f1_by(train_log: list[dict], field: str) -> dict:
+    """Forward F1 per class (or template) and epoch: {name: {epoch: mean F1}}."""
+    by = defaultdict(lambda: defaultdict(list))
+    for r in train_log:
+        by[r[field]][str(r["epoch"])].append(r["f1"])
+    key = category_key if field == "category" else str
+    return {name: {e: _mean(v) for e, v in epochs.items()}
+            for name, epochs in sorted(by.items(), key=lambda kv: key(kv[0]))}
+
+
 def edit_mix(train_log: list[dict], series: list[dict]) -> dict:
     """Edits and backward steps per iteration by epoch, net nodes added, totals (E1, E4)."""
     by = defaultdict(list)
@@ -96,9 +106,6 @@ def build_report(run_dir: str | Path, universe=None) -> dict:
     for r in test_log:
         curve[str(r["epoch"])].append(r)
     labels = list(curve)
-    tpl = defaultdict(list)
-    for r in train_log:
-        tpl[r["template"]].append(r["f1"])
     return {
         "schema_version": 1, "run_id": meta["run_id"],
         "learning_curve": {k: score_block(v) for k, v in curve.items()},
@@ -107,8 +114,8 @@ def build_report(run_dir: str | Path, universe=None) -> dict:
         "kb_size": {k: final_lib.stats()[k] for k in ("n_nodes", "n_links",
                                                        "authored_statements")},
         "train_forward": {"by_epoch": forward_by_epoch(train_log)},
-        "by_category": forward_by_epoch(train_log),
-        "by_template": {t: _mean(v) for t, v in sorted(tpl.items())},
+        "by_category": forward_f1_by(train_log, "category"),
+        "by_template": forward_f1_by(train_log, "template"),
         "edit_mix": edit_mix(train_log, series),
         "coverage": {
             **coverage_dynamics(train_log, series),

@@ -151,8 +151,12 @@ def train(
     library = env.library
     qids = env.split_qids("train")
     total = cfg.epochs * len(qids)
+    kept_tests = read_jsonl(root / "test_log.jsonl") if resume else []
     tokens = {"train_in": sum(r["tokens_in"] for r in done_rows),
-              "train_out": sum(r["tokens_out"] for r in done_rows), "test_in": 0, "test_out": 0}
+              "train_out": sum(r["tokens_out"] for r in done_rows),
+              "test_in": sum(r["tokens_in"] for r in kept_tests),
+              "test_out": sum(r["tokens_out"] for r in kept_tests)}
+    judge_calls_before = sum(r["judge_calls"] for r in done_rows)
 
     def meta() -> dict:
         return {
@@ -164,9 +168,11 @@ def train(
                        "page_size": env_cfg.page_size, "max_page": env_cfg.max_page},
             "typed_links": env_cfg.typed_links, "toolset": env_cfg.toolset, "agent": agent_meta,
             "dedup": {"enabled": judge is not None, "threshold": env_cfg.dedup_threshold,
-                      **(judge_meta or {"judge_model": None}),
+                      "judge_model": None, "judge_tokens": [0, 0], **(judge_meta or {}),
                       "merges": library.merges,
-                      **{k: v for k, v in dedup_counters(library).items() if k != "duplicates"}},
+                      # replay never calls the judge: calls before a resume come from train_log
+                      "judge_calls": judge_calls_before + dedup_counters(library)["judge_calls"],
+                      "judge_errors": dedup_counters(library)["judge_errors"]},
             "tokens": {"train": [tokens["train_in"], tokens["train_out"]],
                        "test": [tokens["test_in"], tokens["test_out"]]},
             "schema_version": 1,
@@ -192,6 +198,16 @@ def train(
     if stats_done == 0:  # epoch 0: the untrained library (B1)
         files.log("series").write(stats_row(iteration=0, epoch=0, run_id=run_id))
         end_epoch(0, 0)
+
+    if resume and n_done and stats_done:
+        # a crash between the train_log row and the series row / snapshot of iteration n
+        series_done = read_jsonl(root / "series.jsonl")
+        if series_done[-1]["iteration"] < n_done:
+            files.log("series").write(stats_row(iteration=n_done, epoch=done_rows[-1]["epoch"],
+                                                run_id=run_id))
+        snap = root / f"kb_iter_{n_done:04d}.json"
+        if n_done % cfg.snapshot_every == 0 and not snap.exists():
+            write_snapshot(snap, library, f"iteration {n_done}", uref)
 
     iteration = 0
     try:

@@ -190,3 +190,35 @@ def test_cli_tampered_snapshot(run_dir, tmp_path):
                            "--limit", "1"], capture_output=True, text=True)
     assert proc.returncode == 2 and "content hash mismatch" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_resume_redoes_a_cut_iteration_end(universe, run_dir, tmp_path):
+    """A crash after iteration n's train_log row but before its series row and snapshot."""
+    out = tmp_path / "run"
+    train(universe, toy_agents.ToyTrainer(), out, config=CFG)
+    full_series = (out / "series.jsonl").read_bytes()
+    log = read_jsonl(out / "train_log.jsonl")[:15]
+    (out / "train_log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log))
+    series = read_jsonl(out / "series.jsonl")[:15]  # rows 0..14: iteration 15's row is lost
+    (out / "series.jsonl").write_text("".join(json.dumps(r) + "\n" for r in series))
+    (out / "kb_iter_0015.json").unlink()
+    train(universe, toy_agents.ToyTrainer(), out, config=CFG, resume=True)
+    assert (out / "series.jsonl").read_bytes() == full_series
+    assert (out / "kb_iter_0015.json").read_bytes() == (run_dir / "kb_iter_0015.json").read_bytes()
+
+
+def test_replay_cli_forms(run_dir, universe, tmp_path):
+    upath = tmp_path / "u.json"
+    upath.write_text(universe.dumps())
+    base = [sys.executable, "-m", "kbgym.cli", "replay", "--universe", str(upath)]
+    proc = subprocess.run(base + ["--all-epochs", str(run_dir)], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.count(": ok") == 3
+    proc = subprocess.run(base + ["--run", str(run_dir), "--at", "10", "--verify",
+                                  str(run_dir / "kb_iter_0010.json")], capture_output=True,
+                          text=True)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and lines[0].split()[1] == lines[1].split()[1]
+    proc = subprocess.run(base + ["--run", str(run_dir), "--at", "11", "--verify",
+                                  str(run_dir / "kb_iter_0010.json")], capture_output=True,
+                          text=True)
+    assert proc.returncode == 1 and "DIFFERS" in proc.stdout
