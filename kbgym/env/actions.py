@@ -415,7 +415,7 @@ def _extract(raw: Any, raw_repr: str) -> tuple[str, Any] | InvalidAction:
     if raw is None:
         return InvalidAction(ERR_NO_ACTION, None, None, raw_repr)
     if isinstance(raw, ActionModel):
-        return raw.action, raw.model_dump(exclude={"action"})  # type: ignore[attr-defined]
+        return raw.action, raw.model_dump(exclude={"action"}, exclude_none=True)  # type: ignore[attr-defined]
     if isinstance(raw, (str, bytes, bytearray)):
         try:
             decoded = json.loads(raw)

@@ -30,9 +30,12 @@ class KBGymConfig(BaseModel):
     collapse_repeats: bool = False
     train_size: int | None = Field(None, ge=1, description="train[:train_size]; None = all")
 
-    @classmethod
-    def make(cls, **kwargs) -> "KBGymConfig":
+    def __init__(self, **data):
         try:
-            return cls.model_validate(kwargs)
+            super().__init__(**data)
         except ValidationError as err:
             raise ConfigError(first_error(err, "env")) from None
+
+    @classmethod
+    def make(cls, **kwargs) -> "KBGymConfig":
+        return cls(**kwargs)

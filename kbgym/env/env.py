@@ -198,8 +198,8 @@ class KBGymEnv(gym.Env):
         lib.max_text_chars = cfg.max_text_chars
         lib.link_batch_max = cfg.link_batch_max
         lib.dedup = DedupGuard(judge, threshold=cfg.dedup_threshold) if judge else None
-        if search_backend is None:
-            search_backend = make_backend(cfg.search_backend)
+        if search_backend is None or isinstance(search_backend, str):
+            search_backend = make_backend(search_backend or cfg.search_backend)
         lib.attach_search(search_backend, refresh=cfg.refresh)
         if self.mode == "probe":
             lib.freeze()
@@ -231,6 +231,10 @@ class KBGymEnv(gym.Env):
     @property
     def questions(self) -> dict[str, Question]:
         return dict(self._questions)
+
+    def question(self, qid: str) -> Question:
+        """The question ``qid`` of this env (``KeyError`` if unknown)."""
+        return self._questions[qid]
 
     def split_qids(self, name: str) -> list[str]:
         """The qids of a split (train is cut to ``train_size``); ``KeyError`` if unknown."""
@@ -382,7 +386,9 @@ class KBGymEnv(gym.Env):
         return {"forward": cfg.n1, "backward": cfg.n2, "probe": cfg.m}[ep.phase]
 
     def _steps_left(self, ep: Episode) -> int:
-        return 0 if ep.over else self._budget(ep) - ep.phase_steps
+        """The phase budget minus the steps used in this phase (SPEC §10), also once the
+        episode has ended early."""
+        return self._budget(ep) - ep.phase_steps
 
     def _obs(self, ep: Episode) -> dict:
         text = ep.memory.render(self._steps_left(ep))

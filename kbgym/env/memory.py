@@ -98,7 +98,6 @@ class Memory:
             self.collapse_repeats
             and isinstance(action, ActionModel)
             and action.name in COLLAPSIBLE
-            and not result.startswith("ERROR")
         ):
             if self._seen.get(call) == result:
                 shown = collapsed_result(action.name, result)

@@ -27,7 +27,8 @@ from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
 from kbgym.library.graph import Library
 from kbgym.runs.episode import arun_episode
-from kbgym.runs.exam import examine, load_questions, select, test_row
+from kbgym.runs.exam import examine, load_questions, select
+from kbgym.runs.recorder import test_row
 from kbgym.universe.types import Question, Universe
 
 DEFAULT_MAX_CONCURRENT = 32

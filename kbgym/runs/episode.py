@@ -44,6 +44,9 @@ class EpisodeRun:
         ep = self.env.unwrapped.episode
         phase, step_no = PHASE_CODE[ep.phase], ep.phase_steps + 1
         t_in, t_out = usage_of(self.agent)
+        note = getattr(self.env, "note_usage", None)  # a RunRecorder logs the tokens
+        if note is not None:
+            note(t_in, t_out)
         self.tokens[0] += t_in
         self.tokens[1] += t_out
         self.obs, _, terminated, truncated, self.info = self.env.step(action)

@@ -13,6 +13,7 @@ from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
 from kbgym.library.graph import Library
 from kbgym.runs.episode import AgentLike, run_episode
+from kbgym.runs.recorder import RunRecorder, test_row
 from kbgym.runs.logs import write_json
 from kbgym.scoring import score_block
 from kbgym.universe.types import Question, Universe
@@ -51,17 +52,6 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
     return out
 
 
-def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
-    """One test_log row (SPEC §15.1) from an episode summary."""
-    return {
-        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
-        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
-        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
-        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
-        "tokens_out": summary["tokens_out"],
-    }
-
-
 def examine(
     universe: Universe,
     library: Library,
@@ -93,17 +83,16 @@ def examine(
         from kbgym.runs.train import RunFiles
 
         files = RunFiles(Path(out))
+    runner = env if files is None else RunRecorder(env, files, run_id)  # trace + test_log
     rows = []
     try:
         for i, (name, q) in enumerate(items, start=1):
-            summary, trace, wall = run_episode(env, reader, q.qid)
+            if files is not None:
+                runner.begin(epoch=label, split=name)
+            summary, _, wall = run_episode(runner, reader, q.qid)
             row = test_row(label, name, q, summary)
             rows.append(row)
             if files is not None:
-                for r in trace:
-                    files.log("trace").write({"run_id": run_id, "kind": "test", "epoch": label,
-                                              "iteration": None, "split": name, **r})
-                files.log("test_log").write({"run_id": run_id, **row})
                 files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
                                            "seconds": round(wall, 6)})
             if progress is not None:

@@ -21,6 +21,7 @@ from kbgym.errors import ConfigError, first_error
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
+from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.logs import JsonlLog, read_jsonl, rewrite_jsonl, run_id_of, write_json
 from kbgym.seeding import stream
 from kbgym.universe.types import Universe
@@ -209,6 +210,7 @@ def train(
         if n_done % cfg.snapshot_every == 0 and not snap.exists():
             write_snapshot(snap, library, f"iteration {n_done}", uref)
 
+    recorder = RunRecorder(env, files, run_id)
     iteration = 0
     try:
         for epoch in range(1, cfg.epochs + 1):
@@ -216,21 +218,10 @@ def train(
                 iteration += 1
                 if iteration <= n_done:
                     continue
-                trace = files.log("trace")
-
-                summary, rows, wall = run_episode(env, agent, qid)
-                for r in rows:
-                    trace.write({"run_id": run_id, "kind": "train", "epoch": epoch,
-                                 "iteration": iteration, "split": "train", **r})
+                recorder.begin(epoch=epoch, iteration=iteration, split="train")
+                summary, _, wall = run_episode(recorder, agent, qid)  # trace + train_log
                 tokens["train_in"] += summary["tokens_in"]
                 tokens["train_out"] += summary["tokens_out"]
-                files.log("train_log").write({
-                    "run_id": run_id, "epoch": epoch, "iteration": iteration,
-                    **{k: summary[k] for k in (
-                        "qid", "template", "category", "f1", "em", "answer", "answered_at",
-                        "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
-                        "abandoned", "tokens_in", "tokens_out")},
-                })
                 files.log("series").write(stats_row(iteration=iteration, epoch=epoch,
                                                     run_id=run_id))
                 files.log("timing").write({"kind": "train", "iteration": iteration,

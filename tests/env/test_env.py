@@ -300,3 +300,30 @@ def test_env_pickles_mid_episode(small_universe):
     a = env.step({"action": "search", "query": "friend"})
     b = clone.step({"action": "search", "query": "friend"})
     assert a[0] == b[0] and a[4] == b[4]
+
+
+def test_remaining_actions_after_an_early_end(small_universe):
+    env = KBGymEnv(small_universe, mode="probe", split="test_in")
+    env.reset(options={"qid": small_universe.split("test_in")[0].qid})
+    obs, r, term, trunc, info = env.step({"action": "answer", "text": "x"})
+    assert term and obs["steps_left"] == 14 and "Remaining actions this phase: 14." in obs["text"]
+
+
+def test_refused_action_object_renders_without_none_fields(small_universe):
+    from kbgym.env.actions import Link
+
+    env = KBGymEnv(small_universe)
+    env.reset(seed=0)
+    obs, *_ = env.step(Link(source="s0001", target="s0002"))
+    assert ("- link(source='s0001', target='s0002') -> ERROR: link is not available in this "
+            "phase") in obs["text"]
+
+
+def test_backend_by_name_and_config_errors(small_universe):
+    from kbgym.errors import ConfigError
+
+    env = KBGymEnv(small_universe, search_backend="bm25")
+    env.reset(seed=0)
+    assert env.step({"action": "search", "query": "job"})[4]["result"].startswith("page 1:")
+    with pytest.raises(ConfigError, match="n1"):
+        KBGymConfig(n1=0)

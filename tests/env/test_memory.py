@@ -135,10 +135,12 @@ def test_collapse_repeats():
 
 def test_collapse_repeats_scope():
     mem = Memory(task="T", collapse_repeats=True)
-    # errors and other actions are never collapsed
+    # a repeated search/read with the same result collapses even when it is an error
+    # (SPEC §8.3 makes no exception); other actions and unparsed input never collapse
     err = "ERROR: no such note s9999"
     assert mem.push(Read(id="s9999"), err) == err
-    assert mem.push(Read(id="s9999"), err) == err
+    assert mem.push(Read(id="s9999"), err) == (
+        "same read as before, same result (0 notes: none) - use these ids, or try something else")
     assert mem.push(Add(text="x"), "added s0100") == "added s0100"
     assert mem.push(Add(text="x"), "added s0100") == "added s0100"
     bad = parse_action({"action": "search"})

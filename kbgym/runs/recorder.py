@@ -1,0 +1,113 @@
+"""``RunRecorder``: the wrapper that writes what an env does (SPEC §15.1).
+
+One trace row per step, and one train_log row (train mode) or test_log row (probe mode) per
+episode, including an episode abandoned by a mid-episode ``reset`` (SPEC §9.1), which the
+env reports in the reset's ``info["abandoned"]``. Runners tell the recorder the agent's token
+counts with :meth:`note_usage` before each step, and the next episode's epoch, iteration and
+split with :meth:`begin`; without ``begin`` iterations are numbered 1, 2, … in epoch 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from kbgym.env.env import EPISODE_OVER
+from kbgym.runs.episode import PHASE_CODE
+from kbgym.universe.types import Question
+
+TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
+                    "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
+                    "abandoned", "tokens_in", "tokens_out")
+
+
+def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
+    """One test_log row (SPEC §15.1) from an episode summary."""
+    return {
+        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
+        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
+        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
+        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
+        "tokens_out": summary["tokens_out"],
+    }
+
+
+
+class RunRecorder(gym.Wrapper):
+    def __init__(self, env: gym.Env, files: Any, run_id: str | None = None):
+        super().__init__(env)
+        if isinstance(files, (str, Path)):
+            from kbgym.runs.train import RunFiles
+
+            files = RunFiles(Path(files))
+        self.files = files
+        self.run_id = run_id
+        self.kind = "train" if env.unwrapped.mode == "train" else "test"
+        self._pending: dict | None = None
+        self._ctx: dict = {}
+        self._auto = 0
+        self._usage = (0, 0)
+        self._tokens = [0, 0]
+
+    def begin(self, *, epoch: Any = None, iteration: int | None = None,
+              split: str | None = None) -> None:
+        """Context of the episode the next ``reset`` starts."""
+        self._pending = {"epoch": epoch, "iteration": iteration, "split": split}
+
+    def note_usage(self, tokens_in: int, tokens_out: int) -> None:
+        """The agent's tokens for the action about to be stepped."""
+        self._usage = (int(tokens_in), int(tokens_out))
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        if "abandoned" in info:
+            self._episode_row(info["abandoned"])
+        if self._pending is None:
+            self._auto += 1
+            default = {"epoch": 1, "iteration": self._auto} if self.kind == "train" else {}
+            self._pending = {"split": self.env.unwrapped.split, **default}
+        self._ctx, self._pending = self._pending, None
+        if self.kind == "test":
+            self._ctx["iteration"] = None
+        self._tokens = [0, 0]
+        return obs, info
+
+    def step(self, action):
+        ep = self.env.unwrapped.episode
+        over = ep is not None and ep.over
+        phase, step_no = (PHASE_CODE[ep.phase], ep.phase_steps + 1) if ep is not None else (0, 0)
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if over or info["result"] == EPISODE_OVER:  # nothing changes and nothing is logged
+            return obs, reward, terminated, truncated, info
+        t_in, t_out = self._usage
+        self._usage = (0, 0)
+        self._tokens[0] += t_in
+        self._tokens[1] += t_out
+        self.files.log("trace").write({
+            "run_id": self.run_id, "kind": self.kind, **self._ctx, "qid": ep.question.qid,
+            "phase": phase, "step": step_no, "action": info["action"], "input": info["input"],
+            "result": info["result"], "valid": info["action_valid"],
+            "tokens_in": t_in, "tokens_out": t_out,
+        })
+        if terminated or truncated:
+            self._episode_row(info["episode"])
+        return obs, reward, terminated, truncated, info
+
+    def _episode_row(self, summary: dict) -> None:
+        summary = dict(summary, tokens_in=self._tokens[0], tokens_out=self._tokens[1])
+        if self.kind == "train":
+            row = {"run_id": self.run_id, "epoch": self._ctx.get("epoch"),
+                   "iteration": self._ctx.get("iteration"),
+                   **{k: summary[k] for k in TRAIN_LOG_FIELDS}}
+            self.files.log("train_log").write(row)
+        else:
+            q = self.env.unwrapped.question(summary["qid"])
+            self.files.log("test_log").write(
+                {"run_id": self.run_id, **test_row(self._ctx.get("epoch"),
+                                                   self._ctx.get("split"), q, summary)})
+
+    def close(self):
+        self.files.close()
+        return super().close()
