@@ -716,9 +716,14 @@ class Library:
         self._check_type(type)
         made: list[str] = []
         skipped: list[tuple[str, str]] = []
+        seen: set[str] = set()
         for raw in targets:
             key = raw.strip()
             dst = self._nodes.get(key)
+            if key in seen:  # §8.2: a repeated id counts as already linked, whatever it was
+                skipped.append((key, "already linked"))
+                continue
+            seen.add(key)
             if dst is None:
                 skipped.append((key, "no such note"))
             elif dst is src:

@@ -360,3 +360,16 @@ def test_pickle_round_trip():
     back.link("s0002", "s0003", type="related")
     assert back["s0002"].link_types == {"s0003": "related"} and lib["s0002"].link_types == {}
     check_invariants(back)
+
+
+def test_link_many_repeated_ids_count_as_already_linked():
+    """SPEC §8.2: a repeated id counts as `already linked`, whatever its first reason was."""
+    from kbgym.library.apply import apply_edit
+
+    lib = make_lib()
+    i = lib.add("An index.").id
+    out = apply_edit(lib, "link_many", {"source": i, "targets": ["s9", "s9", i, i, "s0001",
+                                                                "s0001"]})
+    assert out == (f"linked {i} -> 1 notes: s0001 ({i} now has 1 links) | skipped: "
+                   f"s9 (no such note); s9 (already linked); {i} (self); {i} (already linked); "
+                   "s0001 (already linked)")
