@@ -327,3 +327,24 @@ def test_backend_by_name_and_config_errors(small_universe):
     assert env.step({"action": "search", "query": "job"})[4]["result"].startswith("page 1:")
     with pytest.raises(ConfigError, match="n1"):
         KBGymConfig(n1=0)
+
+
+@pytest.mark.parametrize("mode", ["train", "probe"])
+def test_no_hidden_field_or_probe_gold_in_observations(small_universe, mode):
+    """Observations carry notes' text and links only: never origin/flag/absorbed, support
+    ids as a list, or (in probe mode) anything derived from the gold."""
+    split = "train" if mode == "train" else "test_in"
+    env = KBGymEnv(small_universe, mode=mode, split=split, config=KBGymConfig(n1=5, n2=8, m=6))
+    env.action_space.seed(3)
+    for q in small_universe.split(split)[:12]:
+        obs, info = env.reset(options={"qid": q.qid})
+        while True:
+            text = obs["text"]
+            for hidden in ("origin", "absorbed", '"flag"', "authored", "support"):
+                assert hidden not in text
+            assert str(list(q.support)) not in text
+            if mode == "probe":
+                assert "gold" not in text and q.text in text
+            obs, r, term, trunc, info = env.step(env.action_space.sample())
+            if term or trunc:
+                break
