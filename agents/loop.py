@@ -1,12 +1,14 @@
-"""Run one agent through one episode of a ``KBGymEnv`` (a helper for scripts and tests).
+"""Run one agent through one episode (a helper for scripts and tests).
 
-The pipeline's recorder drives agents itself; this loop only steps ``env`` with ``agent.act``
-until the episode ends and returns the last ``info`` plus the step count.
+A thin view over ``kbgym.runs.episode.EpisodeRun`` (the loop the pipeline uses) that also
+returns the last observation.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from kbgym.runs.episode import EpisodeRun
 
 
 def run_episode(env: Any, agent: Any, qid: str) -> dict:
@@ -14,12 +16,7 @@ def run_episode(env: Any, agent: Any, qid: str) -> dict:
 
     Returns ``{"steps": n, "info": last_info, "obs": last_obs}``; ``info["episode"]`` holds
     the environment's episode summary (f1, answer, p1_steps, p2_steps, ...)."""
-    obs, info = env.reset(options={"qid": qid})
-    agent.reset()
-    steps = 0
-    while True:
-        action = agent.act(obs, info)
-        obs, _, terminated, truncated, info = env.step(action)
-        steps += 1
-        if terminated or truncated:
-            return {"steps": steps, "info": info, "obs": obs}
+    run = EpisodeRun(env, agent, qid)
+    while not run.step(agent.act(run.obs, run.info)):
+        pass
+    return {"steps": len(run.rows), "info": run.info, "obs": run.obs}
