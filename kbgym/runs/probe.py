@@ -75,14 +75,18 @@ def make_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: i
     }
 
 
-def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,
-                        seed: int | None = None) -> dict:
+def read_train_log(run_dir: str | Path) -> tuple[list[dict], str]:
+    """A run's train_log rows and the file's hash (recorded in probe files)."""
     path = Path(run_dir) / "train_log.jsonl"
     if not path.exists():
         raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
-    digest = "sha256:" + sha256_hex(path.read_bytes())
-    return make_probe(universe, read_jsonl(path), per_group=per_group, seed=seed,
-                      train_log_hash=digest)
+    return read_jsonl(path), "sha256:" + sha256_hex(path.read_bytes())
+
+
+def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,
+                        seed: int | None = None) -> dict:
+    rows, digest = read_train_log(run_dir)
+    return make_probe(universe, rows, per_group=per_group, seed=seed, train_log_hash=digest)
 
 
 def _cell(arm_rows: list[Mapping], base_rows: list[Mapping], idx: np.ndarray | None) -> dict:

@@ -8,8 +8,8 @@ from kbgym.universe.config import UniverseConfig
 from kbgym.universe.documents import build_nodes
 from kbgym.universe.people import generate_people
 from kbgym.universe.questions import Instance, World
-from kbgym.universe.splits import draw_splits, shuffled_pools
-from kbgym.universe.templates import TEMPLATES
+from kbgym.universe.splits import draw_splits, mixed, shuffled_pools
+from kbgym.universe.templates import RESERVED, TEMPLATES
 from kbgym.universe.types import Universe
 from kbgym.universe.vocab import build_vocab
 
@@ -40,7 +40,8 @@ def generate(config: UniverseConfig | None = None) -> Universe:
         raise ConfigError(f"universe: n_people must be at least 6, got {config.n_people}")
     people, nodes, vocab, mode, world = build_world(config)
     pools = shuffled_pools(full_pools(world, config.seed), stream(config.seed, "splits"))
-    rows, shortfall = draw_splits(pools, config.sizes, config.eval_sizes, config.hard_frac)
+    rows, shortfall = draw_splits(pools, config.sizes, config.eval_sizes,
+                                  lambda n: mixed(pools, n, config.hard_frac), RESERVED)
 
     questions, splits = [], {name: [] for name in SPLIT_NAMES}
     for i, (split, inst, flavor) in enumerate(rows, start=1):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from kbgym.universe.questions import Instance
 from kbgym.universe.templates import RESERVED, TEMPLATES, TRAINED_EASY, TRAINED_HARD
@@ -42,16 +43,21 @@ def mixed(pools: Pools, n: int, hard_frac: float) -> list[Instance]:
 
 
 def draw_splits(pools: Pools, sizes: Sequence[int], eval_sizes: Sequence[int],
-                hard_frac: float) -> tuple[list[tuple[str, Instance, str | None]], dict[str, int]]:
-    """``(split, instance, eval_flavor)`` in draw order, and the shortfall per draw."""
+                trained: Callable[[int], list], reserved: Sequence[str]
+                ) -> tuple[list[tuple[str, Any, str | None]], dict[str, int]]:
+    """``(split, instance, eval_flavor)`` in the §5 draw order, and the shortfall per draw.
+
+    ``trained(n)`` draws n trained instances (``mixed`` for a generated universe, a plain
+    round-robin for PhantomWiki); ``reserved`` are the held-out templates.
+    """
     n_train, n_test_in, n_test_out = sizes
     n_eval_in, n_eval_out = eval_sizes
     draws = [
-        ("train", "train", mixed(pools, n_train, hard_frac), None, n_train),
-        ("test_in", "test_in", mixed(pools, n_test_in, hard_frac), None, n_test_in),
-        ("test_out", "test_out", take(pools, RESERVED, n_test_out), None, n_test_out),
-        ("eval_in", "eval", mixed(pools, n_eval_in, hard_frac), "in", n_eval_in),
-        ("eval_out", "eval", take(pools, RESERVED, n_eval_out), "out", n_eval_out),
+        ("train", "train", trained(n_train), None, n_train),
+        ("test_in", "test_in", trained(n_test_in), None, n_test_in),
+        ("test_out", "test_out", take(pools, reserved, n_test_out), None, n_test_out),
+        ("eval_in", "eval", trained(n_eval_in), "in", n_eval_in),
+        ("eval_out", "eval", take(pools, reserved, n_eval_out), "out", n_eval_out),
     ]
     rows, shortfall = [], {}
     for label, split, items, flavor, wanted in draws:

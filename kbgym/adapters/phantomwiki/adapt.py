@@ -39,7 +39,7 @@ from kbgym.adapters.phantomwiki.questions import (
 from kbgym.adapters.phantomwiki.source import PWArticle, PWQuestion, PWSourceError, read_source
 from kbgym.seeding import stream
 from kbgym.universe.keys import KeyFinder
-from kbgym.universe.splits import take
+from kbgym.universe.splits import draw_splits, take
 from kbgym.universe.types import Fact, Node, Person, Question, Universe
 
 ADAPTER_VERSION = "1"
@@ -126,20 +126,7 @@ def _draw(by_type: dict[int, list[int]], seed: int, sizes: tuple, eval_sizes: tu
         pools[template_name(t)] = deque(items)
     trained = [template_name(t) for t in by_type if t not in RESERVED_TYPES]
     reserved = [template_name(t) for t in by_type if t in RESERVED_TYPES]
-    n_train, n_test_in, n_test_out = sizes
-    n_eval_in, n_eval_out = eval_sizes
-    draws = [
-        ("train", "train", take(pools, trained, n_train), None, n_train),
-        ("test_in", "test_in", take(pools, trained, n_test_in), None, n_test_in),
-        ("test_out", "test_out", take(pools, reserved, n_test_out), None, n_test_out),
-        ("eval_in", "eval", take(pools, trained, n_eval_in), "in", n_eval_in),
-        ("eval_out", "eval", take(pools, reserved, n_eval_out), "out", n_eval_out),
-    ]
-    rows, shortfall = [], {}
-    for label, split, items, flavor, wanted in draws:
-        shortfall[label] = wanted - len(items)
-        rows += [(split, i, flavor) for i in items]
-    return rows, shortfall
+    return draw_splits(pools, sizes, eval_sizes, lambda n: take(pools, trained, n), reserved)
 
 
 def _templates_vocab(types: Sequence[int]) -> dict:

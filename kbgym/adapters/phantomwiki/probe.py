@@ -19,10 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kbgym.errors import ConfigError
-from kbgym.jsonio import sha256_hex
-from kbgym.runs.logs import read_jsonl
-from kbgym.runs.probe import trained_qids
+from kbgym.runs.probe import read_train_log, trained_qids
 from kbgym.seeding import stream
 from kbgym.universe.types import Question, Universe
 
@@ -83,9 +80,6 @@ def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int
 def make_pw_probe_from_run(universe: Universe, run_dir: str | Path, *, seed: int | None = None,
                            per_template: int | None = None) -> dict:
     """:func:`make_pw_probe` over ``run_dir/train_log.jsonl``."""
-    path = Path(run_dir) / "train_log.jsonl"
-    if not path.exists():
-        raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
-    digest = "sha256:" + sha256_hex(path.read_bytes())
-    return make_pw_probe(universe, read_jsonl(path), seed=seed, per_template=per_template,
+    rows, digest = read_train_log(run_dir)
+    return make_pw_probe(universe, rows, seed=seed, per_template=per_template,
                          train_log_hash=digest)
