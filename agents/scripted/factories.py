@@ -34,3 +34,17 @@ def noop_trainer(**_: Any) -> TrainAgent:
 def random_trainer(seed: int = 0, **_: Any) -> TrainAgent:
     """``scripted-random``: the reader, then seeded random backward actions."""
     return TrainAgent(ScriptedReader(), RandomCurator(seed))
+
+
+def pw_reader(**_: Any):
+    """``scripted-pw-reader``: the PhantomWiki exam reader."""
+    from agents.scripted.pw import PWReader
+
+    return PWReader()
+
+
+def pw_index_trainer(**_: Any):
+    """``scripted-pw-index``: the PW reader in forward, the PW index curator in backward."""
+    from agents.scripted.pw import PWIndexCurator, PWReader
+
+    return TrainAgent(PWReader(), PWIndexCurator())
