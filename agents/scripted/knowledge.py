@@ -46,7 +46,70 @@ class Tier:
         return self.required <= toks and (not self.any_of or bool(self.any_of & toks))
 
 
-class Knowledge:
+class ResultLedger:
+    """Notes, search pages and links learnt from action results (search, read, add,
+    delete, link_many, unlink). Subclasses hold ``notes``, ``pages`` and ``links`` and
+    refine :meth:`note` and :meth:`forget`; ``record_search_errors`` keeps an erroring
+    search's page as ``None`` (asked, nothing to get)."""
+
+    record_search_errors = True
+    notes: dict[str, str]
+    pages: dict
+    links: dict[str, list[str]]
+
+    def note(self, nid: str, text: str) -> None:
+        self.notes[nid] = text
+
+    def forget(self, nid: str) -> None:
+        self.notes.pop(nid, None)
+        self.links.pop(nid, None)
+
+    def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
+        if name == "search" and args is not None:
+            query, page = args.get("query"), args.get("page", 1)
+            if not isinstance(query, str) or not isinstance(page, int):
+                return
+            if result.startswith("page "):
+                hits = result_hits(result)
+                for nid, text in hits:
+                    self.note(nid, text)
+                self.pages[(query, page)] = hits
+            elif result.startswith("(no hits)") or result.startswith("(page "):
+                self.pages[(query, page)] = []
+            elif result.startswith("ERROR") and self.record_search_errors:
+                self.pages.setdefault((query, page), None)
+        elif name == "read":
+            r = parse_read(result)
+            if r is None:
+                return
+            self.note(r.id, r.text)
+            for nid, text in r.links:
+                self.note(nid, text)
+            self.links[r.id] = [nid for nid, _ in r.links]
+        elif name == "add" and args is not None and result.startswith("added "):
+            nid = result.split()[1]
+            text = args.get("text")
+            if isinstance(text, str):
+                self.note(nid, " ".join(text.split()))
+                self.links.setdefault(nid, [])
+        elif name == "delete" and result.startswith("deleted "):
+            self.forget(result.split()[1])
+        elif name == "link_many" and args is not None and " -> " in result \
+                and not result.startswith(("ERROR", "no links")):
+            src = args.get("source")
+            if isinstance(src, str) and src in self.links:
+                skipped = result.split(" | skipped: ", 1)[1] if " | skipped: " in result else ""
+                bad = {part.split(" ", 1)[0] for part in skipped.split("; ") if part}
+                for t in args.get("targets") or []:
+                    if t not in bad and t not in self.links[src]:
+                        self.links[src].append(t)
+        elif name == "unlink" and args is not None and result.startswith("unlinked"):
+            src, tgt = args.get("source"), args.get("target")
+            if src in self.links:
+                self.links[src] = [x for x in self.links[src] if x != tgt]
+
+
+class Knowledge(ResultLedger):
     def __init__(self, page_size: int = 5):
         self.page_size = page_size
         self.notes: dict[str, str] = {}
@@ -75,48 +138,9 @@ class Knowledge:
         for e in obs.entries:
             self.ingest_entry(e.name, e.args, e.result)
 
-    def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
-        if name == "search" and args is not None:
-            query, page = args.get("query"), args.get("page", 1)
-            if not isinstance(query, str) or not isinstance(page, int):
-                return
-            if result.startswith("page "):
-                hits = result_hits(result)
-                for nid, text in hits:
-                    self.note(nid, text)
-                self.pages[(query, page)] = hits
-            elif result.startswith("(no hits)") or result.startswith("(page "):
-                self.pages[(query, page)] = []
-            elif result.startswith("ERROR"):
-                self.pages.setdefault((query, page), None)
-        elif name == "read":
-            r = parse_read(result)
-            if r is None:
-                return
-            self.note(r.id, r.text)
-            for nid, text in r.links:
-                self.note(nid, text)
-            self.links[r.id] = [nid for nid, _ in r.links]
-        elif name == "add" and args is not None and result.startswith("added "):
-            nid = result.split()[1]
-            text = args.get("text")
-            if isinstance(text, str):
-                self.note(nid, " ".join(text.split()))
-                self.links.setdefault(nid, [])
-        elif name == "delete" and result.startswith("deleted "):
-            nid = result.split()[1]
-            self.notes.pop(nid, None)
-            self.facts.pop(nid, None)
-            self.links.pop(nid, None)
-        elif name == "link_many" and args is not None and " -> " in result \
-                and not result.startswith("ERROR") and not result.startswith("no links"):
-            src = args.get("source")
-            if isinstance(src, str) and src in self.links:
-                skipped = result.split(" | skipped: ", 1)[1] if " | skipped: " in result else ""
-                bad = {part.split(" ", 1)[0] for part in skipped.split("; ") if part}
-                for t in args.get("targets") or []:
-                    if t not in bad and t not in self.links[src]:
-                        self.links[src].append(t)
+    def forget(self, nid: str) -> None:
+        super().forget(nid)
+        self.facts.pop(nid, None)
 
     # -- searches ----------------------------------------------------------------------
     def has_page(self, query: str, page: int) -> bool:

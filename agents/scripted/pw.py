@@ -50,7 +50,8 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
 from agents.base import Action, BaseAgent
-from agents.scripted.text import parse_observation, parse_read, result_hits, tokens
+from agents.scripted.knowledge import ResultLedger
+from agents.scripted.text import parse_observation, tokens
 from kbgym.adapters.phantomwiki.facts import parse_sentence
 from kbgym.scoring import f1_score
 
@@ -290,8 +291,10 @@ def _mentions(text: str, phrase: str) -> bool:
 
 
 @dataclass
-class PWKnowledge:
+class PWKnowledge(ResultLedger):
     """What the agent was shown this episode: notes, the sentences' facts, pages and links."""
+
+    record_search_errors = False
 
     page_size: int = 5
     notes: dict[str, str] = field(default_factory=dict)
@@ -316,49 +319,9 @@ class PWKnowledge:
             if t is not None:
                 self.titles[nid] = t
 
-    def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
-        if name == "search" and args is not None:
-            query, page = args.get("query"), args.get("page", 1)
-            if not isinstance(query, str) or not isinstance(page, int):
-                return
-            if result.startswith("page "):
-                hits = result_hits(result)
-                for nid, text in hits:
-                    self.note(nid, text)
-                self.pages[(query, page)] = hits
-            elif result.startswith("(no hits)") or result.startswith("(page "):
-                self.pages[(query, page)] = []
-        elif name == "read":
-            r = parse_read(result)
-            if r is None:
-                return
-            self.note(r.id, r.text)
-            for nid, text in r.links:
-                self.note(nid, text)
-            self.links[r.id] = [nid for nid, _ in r.links]
-        elif name == "add" and args is not None and result.startswith("added "):
-            nid = result.split()[1]
-            if isinstance(args.get("text"), str):
-                self.note(nid, " ".join(args["text"].split()))
-                self.links.setdefault(nid, [])
-        elif name == "link_many" and args is not None and " -> " in result \
-                and not result.startswith(("ERROR", "no links")):
-            src = args.get("source")
-            if isinstance(src, str) and src in self.links:
-                skipped = result.split(" | skipped: ", 1)[1] if " | skipped: " in result else ""
-                bad = {part.split(" ", 1)[0] for part in skipped.split("; ") if part}
-                for t in args.get("targets") or []:
-                    if t not in bad and t not in self.links[src]:
-                        self.links[src].append(t)
-        elif name == "unlink" and args is not None and result.startswith("unlinked"):
-            src, tgt = args.get("source"), args.get("target")
-            if src in self.links:
-                self.links[src] = [x for x in self.links[src] if x != tgt]
-        elif name == "delete" and result.startswith("deleted "):
-            nid = result.split()[1]
-            self.notes.pop(nid, None)
-            self.titles.pop(nid, None)
-            self.links.pop(nid, None)
+    def forget(self, nid: str) -> None:
+        super().forget(nid)
+        self.titles.pop(nid, None)
 
     def objects(self, pred: str, person: str) -> tuple[str, ...]:
         row = self.own.get((pred, person))
