@@ -43,6 +43,26 @@ from agents.scripted.text import (
 
 Plan = Generator[Action, None, object]
 
+
+def sync_links(curator, source: str, missing: list[str], wrong: list[str]) -> Plan:
+    """Bring an index's links in line: ``link_many`` the missing targets in batches, then
+    unlink the wrong ones, while more than one step (for ``done``) is left. ``curator`` has
+    ``steps_left``, ``last_result``, ``link_batch_max``, ``stats`` and ``kb.links``."""
+    for i in range(0, len(missing), curator.link_batch_max):
+        if curator.steps_left <= 1:
+            return
+        batch = missing[i:i + curator.link_batch_max]
+        yield {"action": "link_many", "source": source, "targets": batch}
+        curator.stats["links"] += len(batch)
+    for t in wrong:
+        if curator.steps_left <= 1:
+            return
+        yield {"action": "unlink", "source": source, "target": t}
+        if curator.last_result.startswith("unlinked"):
+            links = curator.kb.links
+            links[source] = [x for x in links.get(source, []) if x != t]
+            curator.stats["unlinked"] += 1
+
 _GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ')
 
 #: Index titles (SPEC §9.5 CURATION, §12.3 families). A person's relation index opens with the
@@ -397,19 +417,7 @@ class IndexCurator(_Backward):
             self.stats["extended"] += 1
         else:
             self.stats["complete"] += 1
-        for i in range(0, len(missing), self.link_batch_max):
-            if self.steps_left <= 1:
-                return
-            batch = missing[i:i + self.link_batch_max]
-            yield {"action": "link_many", "source": existing, "targets": batch}
-            self.stats["links"] += len(batch)
-        for t in wrong:
-            if self.steps_left <= 1:
-                return
-            yield {"action": "unlink", "source": existing, "target": t}
-            if self.last_result.startswith("unlinked"):
-                kb.links[existing] = [x for x in kb.links.get(existing, []) if x != t]
-                self.stats["unlinked"] += 1
+        yield from sync_links(self, existing, missing, wrong)
         if not kb.links.get(existing) and not targets and self.steps_left > 1:
             yield {"action": "delete", "id": existing}
             self.stats["deleted"] += 1

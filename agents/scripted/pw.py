@@ -50,6 +50,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
 from agents.base import Action, BaseAgent
+from agents.scripted.curator import sync_links
 from agents.scripted.knowledge import ResultLedger
 from agents.scripted.text import parse_observation, tokens
 from kbgym.adapters.phantomwiki.facts import parse_sentence
@@ -815,17 +816,7 @@ class PWIndexCurator(BaseAgent):
             return
         if linked:
             self.stats["extended"] += 1
-        for i in range(0, len(missing), self.link_batch_max):
-            if self.steps_left <= 1:
-                return
-            batch = missing[i:i + self.link_batch_max]
-            yield {"action": "link_many", "source": existing, "targets": batch}
-            self.stats["links"] += len(batch)
-        for t in wrong:
-            if self.steps_left <= 1:
-                return
-            yield {"action": "unlink", "source": existing, "target": t}
-            self.stats["unlinked"] += 1
+        yield from sync_links(self, existing, missing, wrong)
 
 
 # ---------------------------------------------------------------------------------------------
