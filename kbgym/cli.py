@@ -417,6 +417,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_baseline(sub)
     add_adapt(sub)
 
+    from kbgym.sweep.cli import add_parser as add_sweep
+
+    add_sweep(sub)
+
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run")
     p.add_argument("--universe")

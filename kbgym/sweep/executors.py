@@ -1,0 +1,162 @@
+"""Where sweep runs execute: ``serial`` (this process), ``process`` (a stdlib process pool,
+the local default) or ``ray`` (a Ray cluster, the ``kbgym[ray]`` extra).
+
+Every executor calls :func:`kbgym.sweep.run.execute` on each spec, which skips finished runs
+and writes each result atomically, so what lands on disk does not depend on the executor.
+LLM runs (an ``openai-*`` curator or reader) hold an ``llm`` slot: at most ``llm_slots`` of
+them run at once (a Ray custom resource on a cluster; the driver's own count locally).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbgym.errors import ConfigError
+from kbgym.sweep.grid import is_llm, run_id
+from kbgym.sweep.run import execute, transient_errors
+
+EXECUTORS = ("serial", "process", "ray")
+
+
+@dataclass
+class Options:
+    jobs: int | None = None  # parallel runs; None = os.cpu_count()
+    llm_slots: int | None = None  # concurrent LLM runs; None = no cap
+    timeout_s: float | None = None  # per run
+    retries: int = 2  # extra tries after a transient error (or, on Ray, a lost worker)
+    address: str = "local"  # ray: local | auto | HOST:PORT
+
+
+Report = Callable[[dict], None]  # called with {id, status[, error]} per run
+
+
+def _attempt(spec: dict, out: str, timeout_s: float | None, retries: int) -> dict:
+    """One run in this process, retried on the transient endpoint errors."""
+    transient = transient_errors()
+    for attempt in range(retries + 1):
+        try:
+            return execute(spec, out, timeout_s=timeout_s)
+        except transient:
+            if attempt == retries:
+                raise
+            time.sleep(min(30.0, 2.0 ** attempt))
+    raise AssertionError("unreachable")
+
+
+def _failed(spec: dict, err: BaseException) -> dict:
+    return {"id": run_id(spec), "status": "failed", "error": f"{type(err).__name__}: {err}"}
+
+
+def run_serial(specs: list[dict], out: Path, opts: Options, report: Report) -> list[dict]:
+    results = []
+    for spec in specs:
+        try:
+            res = _attempt(spec, str(out), opts.timeout_s, opts.retries)
+        except Exception as err:  # recorded in error.json; the sweep goes on
+            res = _failed(spec, err)
+        report(res)
+        results.append(res)
+    return results
+
+
+def run_process(specs: list[dict], out: Path, opts: Options, report: Report) -> list[dict]:
+    jobs = opts.jobs or os.cpu_count() or 1
+    slots = opts.llm_slots if opts.llm_slots is not None else jobs
+    pending = list(specs)
+    results: dict[str, dict] = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        running: dict = {}
+        while pending or running:
+            # submit in grid order, keeping at most `slots` LLM runs in flight
+            llm_busy = sum(is_llm(s) for s in running.values())
+            for spec in list(pending):
+                if len(running) >= jobs:
+                    break
+                if is_llm(spec):
+                    if llm_busy >= slots:
+                        continue
+                    llm_busy += 1
+                pending.remove(spec)
+                running[pool.submit(_attempt, spec, str(out), opts.timeout_s,
+                                    opts.retries)] = spec
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                spec = running.pop(fut)
+                try:
+                    res = fut.result()
+                except Exception as err:
+                    res = _failed(spec, err)
+                report(res)
+                results[res["id"]] = res
+    return [results[run_id(s)] for s in specs]
+
+
+def ray_init_kwargs(opts: Options) -> dict:
+    """``ray.init`` arguments: a local start sizes the instance (num_cpus, the llm
+    resource); attaching to a cluster takes the cluster as it is."""
+    kw = {"include_dashboard": False, "ignore_reinit_error": True, "log_to_driver": False}
+    if opts.address in (None, "", "local"):
+        kw["num_cpus"] = opts.jobs or os.cpu_count() or 1
+        kw["resources"] = {"llm": float(opts.llm_slots if opts.llm_slots is not None
+                                        else kw["num_cpus"])}
+    else:
+        kw["address"] = opts.address
+    return kw
+
+
+def _ray_task(spec: dict, out: str, timeout_s: float | None) -> dict:
+    return execute(spec, out, timeout_s=timeout_s)
+
+
+def run_ray(specs: list[dict], out: Path, opts: Options, report: Report) -> list[dict]:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("the ray executor needs Ray: pip install 'kbgym[ray]'") from None
+    ray.init(**ray_init_kwargs(opts))
+    try:
+        task = ray.remote(num_cpus=1, max_retries=opts.retries,
+                          retry_exceptions=list(transient_errors()))(_ray_task)
+        refs = {}
+        for spec in specs:
+            options = {"resources": {"llm": 1}} if is_llm(spec) else {}
+            ref = task.options(**options).remote(spec, str(Path(out).resolve()), opts.timeout_s)
+            refs[ref] = spec
+        results: dict[str, dict] = {}
+        left = list(refs)
+        while left:
+            ready, left = ray.wait(left, num_returns=1)
+            for ref in ready:
+                spec = refs[ref]
+                try:
+                    res = ray.get(ref)
+                except Exception as err:  # a RayTaskError wrapping the run's own error
+                    cause = getattr(err, "cause", None) or err
+                    res = _failed(spec, cause)
+                report(res)
+                results[res["id"]] = res
+        return [results[run_id(s)] for s in specs]
+    finally:
+        ray.shutdown()
+
+
+def run_all(specs: list[dict], out: str | Path, executor: str = "process",
+            opts: Options | None = None, report: Report | None = None) -> list[dict]:
+    """Run every spec (finished ones are skipped) with the named executor."""
+    opts = opts or Options()
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}; expected one of {', '.join(EXECUTORS)}")
+    for name, v in (("--jobs", opts.jobs), ("--llm-slots", opts.llm_slots)):
+        if v is not None and v < 1:
+            raise ConfigError(f"{name} must be at least 1, got {v}")
+    if opts.timeout_s is not None and opts.timeout_s <= 0:
+        raise ConfigError(f"--timeout must be positive, got {opts.timeout_s:g}")
+    if executor != "ray" and opts.address not in (None, "", "local"):
+        raise ConfigError("--address applies to the ray executor only")
+    fn = {"serial": run_serial, "process": run_process, "ray": run_ray}[executor]
+    return fn(specs, Path(out), opts, report or (lambda res: None))

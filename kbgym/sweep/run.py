@@ -1,0 +1,254 @@
+"""One sweep run: universe → train → probe make → exams of B1, the trained arm and the
+baseline arms → probe table, training curve and the run report.
+
+A run directory holds ``spec.json`` first and ``result.json`` last (atomic): a directory
+without ``result.json`` is a failed or cut run and is started afresh. ``result.json`` holds
+only what the spec determines, so it is the same bytes whichever executor ran it; wall-clock
+seconds go to ``timing.json`` beside it.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import json
+import shutil
+import signal
+import threading
+import time
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+
+from kbgym.errors import KBGymError
+from kbgym.jsonio import write_canonical
+from kbgym.sweep.grid import run_id
+
+RESULT = "result.json"
+SCHEMA_VERSION = 1
+
+
+class RunTimeout(KBGymError):
+    """A run went past its per-run time limit (it is redone by the next sweep)."""
+
+
+def transient_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions worth retrying as they are: a model endpoint that was briefly away."""
+    import openai
+
+    return (ConnectionError, TimeoutError, openai.APIConnectionError, openai.APITimeoutError,
+            openai.RateLimitError, openai.InternalServerError)
+
+
+def run_dir(out: str | Path, rid: str) -> Path:
+    return Path(out) / "runs" / rid
+
+
+def status(path: Path) -> str:
+    """``done`` (result.json), ``failed`` (error.json), ``cut`` (started) or ``todo``."""
+    if (path / RESULT).exists():
+        return "done"
+    if (path / "error.json").exists():
+        return "failed"
+    return "cut" if path.exists() else "todo"
+
+
+@contextmanager
+def _deadline(seconds: float | None):
+    """Raise RunTimeout after ``seconds`` (SIGALRM; only in a process's main thread)."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def fire(signum, frame):
+        raise RunTimeout(f"run exceeded its time limit of {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextmanager
+def _frozen_heap():
+    """Objects frozen during the run (``gc.freeze``) go back to the collector after it, so
+    a process that runs many runs does not keep every universe."""
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _make(agent: dict, seed: int):
+    """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
+    from kbgym.plugins import load_factory
+
+    factory = load_factory(agent["name"])
+    opts = dict(agent["options"])
+    params = inspect.signature(factory).parameters.values()
+    if "seed" not in opts and any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
+        opts["seed"] = seed
+    return factory(**opts)
+
+
+def _model(agent, name: str) -> str:
+    return str((getattr(agent, "meta", None) or {}).get("model") or name)
+
+
+def _tokens(rows: list[dict]) -> list[int]:
+    return [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)]
+
+
+def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> dict:
+    """Run ``spec`` under ``out/runs/<id>`` unless it is done; returns ``{id, status}``.
+
+    A failure leaves ``error.json`` (and re-raises), so the next sweep redoes the run.
+    """
+    rid = run_id(spec)
+    path = run_dir(out, rid)
+    if status(path) == "done":
+        return {"id": rid, "status": "skipped"}
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    write_canonical(path / "spec.json", spec)
+    try:
+        with _deadline(timeout_s), _frozen_heap():
+            _run(spec, rid, path)
+    except BaseException as err:
+        write_canonical(path / "error.json", {
+            "id": rid, "error": f"{type(err).__name__}: {err}",
+            "traceback": traceback.format_exc()})
+        raise
+    return {"id": rid, "status": "done"}
+
+
+def _run(spec: dict, rid: str, path: Path) -> None:
+    from kbgym.baselines import build_baseline
+    from kbgym.env.config import KBGymConfig
+    from kbgym.library.graph import Library
+    from kbgym.library.snapshot import load_snapshot
+    from kbgym.runs.gradient import examine_probe, training_curve
+    from kbgym.runs.probe import make_probe_from_run, probe_table
+    from kbgym.runs.report import write_report
+    from kbgym.runs.train import TrainConfig, train
+    from kbgym.universe import UniverseConfig, generate
+
+    seed = spec["seed"]
+    timing: dict = {}
+    start = clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timing[name] = round(now - clock, 6)
+        clock = now
+
+    universe = generate(UniverseConfig.make(**spec["universe"], seed=seed))
+    env_cfg = KBGymConfig.make(**spec["env"])
+    gc.freeze()  # the universe is long-lived: keep it out of every later full collection
+    lap("build")
+
+    tr = spec["train"]
+    curator = _make(spec["curator"], seed)
+    train_dir = path / "train"
+    meta = train(universe, curator, train_dir, env_config=env_cfg,
+                 config=TrainConfig.make(epochs=tr["epochs"], train_size=tr["train_size"],
+                                         snapshot_every=tr["snapshot_every"]))
+    lap("train")
+
+    pr = spec["probe"]
+    probe = make_probe_from_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
+    write_canonical(path / "probe.json", probe)
+    trained, _ = load_snapshot(train_dir / f"kb_epoch_{tr['epochs']}.json")
+    libraries = {"B1": Library.from_universe(universe), "trained": trained}
+    builds = {}
+    for b in spec["baselines"]:
+        t = time.perf_counter()
+        lib, bmeta = build_baseline(b["name"], universe, b["params"])
+        name = b["name"].upper() if b["name"] != "oracle" else "oracle"
+        libraries[name] = lib
+        llm = bmeta["llm"]
+        builds[name] = {"tokens": [llm["tokens_in"], llm["tokens_out"]] if llm else [0, 0],
+                        "nodes_added": bmeta["nodes_added"], "links_added": bmeta["links_added"],
+                        "index_coverage": lib.stats()["index_coverage"]}
+        timing[f"build_{name}"] = round(time.perf_counter() - t, 6)
+    clock = time.perf_counter()
+    lap("probe_make")
+
+    reader = _make(spec["reader"], seed)
+    rows = {}
+    for arm, lib in libraries.items():
+        t = time.perf_counter()
+        rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
+                                  out=path / f"exam_{arm}")
+        timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
+    clock = time.perf_counter()
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"],
+                        **_delta_kw(probe_table, pr["delta"]))
+    write_canonical(path / "probe_table.json", table)
+    lap("table")
+
+    curve = None
+    if spec["curve_every"]:
+        curve = training_curve(universe, train_dir, reader, probe, every=spec["curve_every"],
+                               env_config=env_cfg)
+        write_canonical(train_dir / "curve.json", curve)
+    lap("curve")
+
+    report = write_report(train_dir, universe)
+    lap("report")
+
+    result = {
+        "schema_version": SCHEMA_VERSION, "kind": "kbgym.sweep.result", "id": rid, "spec": spec,
+        "universe": {"hash": universe.hash, "people": len(universe.people),
+                     "notes": len(universe.nodes)},
+        "train": {"run_id": meta["run_id"], "iterations": report["costs"]["train_iterations"],
+                  "tokens": meta["tokens"]["train"], "model": _model(curator, spec["curator"]["name"]),
+                  "final_stats": report["kb_stats"][-1] if report["kb_stats"] else None},
+        "reader": {"model": _model(reader, spec["reader"]["name"])},
+        "probe": {"per_group": pr["per_group"], "seed": seed,
+                  "groups": {g: len(v) for g, v in probe["splits"].items()}},
+        "arms": list(libraries),
+        "builds": builds,
+        "exam": {arm: {"n": len(r), "tokens": _tokens(r),
+                       "correct": sum(x["em"] for x in r)} for arm, r in rows.items()},
+        "paired": paired_rows(rows, probe),
+        "probe_table": table,
+        "curve": curve,
+        "structure": report["structure"],
+        "coverage": {k: report["coverage"][k] for k in
+                     ("points_per_distinct_question", "index_coverage_2hop",
+                      "question_index_coverage")},
+        "kb_size": report["kb_size"],
+        "edge_classes": report["edge_classes"],
+    }
+    timing["total"] = round(time.perf_counter() - start, 6)
+    write_canonical(path / "timing.json", timing)
+    write_canonical(path / RESULT, result)  # last: its presence means the run is done
+
+
+def _delta_kw(fn, delta: float) -> dict:
+    """``delta=`` for a probe_table that takes the F1 gate's δ (newer versions do)."""
+    return {"delta": delta} if "delta" in inspect.signature(fn).parameters else {}
+
+
+def paired_rows(rows: dict[str, list[dict]], probe: dict, base: str = "B1") -> dict:
+    """Per group: the probe gids in order and, per arm, steps / F1 / EM on those gids (what
+    a pooled bootstrap across seeds resamples)."""
+    out = {}
+    for group, gids in probe["splits"].items():
+        by_arm = {arm: {r["qid"]: r for r in rs if r["split"] == group}
+                  for arm, rs in rows.items()}
+        have = [g for g in gids if g in by_arm[base]]
+        out[group] = {"gids": have, "arms": {
+            arm: {"steps": [by[g]["steps"] for g in have], "f1": [by[g]["f1"] for g in have],
+                  "em": [by[g]["em"] for g in have]}
+            for arm, by in by_arm.items()}}
+    return out
+
+
+def read_result(path: Path) -> dict:
+    return json.loads((path / RESULT).read_text(encoding="utf-8"))
