@@ -46,18 +46,19 @@ def plot_sweep(rep: dict, out: str | Path) -> list[Path]:
 
     with_curve = [c for c in cells if c["curve"]]
     if with_curve:
-        fig, axes = plt.subplots(len(with_curve), 2, figsize=(11, 3.6 * len(with_curve)),
+        panels = (("rho", "ρ = steps / steps at iteration 0", "cost against the untrained state"),
+                  ("mean_steps", "mean reader steps", "cost"), ("f1", "mean F1", "F1"))
+        fig, axes = plt.subplots(len(with_curve), 3, figsize=(15, 3.6 * len(with_curve)),
                                  squeeze=False)
         for row, c in zip(axes, with_curve):
             its = c["curve"]["iterations"]
             for g, series in c["curve"]["groups"].items():
-                for ax, key in zip(row, ("mean_steps", "f1")):
+                for ax, (key, _, _) in zip(row, panels):
                     mean, lo, hi = _band(series[key])
                     line, = ax.plot(its, mean, marker=".", label=g)
                     ax.fill_between(its, lo, hi, alpha=0.2, color=line.get_color())
-            row[0].set(xlabel="training iteration", ylabel="mean reader steps",
-                       title=f"{c['label']}: cost")
-            row[1].set(xlabel="training iteration", ylabel="mean F1", title=f"{c['label']}: F1")
+            for ax, (_, ylabel, title) in zip(row, panels):
+                ax.set(xlabel="training iteration", ylabel=ylabel, title=f"{c['label']}: {title}")
             row[0].legend(fontsize=7)
         fig.tight_layout()
         written.append(out / "learning_curve.png")

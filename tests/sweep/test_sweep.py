@@ -1,0 +1,334 @@
+"""`kbgym sweep`: stable run ids, per-run result files, resume after a kill, identical results
+from every executor, and the seed-aggregated report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbgym.cli import main
+from kbgym.errors import ConfigError
+from kbgym.sweep import Options, plan, run_all, sweep
+from kbgym.sweep.aggregate import (between_seeds, build_sweep_report, costs, gate,
+                                   load_prices, mean_diff_ci)
+from kbgym.sweep.grid import expand, is_llm, load_grid, run_id
+from kbgym.sweep.run import RESULT, run_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = """\
+seeds: [0, 1]
+universes: [{n_people: 60, n_cities: 8, sizes: [30, 10, 10], eval_sizes: [4, 4]}]
+curators: [scripted-index]
+train: {epochs: 1, train_size: 16, snapshot_every: 8}
+probe: {per_group: 5, resamples: 500}
+baselines: [b3]
+curve_every: 8
+"""
+
+
+def write_grid(tmp: Path, text: str = TINY) -> Path:
+    p = tmp / "grid.yaml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def results_bytes(out: Path) -> dict[str, bytes]:
+    return {p.parent.name: p.read_bytes() for p in sorted((out / "runs").glob(f"*/{RESULT}"))}
+
+
+def deterministic(rep: dict) -> dict:
+    return {k: v for k, v in rep.items() if k not in ("seconds", "_written")}
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serial")
+    grid = write_grid(tmp)
+    res = sweep(grid, tmp / "out", executor="serial")
+    return tmp, grid, res
+
+
+# -- the grid ------------------------------------------------------------------------------------
+def test_ids_are_stable_and_follow_the_spec(tmp_path):
+    grid = write_grid(tmp_path)
+    a = [run_id(s) for s in expand(load_grid(grid))]
+    reordered = write_grid(tmp_path, "\n".join(reversed(TINY.strip().splitlines())) + "\n")
+    assert [run_id(s) for s in expand(load_grid(reordered))] == a  # key order does not count
+    assert len(a) == 2 and len(set(a)) == 2
+    more = write_grid(tmp_path, TINY.replace("per_group: 5", "per_group: 6"))
+    assert set(run_id(s) for s in expand(load_grid(more))).isdisjoint(a)
+
+
+def test_grid_crosses_every_dimension(tmp_path):
+    grid = write_grid(tmp_path, TINY.replace("curators: [scripted-index]",
+                                             "curators: [scripted-index, {name: scripted-noop}]")
+                      + "envs: [{}, {m: 10}]\n")
+    specs = expand(load_grid(grid))
+    assert len(specs) == 2 * 2 * 2
+    assert {(s["seed"], s["curator"]["name"], s["env"].get("m")) for s in specs} == {
+        (seed, c, m) for seed in (0, 1) for c in ("scripted-index", "scripted-noop")
+        for m in (None, 10)}
+
+
+def test_universe_from_a_config_file(tmp_path):
+    grid = write_grid(tmp_path, TINY.replace(
+        "universes: [{n_people: 60, n_cities: 8, sizes: [30, 10, 10], eval_sizes: [4, 4]}]",
+        f"universes: [{ROOT / 'configs' / 'small.yaml'}]"))
+    spec = expand(load_grid(grid))[0]
+    assert spec["universe"]["n_people"] == 60 and "seed" not in spec["universe"]
+
+
+@pytest.mark.parametrize("text, needle", [
+    (TINY + "colour: red\n", "colour: unknown key"),
+    (TINY.replace("seeds: [0, 1]", "seeds: [1, 1]"), "seeds must be distinct"),
+    (TINY.replace("n_people: 60", "n_people: 2"), "n_people must be at least 6"),
+    (TINY.replace("baselines: [b3]", "baselines: [b9]"), "unknown baseline 'b9'"),
+    (TINY + "envs: [{m: 0}]\n", "envs[0]: env: m"),
+    ("seeds: [0\n", "not valid YAML"),
+    ("- 1\n", "expected a mapping"),
+])
+def test_bad_grids_are_one_line_errors(tmp_path, capsys, text, needle):
+    grid = write_grid(tmp_path, text)
+    with pytest.raises(ConfigError, match=None) as err:
+        expand(load_grid(grid))
+    assert needle in str(err.value) and "\n" not in str(err.value)
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "o")]) == 2
+    line = capsys.readouterr().err.strip()
+    assert needle in line and "\n" not in line and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--jobs", "0"], "--jobs must be at least 1"),
+    (["--timeout", "-1"], "--timeout must be positive"),
+    (["--address", "auto"], "--address applies to the ray executor only"),
+    (["--prices", "p.yaml"], "belong to 'kbgym sweep report'"),
+])
+def test_bad_flags_are_one_line_errors(tmp_path, capsys, argv, needle):
+    grid = write_grid(tmp_path)
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "o"), *argv]) == 2
+    assert needle in capsys.readouterr().err
+    assert not list((tmp_path / "o").glob("runs/*"))
+
+
+def test_llm_runs_are_recognised():
+    spec = {"curator": {"name": "scripted-index", "options": {}},
+            "reader": {"name": "openai-reader", "options": {}}}
+    assert is_llm(spec)
+    spec["reader"]["name"] = "scripted-reader"
+    assert not is_llm(spec)
+
+
+# -- runs, resume, executors ---------------------------------------------------------------------
+def test_serial_sweep_writes_one_directory_per_run(serial):
+    tmp, grid, res = serial
+    out = tmp / "out"
+    assert [r["status"] for r in res] == ["done", "done"]
+    for r in res:
+        d = run_dir(out, r["id"])
+        result = json.loads((d / RESULT).read_text())
+        assert result["id"] == r["id"] == run_id(json.loads((d / "spec.json").read_text()))
+        assert result["arms"] == ["B1", "trained", "B3"]
+        assert (d / "timing.json").exists() and (d / "train" / "report.md").exists()
+        assert "seconds" not in json.dumps(result)  # wall time stays out of result.json
+
+
+def test_rerun_skips_finished_and_redoes_failed_or_cut(serial, tmp_path):
+    tmp, grid, _ = serial
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(tmp / "out", out)
+    before = results_bytes(out)
+    ids = sorted(before)
+    (run_dir(out, ids[0]) / RESULT).unlink()  # cut
+    (run_dir(out, ids[1]) / RESULT).unlink()  # failed
+    (run_dir(out, ids[1]) / "error.json").write_text("{}")
+    assert sorted(r["status"] for r in plan(grid, out)) == ["cut", "failed"]
+    res = sweep(grid, out, executor="serial")
+    assert [r["status"] for r in res] == ["done", "done"]
+    assert results_bytes(out) == before
+    assert not (run_dir(out, ids[1]) / "error.json").exists()
+    assert [r["status"] for r in sweep(grid, out, executor="serial")] == ["skipped", "skipped"]
+
+
+def test_process_executor_gives_the_serial_results(serial, tmp_path):
+    tmp, grid, _ = serial
+    res = sweep(grid, tmp_path / "out", executor="process", options=Options(jobs=2))
+    assert [r["status"] for r in res] == ["done", "done"]
+    assert results_bytes(tmp_path / "out") == results_bytes(tmp / "out")
+
+
+def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
+    grid = write_grid(tmp_path, TINY.replace(
+        "curators: [scripted-index]", "curators: [scripted-noop, no.such.module:factory]")
+                      .replace("seeds: [0, 1]", "seeds: [0]"))
+    res = sweep(grid, tmp_path / "out", executor="serial")
+    assert [r["status"] for r in res] == ["done", "failed"]
+    bad = run_dir(tmp_path / "out", res[1]["id"])
+    assert "cannot load agent" in json.loads((bad / "error.json").read_text())["error"]
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--executor", "serial",
+                 "--quiet"]) == 1
+
+
+def test_timeout_fails_the_run_and_a_rerun_finishes_it(tmp_path):
+    grid = write_grid(tmp_path, TINY.replace("seeds: [0, 1]", "seeds: [0]"))
+    res = run_all(expand(load_grid(grid)), tmp_path / "out", "serial",
+                  Options(timeout_s=0.01))
+    assert res[0]["status"] == "failed" and "time limit" in res[0]["error"]
+    assert run_all(expand(load_grid(grid)), tmp_path / "out", "serial")[0]["status"] == "done"
+
+
+def test_killed_driver_resumes_to_the_uninterrupted_aggregate(serial, tmp_path):
+    tmp, grid, _ = serial
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "kbgym.cli", "sweep", str(grid), "--out",
+                             str(out), "--executor", "serial", "--quiet"], env=env,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(out.glob(f"runs/*/{RESULT}")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    first = results_bytes(out)
+    assert len(first) == 1  # killed mid-way: one run finished, the other cut
+    res = sweep(grid, out, executor="serial")
+    assert sorted(r["status"] for r in res) == ["done", "skipped"]
+    assert results_bytes(out) == results_bytes(tmp / "out")
+    assert deterministic(build_sweep_report(out)) == deterministic(build_sweep_report(tmp / "out"))
+
+
+def test_dry_run_lists_runs_and_status(serial, capsys):
+    tmp, grid, res = serial
+    assert main(["sweep", str(grid), "--out", str(tmp / "out"), "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    for r in res:
+        assert f"{r['id']}  done" in text
+    assert "2 runs, 2 done, 0 to run" in text
+
+
+# -- the report ----------------------------------------------------------------------------------
+def test_report_pools_seeds_and_matches_each_run(serial, tmp_path):
+    tmp, grid, res = serial
+    rep = build_sweep_report(tmp / "out")
+    (cell,) = rep["cells"]
+    assert cell["seeds"] == [0, 1] and set(cell["arms"]) == {"trained", "B3"}
+    results = [json.loads((run_dir(tmp / "out", r["id"]) / RESULT).read_text()) for r in res]
+    for g, s in cell["arms"]["trained"].items():
+        table = [r["probe_table"]["groups"][g]["all"] for r in results]
+        rhos = [t["trained"]["rho"] for t in table]
+        assert s["rho_mean"]["mean"] == pytest.approx(sum(rhos) / 2)
+        steps = [sum(r["paired"][g]["arms"][a]["steps"]) for r in results
+                 for a in ("trained", "B1")]
+        assert s["rho_pooled"] == pytest.approx((steps[0] + steps[2]) / (steps[1] + steps[3]))
+        assert s["rho_pooled_ci"][0] <= s["rho_pooled"] <= s["rho_pooled_ci"][1]
+        assert s["n"] == sum(t["trained"]["n"] for t in table)
+        assert s["star"] == gate(s["rho_pooled_ci"][1], s["f1_diff_pooled_ci"][1], 0.0)[0]
+    assert cell["structure"]["precision"]["mean"] is not None
+    assert cell["curve"]["iterations"] == [0, 8, 16]
+
+
+def test_one_seed_pooled_ci_is_the_runs_own_ci(serial, tmp_path):
+    """Pooling one seed resamples with the run's own matrix: the probe table's CI back."""
+    tmp, grid, res = serial
+    import shutil
+
+    out = tmp_path / "one"
+    shutil.copytree(run_dir(tmp / "out", res[0]["id"]), run_dir(out, res[0]["id"]))
+    result = json.loads((run_dir(out, res[0]["id"]) / RESULT).read_text())
+    (cell,) = build_sweep_report(out)["cells"]
+    for g, s in cell["arms"]["trained"].items():
+        t = result["probe_table"]["groups"][g]["all"]["trained"]
+        assert s["rho_pooled"] == pytest.approx(t["rho"])
+        assert s["rho_pooled_ci"] == pytest.approx(t["ci"])
+        assert s["rho_mean"]["ci"] is None  # one seed: no between-seed interval
+        per = s["per_seed"][0]
+        if "f1_diff_ci" in t:  # the probe table's F1 gate (newer tables) agrees with ours
+            assert per["f1_diff_ci"] == pytest.approx(t["f1_diff_ci"])
+            assert per["star"] == t["star"]
+
+
+def test_report_command_writes_files(serial, capsys):
+    tmp, _, _ = serial
+    assert main(["sweep", "report", str(tmp / "out"), "--quiet"]) == 0
+    for name in ("report.json", "report.md", "gradient.png", "learning_curve.png"):
+        assert (tmp / "out" / name).stat().st_size > 0
+    md = (tmp / "out" / "report.md").read_text()
+    assert "| trained | exact |" in md and "between-seed CI" in md
+    assert main(["sweep", "report", str(tmp / "nowhere")]) == 2
+    assert "not a sweep folder" in capsys.readouterr().err
+
+
+def test_costs_with_a_price_table(tmp_path):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("gpt-x: {input: 1.0, output: 2.0}\n")
+    table = load_prices(prices)
+
+    def result(train, b1, tr):
+        return {"arms": ["B1", "trained"], "builds": {},
+                "train": {"tokens": train, "model": "gpt-x"}, "reader": {"model": "gpt-x"},
+                "exam": {"B1": {"n": 10, "tokens": b1, "correct": 5},
+                         "trained": {"n": 10, "tokens": tr, "correct": 8}}}
+
+    c = costs([result([1_000_000, 0], [100_000, 0], [50_000, 0])], table)
+    assert c["train_money"]["mean"] == pytest.approx(1.0)
+    assert c["arms"]["trained"]["money_per_correct"]["mean"] == pytest.approx(0.05 / 8)
+    # training 1e6 tokens; each question saves 5,000 tokens
+    assert c["break_even_questions_tokens"]["mean"] == pytest.approx(200)
+    assert c["break_even_questions_money"]["mean"] == pytest.approx(200)
+    prices.write_text("gpt-x: {input: -1, output: 2}\n")
+    with pytest.raises(ConfigError, match="non-negative"):
+        load_prices(prices)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.1, 3.0), min_size=1, max_size=12))
+def test_between_seed_interval_holds_the_mean(xs):
+    b = between_seeds(xs)
+    assert b["k"] == len(xs)
+    if len(xs) > 1:
+        assert b["ci"][0] <= b["mean"] + 1e-12 and b["mean"] <= b["ci"][1] + 1e-12
+    else:
+        assert b["ci"] is None
+
+
+@given(st.floats(0, 2), st.floats(-1, 1), st.floats(0, 0.5))
+def test_gate_is_formula_one(rho_hi, f1_hi, delta):
+    star, loss = gate(rho_hi, f1_hi, delta)
+    assert loss == (f1_hi < -delta)
+    assert star == (rho_hi < 1 and not loss)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=2, max_size=20))
+def test_mean_diff_ci_brackets_constant_shifts(pairs):
+    import numpy as np
+
+    a = [x for x, _ in pairs]
+    idx = np.random.default_rng(0).integers(0, len(a), size=(200, len(a)))
+    lo, hi = mean_diff_ci(a, [x - 0.25 for x in a], idx)
+    assert lo == pytest.approx(0.25) and hi == pytest.approx(0.25)
+
+
+# -- ray (optional extra) ---------------------------------------------------------------------------
+@pytest.mark.slow
+def test_ray_executor_gives_the_serial_results(serial, tmp_path, monkeypatch):
+    pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    tmp, grid, _ = serial
+    res = sweep(grid, tmp_path / "out", executor="ray",
+                options=Options(jobs=2, llm_slots=1, address="local"))
+    assert [r["status"] for r in res] == ["done", "done"]
+    assert results_bytes(tmp_path / "out") == results_bytes(tmp / "out")
+    import ray
+
+    assert not ray.is_initialized()  # shut down in finally
