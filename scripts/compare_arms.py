@@ -8,7 +8,8 @@ One probe (arms built here over the probe's universe; the trained library from a
         --out runs/compare
 
 The whole chain per seed (universe, scripted-index training of 100 questions x 2 epochs,
-probe from the run, baselines, exams), then the trained-vs-B3 ratios per seed and their mean:
+probe from the run, baselines, exams) runs as a ``kbgym sweep`` in --out (resumable, on a
+process pool by default), then the trained-vs-B3 ratios per seed and their mean:
 
     python scripts/compare_arms.py --seeds 0,1,2,3,4 --out runs/compare_seeds
 
@@ -35,8 +36,7 @@ from kbgym.library.snapshot import load_snapshot
 from kbgym.metrics.outcomes import per_point
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
-from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
-from kbgym.universe import UniverseConfig, generate
+from kbgym.runs.probe import format_table, probe_table
 
 BASELINES = ("B2", "B3", "B4", "oracle")
 POOLED = ("exact", "share2", "share1", "share0")
@@ -77,7 +77,7 @@ def coverage_rows(arms: dict, rows: dict[str, list[dict]], base: str = "B1") -> 
     """Per arm: coverage, size, pooled steps/F1 and the §12.2 per-point ratios against B1."""
     out = {}
     for name, arm in arms.items():
-        s = arm["library"].stats()
+        s = arm["stats"] if "stats" in arm else arm["library"].stats()
         pooled = [r for r in rows[name] if r["split"] in POOLED]
         out[name] = {
             "index_coverage": s["index_coverage"], "links": s["n_links"],
@@ -175,24 +175,55 @@ def compare_one(universe, probe: dict, trained: Library | None, trained_cost: di
     return result
 
 
-def run_seed(seed: int, out: Path, *, people: int, per_group: int, train_size: int,
-             epochs: int, resamples: int, say=print) -> dict:
-    from kbgym.runs.train import TrainConfig, train
+def seed_result(run: Path, say=print) -> dict:
+    """compare_one's numbers for one finished sweep run (its result.json and timing.json)."""
+    result = json.loads((run / "result.json").read_text(encoding="utf-8"))
+    timing = json.loads((run / "timing.json").read_text(encoding="utf-8"))
+    arms = {}
+    for name in result["arms"]:
+        if name == "B1":
+            cost = {"tokens": 0, "seconds": 0.0}
+        elif name == "trained":
+            cost = {"tokens": sum(result["train"]["tokens"]), "seconds": timing.get("train")}
+        else:
+            cost = {"tokens": sum(result["builds"][name]["tokens"]),
+                    "seconds": timing.get(f"build_{name}")}
+        arms[name] = {"stats": result["libraries"][name], "cost": cost}
+    rows = {name: [{"qid": gid, "split": g, "steps": st, "f1": f1}
+                   for g, p in result["paired"].items()
+                   for gid, st, f1 in zip(p["gids"], p["arms"][name]["steps"],
+                                          p["arms"][name]["f1"])]
+            for name in arms}
+    cov = coverage_rows(arms, rows)
+    seed = result["spec"]["seed"]
+    say(f"== seed {seed}  ({run.name})")
+    say(format_coverage(cov))
+    return {"seed": seed, "coverage": cov, "probe_table": result["probe_table"],
+            "ratios_trained_vs_B3": ratios(cov) if "trained" in cov else None}
 
-    say(f"== seed {seed}")
-    u = generate(UniverseConfig(seed=seed, n_people=people))
-    run = out / f"seed{seed}" / "train"
-    t = time.perf_counter()
-    meta = train(u, make_agent("scripted-index", seed=seed), run,
-                 config=TrainConfig(epochs=epochs, train_size=train_size))
-    secs = time.perf_counter() - t
-    tokens = sum(meta["tokens"]["train"])
-    say(f"  trained scripted-index: {train_size} questions x {epochs} epochs in {secs:.1f}s")
-    probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
-    write_canonical(out / f"seed{seed}" / "probe.json", probe)
-    trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
-    return compare_one(u, probe, trained, {"tokens": tokens, "seconds": secs},
-                       out / f"seed{seed}", seed=seed, resamples=resamples, say=say)
+
+def run_seeds(seeds: list[int], out: Path, *, people: int, per_group: int, train_size: int,
+              epochs: int, resamples: int, executor: str = "process", say=print) -> list[dict]:
+    """The whole chain per seed as a ``kbgym sweep`` (resumable; one run per seed), with the
+    baselines as extra arms."""
+    import yaml
+
+    from kbgym.sweep import sweep
+    from kbgym.sweep.run import run_dir
+
+    out.mkdir(parents=True, exist_ok=True)
+    grid = out / "grid.yaml"
+    grid.write_text(yaml.safe_dump({
+        "seeds": seeds, "universes": [{"n_people": people}], "curators": ["scripted-index"],
+        "train": {"epochs": epochs, "train_size": train_size, "snapshot_every": 20},
+        "probe": {"per_group": per_group, "resamples": resamples},
+        "baselines": [b.lower() for b in BASELINES], "curve_every": 0}), encoding="utf-8")
+    runs = sweep(grid, out, executor=executor,
+                 report=lambda r: say(f"  run {r['id']}: {r['status']} {r.get('error', '')}"))
+    failed = [r["id"] for r in runs if r["status"] == "failed"]
+    if failed:
+        raise SystemExit(f"compare_arms: runs failed: {', '.join(failed)} (see their error.json)")
+    return [seed_result(run_dir(out, r["id"]), say=say) for r in runs]
 
 
 def summarize_seeds(results: list[dict], out: Path, say=print) -> dict:
@@ -254,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train-size", type=int, default=100)
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=20000)
+    ap.add_argument("--executor", default="process", help="--seeds: kbgym sweep's executor")
     ap.add_argument("--out", default="runs/compare")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -261,9 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give exactly one of --probe or --seeds")
     if args.seeds:
         seeds = [int(s) for s in args.seeds.split(",")]
-        results = [run_seed(s, out, people=args.people, per_group=args.per_group,
+        results = run_seeds(seeds, out, people=args.people, per_group=args.per_group,
                             train_size=args.train_size, epochs=args.epochs,
-                            resamples=args.resamples) for s in seeds]
+                            resamples=args.resamples, executor=args.executor)
         summarize_seeds(results, out)
         return 0
     from kbgym.env.env import load_universe

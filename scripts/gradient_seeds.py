@@ -1,55 +1,48 @@
-"""The demo's gradient probe over several seeds: rho per group, CI, F1, precision.
+"""The demo's gradient probe over several seeds: a thin wrapper over ``kbgym sweep``.
 
     python scripts/gradient_seeds.py [--seeds 0,1,2,3,4] [--per-group 100]
                                      [--curator scripted-index] [--out runs/seeds]
+                                     [--executor process|serial|ray]
 
-Each seed runs the whole chain (universe, training, probe, B1 and trained exams) through
-`kbgym.runs.demo.run_demo`, so these are the demo's own numbers at a larger n.
+It writes ``OUT/grid.yaml`` (the demo's chain: 500 people, 100 questions x 2 epochs, the
+probe at ``--per-group``), runs it with ``kbgym sweep`` (finished seeds are kept, so a rerun
+resumes) and prints ``kbgym sweep report``: mean ρ per group with between-seed and pooled
+bootstrap CIs, F1 with the F1 gate, seeds starred, structure and cost.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 from pathlib import Path
 
-from kbgym.runs.demo import run_demo
-from kbgym.runs.probe import GROUPS
+import yaml
+
+from kbgym.sweep import sweep
+from kbgym.sweep.aggregate import render_markdown, write_sweep_report
 
 
-def main() -> None:
+def demo_grid(seeds: list[int], curators: list[str], per_group: int, **extra) -> dict:
+    """The demo's chain as a sweep grid."""
+    return {"seeds": seeds, "universes": [{"n_people": 500}], "curators": curators,
+            "train": {"epochs": 2, "train_size": 100, "snapshot_every": 20},
+            "probe": {"per_group": per_group}, "curve_every": 0, **extra}
+
+
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="0,1,2,3,4")
     ap.add_argument("--per-group", type=int, default=100)
     ap.add_argument("--curator", default="scripted-index")
+    ap.add_argument("--executor", default="process")
     ap.add_argument("--out", default="runs/seeds")
-    args = ap.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",")]
-    per = {g: [] for g in GROUPS}
-    print(f"curator {args.curator}, per_group {args.per_group}")
-    print(f"{'seed':>4} " + " ".join(f"{g:>22s}" for g in GROUPS) + "   precision  F1 B1/trained")
-    for seed in seeds:
-        res = run_demo(Path(args.out) / f"{args.curator}-{seed}", seed=seed,
-                       per_group=args.per_group, curator=args.curator, plots=False,
-                       say=lambda *a: None)
-        cells = []
-        f1 = {"B1": [], "trained": []}
-        for g in GROUPS:
-            c = res["table"]["groups"][g]["all"]["trained"]
-            b = res["table"]["groups"][g]["all"]["B1"]
-            per[g].append(c)
-            f1["B1"].append(b["f1"])
-            f1["trained"].append(c["f1"])
-            star = "*" if c["star"] else " "
-            cells.append(f"{c['rho']:.3f}{star}[{c['ci'][0]:.2f},{c['ci'][1]:.2f}] n{c['n']:<3d}")
-        prec = res["report"]["structure"]["precision"]
-        print(f"{seed:4d} " + " ".join(f"{x:>22s}" for x in cells) +
-              f"   {prec if prec is None else round(prec, 3)!s:>9s}  "
-              f"{statistics.fmean(f1['B1']):.3f}/{statistics.fmean(f1['trained']):.3f}")
-    print("mean " + " ".join(f"{statistics.fmean(c['rho'] for c in per[g]):>22.3f}"
-                             for g in GROUPS))
-    print("stars " + " ".join(f"{sum(c['star'] for c in per[g]):>21d}/{len(seeds)}"
-                              for g in GROUPS))
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    grid = out / "grid.yaml"
+    grid.write_text(yaml.safe_dump(demo_grid([int(s) for s in args.seeds.split(",")],
+                                             [args.curator], args.per_group)), encoding="utf-8")
+    sweep(grid, out, executor=args.executor)
+    print(render_markdown(write_sweep_report(out, plots=False)), end="")
 
 
 if __name__ == "__main__":

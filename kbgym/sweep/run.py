@@ -212,6 +212,9 @@ def _run(spec: dict, rid: str, path: Path) -> None:
         "probe": {"per_group": pr["per_group"], "seed": seed,
                   "groups": {g: len(v) for g, v in probe["splits"].items()}},
         "arms": list(libraries),
+        "libraries": {arm: {k: v for k, v in lib.stats().items()
+                            if k in ("index_coverage", "n_nodes", "n_links", "authored_statements")}
+                      for arm, lib in libraries.items()},
         "builds": builds,
         "exam": {arm: {"n": len(r), "tokens": _tokens(r),
                        "correct": sum(x["em"] for x in r)} for arm, r in rows.items()},
