@@ -9,7 +9,6 @@ seconds go to ``timing.json`` beside it.
 
 from __future__ import annotations
 
-import gc
 import inspect
 import json
 import shutil
@@ -17,11 +16,12 @@ import signal
 import threading
 import time
 import traceback
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from kbgym.errors import KBGymError
 from kbgym.jsonio import write_canonical
+from kbgym.library.graph import gc_frozen
 from kbgym.sweep.grid import run_id
 
 RESULT = "result.json"
@@ -72,16 +72,6 @@ def _deadline(seconds: float | None):
         signal.signal(signal.SIGALRM, old)
 
 
-@contextmanager
-def _frozen_heap():
-    """Objects frozen during the run (``gc.freeze``) go back to the collector after it, so
-    a process that runs many runs does not keep every universe."""
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
     from kbgym.plugins import load_factory
@@ -115,8 +105,8 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     path.mkdir(parents=True)
     write_canonical(path / "spec.json", spec)
     try:
-        with _deadline(timeout_s), _frozen_heap():
-            _run(spec, rid, path)
+        with _deadline(timeout_s), ExitStack() as stack:
+            _run(spec, rid, path, stack)
     except BaseException as err:
         write_canonical(path / "error.json", {
             "id": rid, "error": f"{type(err).__name__}: {err}",
@@ -125,7 +115,7 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     return {"id": rid, "status": "done"}
 
 
-def _run(spec: dict, rid: str, path: Path) -> None:
+def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.baselines import build_baseline
     from kbgym.env.config import KBGymConfig
     from kbgym.library.graph import Library
@@ -148,7 +138,7 @@ def _run(spec: dict, rid: str, path: Path) -> None:
 
     universe = generate(UniverseConfig.make(**spec["universe"], seed=seed))
     env_cfg = KBGymConfig.make(**spec["env"])
-    gc.freeze()  # the universe is long-lived: keep it out of every later full collection
+    stack.enter_context(gc_frozen())  # the universe lives to the end: out of full GCs
     lap("build")
 
     tr = spec["train"]
