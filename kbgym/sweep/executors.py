@@ -120,24 +120,33 @@ def run_ray(specs: list[dict], out: Path, opts: Options, report: Report) -> list
         raise ConfigError("the ray executor needs Ray: pip install 'kbgym[ray]'") from None
     ray.init(**ray_init_kwargs(opts))
     try:
+        if any(is_llm(s) for s in specs) and "llm" not in ray.cluster_resources():
+            raise ConfigError("this Ray cluster declares no 'llm' resource for the LLM runs; "
+                              "start its nodes with ray start --resources '{\"llm\": K}'")
         task = ray.remote(num_cpus=1, max_retries=opts.retries,
                           retry_exceptions=list(transient_errors()))(_ray_task)
-        refs = {}
-        for spec in specs:
-            options = {"resources": {"llm": 1}} if is_llm(spec) else {}
-            ref = task.options(**options).remote(spec, str(Path(out).resolve()), opts.timeout_s)
-            refs[ref] = spec
-        results: dict[str, dict] = {}
-        left = list(refs)
-        while left:
-            ready, left = ray.wait(left, num_returns=1)
+        root = str(Path(out).resolve())
+        slots = opts.llm_slots if opts.llm_slots is not None else len(specs)
+        pending, running, results = list(specs), {}, {}
+        while pending or running:
+            # the llm resource caps LLM runs on the cluster; the driver also keeps at most
+            # --llm-slots of them submitted, which holds on a cluster sized otherwise
+            llm_busy = sum(is_llm(s) for s in running.values())
+            for spec in list(pending):
+                if is_llm(spec):
+                    if llm_busy >= slots:
+                        continue
+                    llm_busy += 1
+                pending.remove(spec)
+                options = {"resources": {"llm": 1}} if is_llm(spec) else {}
+                running[task.options(**options).remote(spec, root, opts.timeout_s)] = spec
+            ready, _ = ray.wait(list(running), num_returns=1)
             for ref in ready:
-                spec = refs[ref]
+                spec = running.pop(ref)
                 try:
                     res = ray.get(ref)
                 except Exception as err:  # a RayTaskError wrapping the run's own error
-                    cause = getattr(err, "cause", None) or err
-                    res = _failed(spec, cause)
+                    res = _failed(spec, getattr(err, "cause", None) or err)
                 report(res)
                 results[res["id"]] = res
         return [results[run_id(s)] for s in specs]

@@ -332,3 +332,28 @@ def test_ray_executor_gives_the_serial_results(serial, tmp_path, monkeypatch):
     import ray
 
     assert not ray.is_initialized()  # shut down in finally
+
+
+def test_ray_start_sizes_a_local_instance_but_not_a_cluster():
+    from kbgym.sweep.executors import ray_init_kwargs
+
+    local = ray_init_kwargs(Options(jobs=3, llm_slots=2))
+    assert local["num_cpus"] == 3 and local["resources"] == {"llm": 2.0}
+    assert local["include_dashboard"] is False and "address" not in local
+    attach = ray_init_kwargs(Options(jobs=3, llm_slots=2, address="10.0.0.5:6379"))
+    assert attach["address"] == "10.0.0.5:6379"
+    assert "num_cpus" not in attach and "resources" not in attach
+
+
+def test_llm_slots_cap_concurrent_llm_runs_in_the_process_pool(serial, tmp_path, monkeypatch):
+    import kbgym.sweep.executors as ex
+
+    tmp, grid, _ = serial
+    monkeypatch.setattr(ex, "is_llm", lambda spec: True)  # every run "calls a model"
+    out = tmp_path / "out"
+    res = sweep(grid, out, executor="process", options=Options(jobs=2, llm_slots=1))
+    assert [r["status"] for r in res] == ["done", "done"]
+    spans = sorted(((run_dir(out, r["id"]) / "spec.json").stat().st_mtime,
+                    (run_dir(out, r["id"]) / RESULT).stat().st_mtime) for r in res)
+    assert spans[0][1] <= spans[1][0]  # one after the other, never both at once
+    assert results_bytes(out) == results_bytes(tmp / "out")
