@@ -154,6 +154,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     write_canonical(path / "probe.json", probe)
     trained, _ = load_snapshot(train_dir / f"kb_epoch_{tr['epochs']}.json")
     libraries = {"B1": Library.from_universe(universe), "trained": trained}
+    lap("probe_make")
     builds = {}
     for b in spec["baselines"]:
         t = time.perf_counter()
@@ -165,8 +166,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
                         "nodes_added": bmeta["nodes_added"], "links_added": bmeta["links_added"],
                         "index_coverage": lib.stats()["index_coverage"]}
         timing[f"build_{name}"] = round(time.perf_counter() - t, 6)
+    stack.enter_context(gc_frozen())  # and the arms' libraries, through the exams
     clock = time.perf_counter()
-    lap("probe_make")
 
     reader = _make(spec["reader"], seed)
     rows = {}

@@ -1,0 +1,108 @@
+"""The sweep pipeline at scale (configs/large.yaml: 10^5 people, about 1.2 M notes, 50
+training iterations, a 100-question probe on B1 and the trained library), in one fresh
+process: the time of each stage, peak RSS, env.step latencies and garbage-collection pauses.
+
+    python scripts/bench_large.py [--grid configs/large.yaml] [--people N]
+
+The run is an ordinary sweep run (kbgym.sweep.run.execute), so the stages are the ones
+timing.json records. Step latencies cover every env.step of the run (training and exams).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import gc, json, resource, sys, time
+from pathlib import Path
+import kbgym.env.env as E
+from kbgym.sweep.grid import expand, load_grid
+from kbgym.sweep.run import execute, run_dir, run_id
+
+lat, pauses, t_gc = [], [], [0.0]
+orig = E.KBGymEnv.step
+def step(self, action):
+    t = time.perf_counter()
+    out = orig(self, action)
+    lat.append(time.perf_counter() - t)
+    return out
+E.KBGymEnv.step = step
+def on_gc(phase, info):
+    if phase == "start":
+        t_gc[0] = time.perf_counter()
+    elif info["generation"] == 2:
+        pauses.append(time.perf_counter() - t_gc[0])
+gc.callbacks.append(on_gc)
+
+spec = expand(load_grid(sys.argv[1]))[0]
+t = time.perf_counter()
+execute(spec, sys.argv[2])
+wall = time.perf_counter() - t
+d = run_dir(sys.argv[2], run_id(spec))
+result = json.loads((d / "result.json").read_text())
+lat.sort()
+pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]
+print(json.dumps({
+    "wall_s": wall, "timing": json.loads((d / "timing.json").read_text()),
+    "people": result["universe"]["people"], "notes": result["universe"]["notes"],
+    "iterations": result["train"]["iterations"],
+    "probe": sum(result["probe"]["groups"].values()),
+    "steps": len(lat), "p50_ms": 1e3 * pick(0.5), "p99_ms": 1e3 * pick(0.99),
+    "max_ms": 1e3 * lat[-1], "over_50ms": sum(x > 0.05 for x in lat),
+    "gc2_n": len(pauses), "gc2_max_s": max(pauses, default=0.0),
+    "disk_mb": sum(p.stat().st_size for p in d.rglob("*") if p.is_file()) / 1e6,
+    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "rho": {g: c["trained"]["rho"] for g, c in
+            ((g, v["all"]) for g, v in result["probe_table"]["groups"].items())},
+}))
+"""
+
+
+def measure(grid: Path) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ,
+               "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        out = subprocess.run([sys.executable, "-c", CHILD, str(grid), tmp], check=True,
+                             capture_output=True, text=True, env=env).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--grid", default=str(ROOT / "configs" / "large.yaml"))
+    ap.add_argument("--people", type=int, help="override the universe size (a quick check)")
+    args = ap.parse_args(argv)
+    grid = yaml.safe_load(Path(args.grid).read_text(encoding="utf-8"))
+    if args.people:
+        grid["universes"] = [{**grid["universes"][0], "n_people": args.people}]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "grid.yaml"
+        path.write_text(yaml.safe_dump(grid), encoding="utf-8")
+        m = measure(path)
+    t = m["timing"]
+    print(f"{m['people']} people, {m['notes']} notes, {m['iterations']} training iterations, "
+          f"{m['probe']}-question probe on B1 and trained; load {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")
+    print("stage seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in t.items() if k != "total")
+          + f"; total {t['total']:.1f} (process wall {m['wall_s']:.1f})")
+    print(f"peak RSS {m['rss_mb']:.0f} MB; run folder {m['disk_mb']:.0f} MB")
+    print(f"env.step: {m['steps']} steps, p50 {m['p50_ms']:.2f} ms, p99 {m['p99_ms']:.2f} ms, "
+          f"max {m['max_ms']:.1f} ms, {m['over_50ms']} over 50 ms; full GCs {m['gc2_n']}, "
+          f"longest {m['gc2_max_s']:.3f} s")
+    print("rho trained/B1: " + ", ".join(f"{g} {v:.3f}" for g, v in m["rho"].items()
+                                         if v is not None))
+    return m
+
+
+if __name__ == "__main__":
+    main()
