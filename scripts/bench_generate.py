@@ -29,6 +29,18 @@ print(json.dumps({"generate_s": t1 - t0, "dumps_s": t2 - t1, "nodes": len(u.node
 """
 
 
+def measure(n: int, repeats: int = 3) -> dict:
+    """Medians over ``repeats`` fresh processes generating ``n`` people."""
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", CHILD, str(n)], check=True,
+                             capture_output=True, text=True).stdout
+        runs.append(json.loads(out))
+    med = {k: statistics.median(r[k] for r in runs)
+           for k in ("generate_s", "dumps_s", "rss_mb")}
+    return {**runs[0], **med, "people": n}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="500,10000,100000")
@@ -37,15 +49,9 @@ def main() -> None:
     print(f"{'people':>8} {'nodes':>9} {'gen p50 s':>10} {'dumps p50 s':>12} {'RSS MB':>8} "
           f"{'json MB':>8}  mode")
     for n in (int(s) for s in args.sizes.split(",")):
-        runs = []
-        for _ in range(args.repeats):
-            out = subprocess.run([sys.executable, "-c", CHILD, str(n)], check=True,
-                                 capture_output=True, text=True).stdout
-            runs.append(json.loads(out))
-        med = lambda k: statistics.median(r[k] for r in runs)  # noqa: E731
-        r0 = runs[0]
-        print(f"{n:8d} {r0['nodes']:9d} {med('generate_s'):10.3f} {med('dumps_s'):12.3f} "
-              f"{med('rss_mb'):8.0f} {r0['json_mb']:8.1f}  {r0['mode']}")
+        m = measure(n, args.repeats)
+        print(f"{n:8d} {m['nodes']:9d} {m['generate_s']:10.3f} {m['dumps_s']:12.3f} "
+              f"{m['rss_mb']:8.0f} {m['json_mb']:8.1f}  {m['mode']}")
 
 
 if __name__ == "__main__":
