@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,13 +65,27 @@ def run_serial(specs: list[dict], out: Path, opts: Options, report: Report) -> l
     return results
 
 
+def _die_with_parent() -> None:
+    """Pool workers end when the driver does (Linux): a killed sweep leaves no run going on
+    behind the next one's back; its cut runs are redone instead."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def run_process(specs: list[dict], out: Path, opts: Options, report: Report) -> list[dict]:
     jobs = opts.jobs or os.cpu_count() or 1
     slots = opts.llm_slots if opts.llm_slots is not None else jobs
     pending = list(specs)
     results: dict[str, dict] = {}
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        running: dict = {}
+    crashes: dict[str, int] = {}
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent)
+    running: dict = {}
+    try:
         while pending or running:
             # submit in grid order, keeping at most `slots` LLM runs in flight
             llm_busy = sum(is_llm(s) for s in running.values())
@@ -85,14 +100,31 @@ def run_process(specs: list[dict], out: Path, opts: Options, report: Report) -> 
                 running[pool.submit(_attempt, spec, str(out), opts.timeout_s,
                                     opts.retries)] = spec
             done, _ = wait(running, return_when=FIRST_COMPLETED)
+            broken = False
             for fut in done:
                 spec = running.pop(fut)
                 try:
                     res = fut.result()
+                except BrokenProcessPool as err:  # a worker died (killed, out of memory)
+                    broken = True
+                    rid = run_id(spec)
+                    crashes[rid] = crashes.get(rid, 0) + 1
+                    if crashes[rid] <= opts.retries:
+                        pending.insert(0, spec)
+                        continue
+                    res = _failed(spec, err)
                 except Exception as err:
                     res = _failed(spec, err)
                 report(res)
                 results[res["id"]] = res
+            if broken:  # the pool is unusable: the rest of its runs go round again
+                for fut, spec in running.items():
+                    pending.insert(0, spec)
+                running.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return [results[run_id(s)] for s in specs]
 
 

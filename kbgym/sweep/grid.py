@@ -159,11 +159,15 @@ def expand(grid: GridConfig) -> list[dict]:
     from kbgym.env.config import KBGymConfig
     from kbgym.universe import UniverseConfig
 
+    from kbgym.plugins import load_factory
+
     for i, env in enumerate(grid.envs):
         try:
             KBGymConfig.make(**env)
         except ConfigError as err:
             raise ConfigError(f"envs[{i}]: {err}") from None
+    for agent in [*grid.curators, *grid.readers]:
+        load_factory(agent.name)  # an unknown plugin is one line now, not a failed run later
     specs = []
     for seed, uni, env, cur, rdr in itertools.product(grid.seeds, grid.universes, grid.envs,
                                                       grid.curators, grid.readers):

@@ -93,6 +93,8 @@ def test_universe_from_a_config_file(tmp_path):
     (TINY.replace("n_people: 60", "n_people: 2"), "n_people must be at least 6"),
     (TINY.replace("baselines: [b3]", "baselines: [b9]"), "unknown baseline 'b9'"),
     (TINY + "envs: [{m: 0}]\n", "envs[0]: env: m"),
+    (TINY.replace("curators: [scripted-index]", "curators: [no-such-curator]"),
+     "unknown agent 'no-such-curator'"),
     ("seeds: [0\n", "not valid YAML"),
     ("- 1\n", "expected a mapping"),
 ])
@@ -169,12 +171,12 @@ def test_process_executor_gives_the_serial_results(serial, tmp_path):
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     grid = write_grid(tmp_path, TINY.replace(
-        "curators: [scripted-index]", "curators: [scripted-noop, no.such.module:factory]")
+        "curators: [scripted-index]", "curators: [scripted-noop, kbgym.plugins:make_agent]")
                       .replace("seeds: [0, 1]", "seeds: [0]"))
-    res = sweep(grid, tmp_path / "out", executor="serial")
+    res = sweep(grid, tmp_path / "out", executor="serial")  # make_agent() lacks its spec
     assert [r["status"] for r in res] == ["done", "failed"]
     bad = run_dir(tmp_path / "out", res[1]["id"])
-    assert "cannot load agent" in json.loads((bad / "error.json").read_text())["error"]
+    assert "TypeError" in json.loads((bad / "error.json").read_text())["error"]
     assert main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--executor", "serial",
                  "--quiet"]) == 1
 
@@ -357,3 +359,31 @@ def test_llm_slots_cap_concurrent_llm_runs_in_the_process_pool(serial, tmp_path,
                     (run_dir(out, r["id"]) / RESULT).stat().st_mtime) for r in res)
     assert spans[0][1] <= spans[1][0]  # one after the other, never both at once
     assert results_bytes(out) == results_bytes(tmp / "out")
+
+
+def test_a_crashed_worker_is_replaced_and_its_run_retried(tmp_path, monkeypatch):
+    """A worker that dies (here: os._exit on the first try) breaks the stdlib pool; the
+    sweep makes a new pool and runs it again."""
+    import types
+
+    marker = tmp_path / "crashed-once"
+
+    def factory(**opts):
+        if not marker.exists():
+            marker.write_text("x")
+            os._exit(3)
+        from agents.scripted.factories import noop_trainer
+
+        return noop_trainer(**opts)
+
+    mod = types.ModuleType("_kbgym_crash_once")
+    mod.factory = factory
+    monkeypatch.setitem(sys.modules, "_kbgym_crash_once", mod)  # forked workers inherit it
+    grid = write_grid(tmp_path, TINY.replace("curators: [scripted-index]",
+                                             "curators: [_kbgym_crash_once:factory]")
+                      .replace("seeds: [0, 1]", "seeds: [0]"))
+    res = sweep(grid, tmp_path / "out", executor="process", options=Options(jobs=1))
+    assert marker.exists() and [r["status"] for r in res] == ["done"]
+    marker.unlink()
+    res = sweep(grid, tmp_path / "out2", executor="process", options=Options(jobs=1, retries=0))
+    assert [r["status"] for r in res] == ["failed"] and "BrokenProcessPool" in res[0]["error"]
