@@ -26,6 +26,7 @@ from agents.scripted.text import (
     names_in,
     parse_fact,
     parse_read,
+    parse_statement,
     result_hits,
     tokens,
 )
@@ -355,9 +356,10 @@ class LinkJudgedKnowledge(Knowledge):
       curator's correction — or its misinformation — is what the reader uses.
     """
 
-    def __init__(self, page_size: int = 5):
+    def __init__(self, page_size: int = 5, question: str = ""):
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
+        self.question = question
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
@@ -369,12 +371,23 @@ class LinkJudgedKnowledge(Knowledge):
 
     # -- indexes -----------------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
+        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`. Notes
+        that restate the question or state an answer are statements, not indexes. When several
+        qualify, those whose words belong to the set's own sentences (``friend``, ``mother``,
+        ``kids``) are read first; that order is the only use of wording, the judgement uses
+        links alone."""
         out = []
         for nid in self.order:
             if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
                 continue
-            if names_key(self.notes[nid], key):
-                out.append(nid)
+            text = self.notes[nid]
+            if not names_key(text, key) or parse_statement(text) is not None:
+                continue
+            if self.question and mentions(text, self.question):
+                continue
+            out.append(nid)
+        words = REL_HINTS.get(rel, frozenset())
+        out.sort(key=lambda nid: not words.intersection(tokens(self.notes[nid])))
         return out[:MAX_CANDIDATE_READS]
 
     def absorb_index(self, nid: str, rel: str, key: str) -> bool:
@@ -426,6 +439,18 @@ class LinkJudgedKnowledge(Knowledge):
         kinds = {f.kind for f in (self.facts.get(lid) for lid in linked)
                  if f is not None and key in fact_names(f)}
         return bool(kinds & set(ATTR_KINDS)) and len(kinds) >= 3
+
+
+#: Words of a set's own sentences and their common variants: a reading-order hint only.
+REL_HINTS = {
+    "friends": frozenset({"friend", "friends", "friendship", "friendships"}),
+    "children": frozenset({"child", "children", "kids", "sons", "daughters", "father",
+                           "mother", "parent", "offspring"}),
+    "grandchildren": frozenset({"grandchildren", "grandchild", "grandkids", "grandsons",
+                                "granddaughters"}),
+    "parents": frozenset({"parent", "parents", "father", "mother"}),
+    "spouse": frozenset({"spouse", "married", "husband", "wife"}),
+}
 
 
 def plural_forms(value: str) -> tuple[str, ...]:

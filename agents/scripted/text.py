@@ -317,6 +317,22 @@ _STATEMENTS = {
 }
 
 
+_STATEMENT_RES = tuple(
+    (name, re.compile(_question_pattern(prefix).pattern[:-1] + r" (?P<answer>.+)\.$",
+                      re.IGNORECASE))
+    for name, prefix in _STATEMENTS.items())
+
+
+def parse_statement(text: str) -> tuple[str, dict, str] | None:
+    """``(template, slots, answer)`` when ``text`` is an answer statement of some template."""
+    for name, pattern in _STATEMENT_RES:
+        m = pattern.match(text.strip())
+        if m is not None:
+            slots = m.groupdict()
+            return name, {k: v for k, v in slots.items() if k != "answer" and v}, slots["answer"]
+    return None
+
+
 def statement_prefix(q: ParsedQuestion) -> str:
     """The start of the one-sentence answer to ``q``: ``The job of the spouse of X is``."""
     return _STATEMENTS[q.template].format(**q.slots)

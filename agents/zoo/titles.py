@@ -49,6 +49,24 @@ STYLES: dict[str, dict[str, str]] = {
         "children": "The kids of {key}.",
         "grandchildren": "The grandchildren of {key}.",
     },
+    "possessive": {
+        "hub": "{key}'s notes.",
+        "job": "Every {key}.",
+        "hobby": "Fans of {key}.",
+        "city": "{Key}'s people.",
+        "friends": "{key}'s friends.",
+        "children": "{key}'s children.",
+        "grandchildren": "{key}'s grandchildren.",
+    },
+    "dash": {
+        "hub": "{key} - index",
+        "job": "{key} - who has this job",
+        "hobby": "{key} - who has this hobby",
+        "city": "{Key} - who lives there",
+        "friends": "{key} - friend list",
+        "children": "{key} - kids",
+        "grandchildren": "{key} - grandkids",
+    },
     "bare": {rel: "{key}." for rel in TITLES},
     "slash": {
         "hub": "Index: {key} / everything",
@@ -75,7 +93,7 @@ def title(style: str, rel: str, key: str, spouse: str | None = None) -> str:
     pair = f"{key} and {spouse}" if spouse else key
     return STYLES[style][rel].format(key=key, Key=key[:1].upper() + key[1:],
                                      keys=_plural(key), Keys=_plural(key).capitalize(),
-                                     pair=pair)
+                                     pair=pair, role="parent")
 
 
 def restyle(library: Library, style: str, spouse_of: Callable[[str], str | None]
