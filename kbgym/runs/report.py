@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from kbgym.env.actions import EDIT_ACTIONS
+from kbgym.errors import ConfigError
 from kbgym.library.snapshot import load_snapshot
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
+from kbgym.runs.probe import format_table
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
@@ -91,7 +94,26 @@ def coverage_dynamics(train_log: list[dict], series: list[dict]) -> dict:
     return {"index_coverage": cov, "points_per_distinct_question": slope}
 
 
-def build_report(run_dir: str | Path, universe=None) -> dict:
+def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> dict | None:
+    """The probe table to include: ``probe_table`` if given, else ``run_dir/probe_table.json``
+    when a ``kbgym probe table --out`` (or the demo) left one there."""
+    path = Path(probe_table) if probe_table else run_dir / "probe_table.json"
+    if not path.exists():
+        if probe_table:
+            raise ConfigError(f"{probe_table}: no such probe table file")
+        return None
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: not a probe table ({e})") from None
+    if not isinstance(table, dict) or "groups" not in table:
+        raise ConfigError(f"{path}: not a probe table (no 'groups'; write one with "
+                          "kbgym probe table --out)")
+    return table
+
+
+def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None
+                 ) -> dict:
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
@@ -128,6 +150,7 @@ def build_report(run_dir: str | Path, universe=None) -> dict:
         "link_alignment": link_support_alignment(final_lib, u, meta["seed"]),
         "kb_stats": kb_stats,
         "tokens": meta["tokens"],
+        "probe_table": find_probe_table(run_dir, probe_table),
     }
 
 
@@ -168,11 +191,17 @@ def render_markdown(rep: dict) -> str:
                   "|---|---|---|---|"]
         for e, b in rep["learning_curve"].items():
             lines.append(f"| {e} | {b['n']} | {_fmt(b['f1'])} | {_fmt(b['mean_steps'], '.2f')} |")
+    if rep.get("probe_table"):
+        lines += ["", "## Gradient probe (formula (1))", "",
+                  "* = the rho CI lies below 1 and there is no F1 loss; F1↓ = the paired CI of "
+                  "F1(arm) - F1(base) lies entirely below -delta.", "", "```",
+                  format_table(rep["probe_table"]), "```"]
     return "\n".join(lines) + "\n"
 
 
-def write_report(run_dir: str | Path, universe=None) -> dict:
-    rep = build_report(run_dir, universe)
+def write_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None
+                 ) -> dict:
+    rep = build_report(run_dir, universe, probe_table)
     write_json(Path(run_dir) / "report.json", rep)
     (Path(run_dir) / "report.md").write_text(render_markdown(rep), encoding="utf-8")
     return rep
