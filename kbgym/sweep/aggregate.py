@@ -32,7 +32,7 @@ import yaml
 
 from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text, write_canonical
-from kbgym.metrics.outcomes import bootstrap_indices, break_even
+from kbgym.metrics.outcomes import bootstrap_indices, break_even, f1_gate, mean_diff_ci
 from kbgym.runs.probe import GROUPS
 from kbgym.sweep.grid import cell_key
 from kbgym.sweep.run import RESULT
@@ -64,17 +64,11 @@ def between_seeds(values: Sequence[float | None]) -> dict:
     return {"mean": mean, "ci": [mean - half, mean + half], "k": len(xs)}
 
 
-def mean_diff_ci(a: Sequence[float], b: Sequence[float], idx: np.ndarray) -> tuple[float, float]:
-    """CI of mean(a) − mean(b) over the paired resamples ``idx`` (2.5/97.5 percentiles)."""
-    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    lo, hi = np.percentile(diff[idx].mean(axis=1), [2.5, 97.5])
-    return float(lo), float(hi)
-
-
 def gate(rho_hi: float | None, f1_hi: float | None, delta: float) -> tuple[bool, bool]:
-    """Formula (1): (star, f1_loss)."""
-    f1_loss = f1_hi is not None and f1_hi < -delta
-    return bool(rho_hi is not None and rho_hi < 1.0 and not f1_loss), bool(f1_loss)
+    """Formula (1) on CI upper bounds that may be missing (an empty group): (star, f1_loss)."""
+    if rho_hi is None or f1_hi is None:
+        return False, False
+    return f1_gate(rho_hi, f1_hi, delta)
 
 
 # -- loading -------------------------------------------------------------------------------------
@@ -153,7 +147,7 @@ def group_stats(results: list[dict], group: str, arm: str, delta: float,
         cell = _table_cell(r, group, arm)
         if "f1_diff_ci" in cell and cell.get("f1_diff_ci") is not None:
             d_ci, star, loss = cell["f1_diff_ci"], cell["star"], cell["f1_loss"]
-        else:  # a probe table from before the F1 gate: the same gate from the rows
+        else:  # a result.json from before the F1 gate: the same gate from the rows
             d_ci = list(mean_diff_ci(a["f1"], b["f1"], idx))
             star, loss = gate(cell["ci"][1] if cell.get("ci") else None, d_ci[1], delta)
         per_seed.append({"seed": seed, "n": n, "rho": cell["rho"],
@@ -396,4 +390,4 @@ def write_sweep_report(out: str | Path, *, prices: dict | None = None,
 
 
 __all__ = ["between_seeds", "build_sweep_report", "gate", "group_stats", "load_results",
-           "mean_diff_ci", "render_markdown", "write_sweep_report"]
+           "render_markdown", "write_sweep_report"]

@@ -177,8 +177,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
                                   out=path / f"exam_{arm}")
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
     clock = time.perf_counter()
-    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"],
-                        **_delta_kw(probe_table, pr["delta"]))
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
     write_canonical(path / "probe_table.json", table)
     lap("table")
 
@@ -222,11 +221,6 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     timing["total"] = round(time.perf_counter() - start, 6)
     write_canonical(path / "timing.json", timing)
     write_canonical(path / RESULT, result)  # last: its presence means the run is done
-
-
-def _delta_kw(fn, delta: float) -> dict:
-    """``delta=`` for a probe_table that takes the F1 gate's δ (newer versions do)."""
-    return {"delta": delta} if "delta" in inspect.signature(fn).parameters else {}
 
 
 def paired_rows(rows: dict[str, list[dict]], probe: dict, base: str = "B1") -> dict:
