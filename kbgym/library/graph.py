@@ -72,6 +72,16 @@ def gc_frozen():
             gc.unfreeze()
 
 
+def gc_refreeze() -> None:
+    """Between the stages of a ``gc_frozen`` block: collect what the finished stage left
+    (frozen garbage in reference cycles would otherwise stay until the block ends) and freeze
+    what is still alive. A full collection, so call it between stages, never per step."""
+    if _frozen_depth:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
+
 def id_num(node_id: str) -> int:
     """The numeric part of ``s%04d`` ids; id order compares this (s9999 < s10000)."""
     m = _ID_RE.fullmatch(node_id)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kbgym.errors import KBGymError
 from kbgym.jsonio import write_canonical
-from kbgym.library.graph import gc_frozen
+from kbgym.library.graph import gc_frozen, gc_refreeze
 from kbgym.sweep.grid import run_id
 
 RESULT = "result.json"
@@ -148,34 +148,47 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
                  config=TrainConfig.make(epochs=tr["epochs"], train_size=tr["train_size"],
                                          snapshot_every=tr["snapshot_every"]))
     lap("train")
+    gc_refreeze()  # training's env and library are garbage now; frozen, they would stay
 
     pr = spec["probe"]
     probe = make_probe_from_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
     write_canonical(path / "probe.json", probe)
-    trained, _ = load_snapshot(train_dir / f"kb_epoch_{tr['epochs']}.json")
-    libraries = {"B1": Library.from_universe(universe), "trained": trained}
     lap("probe_make")
-    builds = {}
-    for b in spec["baselines"]:
-        t = time.perf_counter()
-        lib, bmeta = build_baseline(b["name"], universe, b["params"])
-        name = b["name"].upper() if b["name"] != "oracle" else "oracle"
-        libraries[name] = lib
-        llm = bmeta["llm"]
-        builds[name] = {"tokens": [llm["tokens_in"], llm["tokens_out"]] if llm else [0, 0],
-                        "nodes_added": bmeta["nodes_added"], "links_added": bmeta["links_added"],
-                        "index_coverage": lib.stats()["index_coverage"]}
-        timing[f"build_{name}"] = round(time.perf_counter() - t, 6)
-    stack.enter_context(gc_frozen())  # and the arms' libraries, through the exams
-    clock = time.perf_counter()
 
+    # one arm's library at a time: built (or loaded), examined, dropped
+    def b1():
+        return Library.from_universe(universe), None
+
+    def trained():
+        return load_snapshot(train_dir / f"kb_epoch_{tr['epochs']}.json")[0], None
+
+    def baseline(b):
+        return lambda: build_baseline(b["name"], universe, b["params"])
+
+    makers = {"B1": b1, "trained": trained}
+    for b in spec["baselines"]:
+        makers[b["name"].upper() if b["name"] != "oracle" else "oracle"] = baseline(b)
     reader = _make(spec["reader"], seed)
-    rows = {}
-    for arm, lib in libraries.items():
+    rows, builds, lib_stats = {}, {}, {}
+    for arm, make in makers.items():
+        t = time.perf_counter()
+        lib, bmeta = make()
+        timing[f"build_{arm}"] = round(time.perf_counter() - t, 6)
+        lib_stats[arm] = {k: v for k, v in lib.stats().items()
+                          if k in ("index_coverage", "n_nodes", "n_links", "authored_statements")}
+        if bmeta is not None:
+            llm = bmeta["llm"]
+            builds[arm] = {"tokens": [llm["tokens_in"], llm["tokens_out"]] if llm else [0, 0],
+                           "nodes_added": bmeta["nodes_added"],
+                           "links_added": bmeta["links_added"],
+                           "index_coverage": lib_stats[arm]["index_coverage"]}
+        gc_refreeze()  # the last exam's garbage goes; this library stays out of full GCs
         t = time.perf_counter()
         rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
                                   out=path / f"exam_{arm}")
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
+        del lib
+    gc_refreeze()
     clock = time.perf_counter()
     table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
     write_canonical(path / "probe_table.json", table)
@@ -201,10 +214,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         "reader": {"model": _model(reader, spec["reader"]["name"])},
         "probe": {"per_group": pr["per_group"], "seed": seed,
                   "groups": {g: len(v) for g, v in probe["splits"].items()}},
-        "arms": list(libraries),
-        "libraries": {arm: {k: v for k, v in lib.stats().items()
-                            if k in ("index_coverage", "n_nodes", "n_links", "authored_statements")}
-                      for arm, lib in libraries.items()},
+        "arms": list(makers),
+        "libraries": lib_stats,
         "builds": builds,
         "exam": {arm: {"n": len(r), "tokens": _tokens(r),
                        "correct": sum(x["em"] for x in r)} for arm, r in rows.items()},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from kbgym.library.graph import gc_frozen
+from kbgym.library.graph import gc_frozen, gc_refreeze
 
 
 def test_nested_blocks_unfreeze_once_at_the_outermost():
@@ -29,4 +29,26 @@ def test_unfreezes_after_an_error():
             raise RuntimeError("boom")
     except RuntimeError:
         pass
+    assert gc.get_freeze_count() == 0
+
+
+def test_refreeze_collects_frozen_cycles_and_keeps_the_live_frozen():
+    import weakref
+
+    class Cycle:
+        pass
+
+    gc.unfreeze()
+    with gc_frozen():
+        a = Cycle()
+        a.me = a  # a reference cycle: only the collector frees it
+        gone = weakref.ref(a)
+        with gc_frozen():  # frozen while alive ...
+            del a
+        gc.collect()
+        assert gone() is not None  # ... so a collection cannot see it
+        gc_refreeze()
+        assert gone() is None
+        assert gc.get_freeze_count() > 0  # what is alive is frozen again
+    gc_refreeze()  # outside a block: no-op
     assert gc.get_freeze_count() == 0
