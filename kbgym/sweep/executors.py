@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kbgym.errors import ConfigError
 from kbgym.sweep.grid import is_llm, run_id
-from kbgym.sweep.run import execute, transient_errors
+from kbgym.sweep.run import execute, run_dir, status, transient_errors
 
 EXECUTORS = ("serial", "process", "ray")
 
@@ -200,4 +200,14 @@ def run_all(specs: list[dict], out: str | Path, executor: str = "process",
     if executor != "ray" and opts.address not in (None, "", "local"):
         raise ConfigError("--address applies to the ray executor only")
     fn = {"serial": run_serial, "process": run_process, "ray": run_ray}[executor]
-    return fn(specs, Path(out), opts, report or (lambda res: None))
+    report = report or (lambda res: None)
+    results, todo = {}, []
+    for spec in specs:  # finished runs need no worker (nor a Ray instance)
+        if status(run_dir(out, run_id(spec))) == "done":
+            results[run_id(spec)] = {"id": run_id(spec), "status": "skipped"}
+            report(results[run_id(spec)])
+        else:
+            todo.append(spec)
+    if todo:
+        results.update((r["id"], r) for r in fn(todo, Path(out), opts, report))
+    return [results[run_id(s)] for s in specs]
