@@ -370,8 +370,9 @@ def render_markdown(rep: dict) -> str:
         lines += ["", "Cost: " + "; ".join(parts)]
         s = rep["seconds"].get(c["label"], {})
         if s:
-            lines += ["", "Seconds per run (mean over seeds): " + ", ".join(
-                f"{k} {_f(v['mean'], '.2f')}" for k, v in s.items())]
+            lines += ["", "Seconds per run (wall, mean over seeds): " + ", ".join(
+                f"{k} {_f(v['mean'], '.2f')}" for k, v in s.items()
+                if not k.startswith("cpu_"))]
     return "\n".join(lines) + "\n"
 
 

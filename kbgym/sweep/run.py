@@ -129,12 +129,14 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     seed = spec["seed"]
     timing: dict = {}
     start = clock = time.perf_counter()
+    cpu_clock = time.process_time()
 
-    def lap(name: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
+    def lap(name: str) -> None:  # wall seconds, and CPU seconds as cpu_<stage>
+        nonlocal clock, cpu_clock
+        now, cpu = time.perf_counter(), time.process_time()
         timing[name] = round(now - clock, 6)
-        clock = now
+        timing[f"cpu_{name}"] = round(cpu - cpu_clock, 6)
+        clock, cpu_clock = now, cpu
 
     universe = generate(UniverseConfig.make(**spec["universe"], seed=seed))
     env_cfg = KBGymConfig.make(**spec["env"])
@@ -189,7 +191,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
         del lib
     gc_refreeze()
-    clock = time.perf_counter()
+    lap("exams")
     table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
     write_canonical(path / "probe_table.json", table)
     lap("table")
