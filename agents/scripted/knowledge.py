@@ -22,6 +22,7 @@ from agents.scripted.text import (
     Observation,
     fact_names,
     index_keys,
+    embeds_question,
     mentions,
     names_in,
     parse_fact,
@@ -356,10 +357,9 @@ class LinkJudgedKnowledge(Knowledge):
       curator's correction — or its misinformation — is what the reader uses.
     """
 
-    def __init__(self, page_size: int = 5, question: str = ""):
+    def __init__(self, page_size: int = 5):
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
-        self.question = question
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
@@ -372,22 +372,25 @@ class LinkJudgedKnowledge(Knowledge):
     # -- indexes -----------------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
         """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`. Notes
-        that restate the question or state an answer are statements, not indexes. When several
+        that hold a question (of any of the 26 shapes) or state an answer are about that
+        question, not indexes for a key. When several
         qualify, those whose words belong to the set's own sentences (``friend``, ``mother``,
-        ``kids``) are read first; that order is the only use of wording, the judgement uses
-        links alone."""
+        ``kids``) are read first, and a person's note whose words name only *other* relations
+        (``X's kids`` when friends are wanted) is not read at all. Reading order and that skip
+        are the only uses of wording; whether a note is an index is judged by links alone."""
         out = []
         for nid in self.order:
             if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
                 continue
             text = self.notes[nid]
-            if not names_key(text, key) or parse_statement(text) is not None:
+            if (not names_key(text, key) or parse_statement(text) is not None
+                    or embeds_question(text)):
                 continue
-            if self.question and mentions(text, self.question):
-                continue
+            hinted = hinted_relations(text)
+            if rel in REL_HINTS and hinted and rel not in hinted:
+                continue  # plainly about another of the key's sets: not worth a step
             out.append(nid)
-        words = REL_HINTS.get(rel, frozenset())
-        out.sort(key=lambda nid: not words.intersection(tokens(self.notes[nid])))
+        out.sort(key=lambda nid: rel not in hinted_relations(self.notes[nid]))
         return out[:MAX_CANDIDATE_READS]
 
     def absorb_index(self, nid: str, rel: str, key: str) -> bool:
@@ -451,6 +454,12 @@ REL_HINTS = {
     "parents": frozenset({"parent", "parents", "father", "mother"}),
     "spouse": frozenset({"spouse", "married", "husband", "wife"}),
 }
+
+
+def hinted_relations(text: str) -> set[str]:
+    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses."""
+    toks = set(tokens(text))
+    return {rel for rel, words in REL_HINTS.items() if words & toks}
 
 
 def plural_forms(value: str) -> tuple[str, ...]:

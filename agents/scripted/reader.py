@@ -100,7 +100,6 @@ class ScriptedReader(BaseAgent):
         steps_left = observation.get("steps_left", obs.remaining)
         if self._plan is None:
             self._question = parse_question(obs.question)
-            self.kb.question = obs.question.strip().rstrip("?")
             self._plan = self._run()
             action = next(self._plan)
         else:

@@ -273,6 +273,14 @@ class ParsedQuestion:
         return self.slots.get("Y")
 
 
+_EMBEDDED = tuple(re.compile(p.pattern[1:-1].replace(r"\?", r"\??")) for _, _, p in _QUESTIONS)
+
+
+def embeds_question(text: str) -> bool:
+    """Whether ``text`` contains one of the 26 question shapes (a note about a question)."""
+    return any(p.search(text) for p in _EMBEDDED)
+
+
 def parse_question(text: str) -> ParsedQuestion | None:
     """Which of the 26 shapes ``text`` has, and its slots; ``None`` if it has none of them."""
     text = text.strip()
