@@ -274,7 +274,28 @@ def cmd_probe(args) -> int:
     for subset in ("exhausted", "rest"):
         print(f"\n-- questions where {args.base} {'exhausted its budget' if subset == 'exhausted' else 'answered in budget'}")
         print(format_table(table, subset))
+    if args.prices:
+        _print_arm_costs(args, arms)
     return 0
+
+
+def _print_arm_costs(args, arms: dict) -> None:
+    """Tokens, cached share and USD per correct answer of each arm (``--prices``); an arm's
+    model is the one its test_meta.json names."""
+    import json
+
+    from kbgym.metrics.costs import PriceTable, exam_costs, format_costs
+
+    table = PriceTable.load(args.prices)
+    costs = {}
+    for spec in args.arm:
+        name, _, path = spec.partition("=")
+        meta = Path(path) / "test_meta.json"
+        model = json.loads(meta.read_text(encoding="utf-8")).get("model") \
+            if meta.exists() else None
+        costs[name] = exam_costs(arms[name], model, table)
+    print("\n-- tokens and USD per correct answer (EM), with and without the cache discount")
+    print(format_costs(costs))
 
 
 def cmd_replay(args) -> int:
@@ -316,7 +337,7 @@ def cmd_replay(args) -> int:
 def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
-    write_report(args.run, args.universe)
+    write_report(args.run, args.universe, args.prices)
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
     return 0
 
@@ -409,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--base", default="B1")
     pt.add_argument("--resamples", type=int, default=20000)
     pt.add_argument("--out")
+    pt.add_argument("--prices", help="price table (JSON): adds USD per correct answer per arm")
     p.set_defaults(func=cmd_probe)
 
     from kbgym.adapters.cli import add_parser as add_adapt
@@ -432,6 +454,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="report.md and report.json for a run")
     p.add_argument("--run", required=True)
     p.add_argument("--universe")
+    p.add_argument("--prices", help="price table (JSON): adds USD with and without the cache "
+                   "discount")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("plot", help="PNG curves from a run directory")
