@@ -27,6 +27,11 @@ json        with ``text``: also ``response_format={"type": "json_object"}``
         --model qwen2.5-coder-1.5b --variants base,collapse,plan,text,text+json
     python scripts/llm_variants.py --fake          # the fake server: checks the plumbing only
 
+llama-cpp-python's server (what ``make llm-demo`` runs) reuses the prompt prefix but reports
+nothing about it in its replies, so its cached tokens read as 0 there; ``--server-log
+runs/llm-demo/server.log`` counts them from its verbose log instead ("N prefix-match hit")
+for each variant. llama.cpp's own ``llama-server`` reports them in every reply.
+
 ``--fake`` runs against the loopback fake server of the tests (a toy policy that searches then
 answers, reporting cached tokens both ways); its figures say nothing about any model.
 Writes ``summary.json`` and one exam directory per variant under ``--out``.
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -142,6 +148,20 @@ def repeats(trace: list[dict]) -> int:
     return n
 
 
+_PREFIX_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt "
+                         r"tokens to eval")
+
+
+def log_cache_counts(text: str) -> dict:
+    """Prompt-cache hits in a llama-cpp-python server's verbose log: calls that reused a
+    prefix, the tokens reused and the tokens still evaluated on those calls, and calls whose
+    whole prompt was cached (no count given)."""
+    hits = [(int(a), int(b)) for a, b in _PREFIX_HIT.findall(text)]
+    return {"prefix_hits": len(hits), "cached": sum(a for a, _ in hits),
+            "evaluated_on_hits": sum(b for _, b in hits),
+            "full_hits": text.count("full prompt already cached")}
+
+
 def paired_f1(rows: list[dict], base: list[dict], seed: int, name: str,
               resamples: int) -> dict:
     """Mean F1 difference (variant − base) over shared qids, a bootstrap 95% CI, wins/losses."""
@@ -165,12 +185,15 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
     if settings["plan"]:
         opts["skills"] = {"probe": "retrieval_plan"}
     reader = make_llm_agent("reader", **opts)
+    reader.caller.client  # make the SDK client now, so that step 1 times only the call
     timer = StepTimer(reader)
     env_cfg = KBGymConfig.make(m=args.m, memory_k=args.memory_k,
                                collapse_repeats=settings["collapse"])
     exam_dir = out / name
     for old in exam_dir.glob("*.jsonl"):
         old.unlink()
+    log = Path(args.server_log) if args.server_log else None
+    log_at = log.stat().st_size if log is not None and log.exists() else 0
     t0 = time.perf_counter()
     rows = examine(universe, library, timer, env_cfg, split=list(splits), questions=qs,
                    splits=splits, label=name, out=exam_dir,
@@ -179,6 +202,11 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
                        f"steps={row['steps']}", flush=True) if not args.quiet else None)
     wall = time.perf_counter() - t0
     reader.close()
+    server_log = None
+    if log is not None and log.exists():
+        with open(log, "rb") as fh:
+            fh.seek(log_at)
+            server_log = log_cache_counts(fh.read().decode("utf-8", "replace"))
     trace = read_jsonl(exam_dir / "trace.jsonl")
     by_step = defaultdict(list)
     for s in timer.steps:
@@ -194,6 +222,7 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
                     "per_step_median": _median(s["seconds"] for s in timer.steps),
                     "by_step_median": {k: _median(v) for k, v in sorted(by_step.items())}},
         "tokens": exam_costs(rows),
+        "server_log": server_log,
         "steps": n_steps, "repeats": repeats(trace),
         "invalid": sum(not r["valid"] for r in trace),
         "noops": sum(r["action"] == "__noop__" for r in trace),
@@ -229,6 +258,14 @@ def print_summary(results: dict, m: int) -> None:
         print(f"{name:16s}{_f(sec['per_step_median'], '6.2f')} {at}{t['tokens_in']:9d}"
               f"{t['tokens_cached']:8d}{_f(t['cached_share'], '6.2f')}{t['tokens_out']:9d}"
               f"{r['repeats']:8d}{r['invalid']:8d}{r['noops']:6d}")
+    logged = {n: r["server_log"] for n, r in results.items() if r.get("server_log")}
+    if logged:
+        parts = []
+        for n, v in logged.items():
+            t_in = results[n]["tokens"]["tokens_in"]
+            parts.append(f"{n} {v['cached']} cached tokens on {v['prefix_hits']} prefix hits "
+                         f"(share of prompt tokens {_f(v['cached'] / t_in if t_in else None)})")
+        print("\nserver log (llama-cpp-python): " + "; ".join(parts))
     print("\nreplies read as: " + "; ".join(
         f"{n} {json.dumps(results[n]['decisions'], sort_keys=True)}" for n in names))
 
@@ -270,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
     p.add_argument("--question-timeout", type=float, default=1800.0)
     p.add_argument("--resamples", type=int, default=5000)
+    p.add_argument("--server-log", help="a llama-cpp-python server's log: count its prompt-cache "
+                   "hits per variant (its replies do not report them)")
     p.add_argument("--out", default="runs/llm-variants")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)

@@ -60,3 +60,20 @@ def test_repeats_count_identical_steps_within_a_question(variants):
              {"qid": "b", "action": "search", "input": {"query": "x", "page": 1}},
              {"qid": "a", "action": "search", "input": {"query": "x", "page": 1}}]
     assert variants.repeats(trace) == 2
+
+
+def test_server_log_cache_counts(variants, tmp_path):
+    log = ("llama_perf_context_print: ...\n"
+           "Llama.generate: 812 prefix-match hit, remaining 40 prompt tokens to eval\n"
+           "Llama.generate: full prompt already cached, skipping reset\n"
+           "Llama.generate: 790 prefix-match hit, remaining 112 prompt tokens to eval\n")
+    assert variants.log_cache_counts(log) == {"prefix_hits": 2, "cached": 1602,
+                                              "evaluated_on_hits": 152, "full_hits": 1}
+    # per variant: only what the server logged while the variant ran
+    path = tmp_path / "server.log"
+    path.write_text(log)
+    out = tmp_path / "v"
+    assert variants.main(["--fake", "--per-category", "1", "--m", "2", "--variants", "base",
+                          "--server-log", str(path), "--out", str(out), "--quiet"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["variants"]["base"]["server_log"]["prefix_hits"] == 0
