@@ -287,3 +287,22 @@ def test_probe_table_prices_each_arm(universe, tmp_path, capsys):
     assert b1.split()[4] == "0" and int(cached.split()[4]) > 0  # cached tokens
     c_cached = exam_costs(arms["cached"], "fake", PRICES)
     assert c_cached["cost_usd"] < c_cached["cost_usd_no_cache"]
+
+
+def test_agent_stats_price_the_cache(universe):
+    from kbgym.env import KBGymEnv
+    from kbgym.runs.episode import run_episode
+
+    with FakeServer(cache="timings") as srv:
+        agent = make("reader", srv, tool_mode="single", prices=PRICES)
+        env = KBGymEnv(universe, mode="probe")
+        summary, rows, _ = run_episode(env, agent, universe.splits["test_in"][0])
+    s = agent.stats
+    assert s["tokens_cached"] == summary["tokens_cached"] == sum(r["tokens_cached"] for r in rows)
+    assert rows[0]["tokens_cached"] == 0 < rows[1]["tokens_cached"]  # cold, then warm
+    assert agent.last_usage[2] == rows[-1]["tokens_cached"]
+    p = PRICES["fake"]
+    assert s["cost_usd_no_cache"] == pytest.approx(
+        (s["tokens_in"] * p["in"] + s["tokens_out"] * p["out"]) / 1e6)
+    assert s["cost_usd"] == pytest.approx(
+        s["cost_usd_no_cache"] - s["tokens_cached"] * (p["in"] - p["cached_in"]) / 1e6)
