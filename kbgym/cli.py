@@ -267,7 +267,7 @@ def cmd_probe(args) -> int:
         if not path:
             raise CLIError(f"--arm takes NAME=DIR (a test output directory), got {spec!r}")
         arms[name] = read_jsonl(Path(path) / "test_log.jsonl")
-    table = probe_table(arms, probe, base=args.base, resamples=args.resamples)
+    table = probe_table(arms, probe, base=args.base, resamples=args.resamples, delta=args.delta)
     if args.out:
         write_canonical(args.out, table)
     print(format_table(table))
@@ -337,7 +337,7 @@ def cmd_replay(args) -> int:
 def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
-    write_report(args.run, args.universe, args.prices)
+    write_report(args.run, args.universe, args.probe_table, args.prices)
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
     return 0
 
@@ -345,7 +345,7 @@ def cmd_report(args) -> int:
 def cmd_plot(args) -> int:
     from kbgym.runs.plots import plot_run
 
-    for path in plot_run(args.run, args.out):
+    for path in plot_run(args.run, args.out, args.probe_table):
         print(path)
     return 0
 
@@ -429,6 +429,9 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--arm", action="append", required=True, help="NAME=TEST_DIR (repeat)")
     pt.add_argument("--base", default="B1")
     pt.add_argument("--resamples", type=int, default=20000)
+    pt.add_argument("--delta", type=float, default=0.0,
+                    help="formula (1): an arm loses its star when the CI of F1(arm) - F1(base) "
+                         "lies entirely below -delta (default 0)")
     pt.add_argument("--out")
     pt.add_argument("--prices", help="price table (JSON): adds USD per correct answer per arm")
     p.set_defaults(func=cmd_probe)
@@ -454,6 +457,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="report.md and report.json for a run")
     p.add_argument("--run", required=True)
     p.add_argument("--universe")
+    p.add_argument("--probe-table",
+                   help="a probe_table.json to include (default: the run's own, if any)")
     p.add_argument("--prices", help="price table (JSON): adds USD with and without the cache "
                    "discount")
     p.set_defaults(func=cmd_report)
@@ -461,6 +466,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plot", help="PNG curves from a run directory")
     p.add_argument("--run", required=True)
     p.add_argument("--out")
+    p.add_argument("--probe-table", help="a probe_table.json to plot (default: the run's own)")
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("check", help="Gymnasium conformance checks of the environment")

@@ -28,7 +28,8 @@ def tokens(text: str) -> list[str]:
 
 
 NAME = r"[A-Z][A-Za-z-]* [A-Z][A-Za-z-]*"
-_NAME_RE = re.compile(rf"\b({NAME})\b")
+#: Overlapping matches, so a capitalised lead word (``About Felix Abernathy``) hides no name.
+_NAME_RE = re.compile(rf"(?=\b({NAME})\b)")
 _MALE = frozenset(MALE_FIRST)
 _FEMALE = frozenset(FEMALE_FIRST)
 

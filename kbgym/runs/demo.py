@@ -69,16 +69,16 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     timings["curve"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    report = write_report(run, u)
+    report = write_report(run, u, out / "probe_table.json")
     written = []
     if plots:
         from kbgym.runs.plots import plot_run
 
-        written = plot_run(run, out)
+        written = plot_run(run, out, out / "probe_table.json")
     timings["report"] = time.perf_counter() - t
 
     say("")
-    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions; * = CI below 1)")
+    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions)")
     say(format_table(table))
     s = report["structure"]
     say("")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from kbgym.env.actions import EDIT_ACTIONS
+from kbgym.errors import ConfigError
 from kbgym.library.snapshot import load_snapshot
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
 from kbgym.metrics.costs import PriceTable, cached_share, exam_costs, tokens_of
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
+from kbgym.runs.probe import format_table
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
@@ -109,7 +112,26 @@ def token_costs(meta: dict, train_log: list[dict], curve: dict, prices=None) -> 
             "exams": {label: exam_costs(rows, model, table) for label, rows in curve.items()}}
 
 
-def build_report(run_dir: str | Path, universe=None, prices=None) -> dict:
+def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> dict | None:
+    """The probe table to include: ``probe_table`` if given, else ``run_dir/probe_table.json``
+    when a ``kbgym probe table --out`` (or the demo) left one there."""
+    path = Path(probe_table) if probe_table else run_dir / "probe_table.json"
+    if not path.exists():
+        if probe_table:
+            raise ConfigError(f"{probe_table}: no such probe table file")
+        return None
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: not a probe table ({e})") from None
+    if not isinstance(table, dict) or "groups" not in table:
+        raise ConfigError(f"{path}: not a probe table (no 'groups'; write one with "
+                          "kbgym probe table --out)")
+    return table
+
+
+def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None,
+                 prices=None) -> dict:
     """The report of a run; ``prices`` (a price table or its file) adds money to the costs."""
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
@@ -151,6 +173,7 @@ def build_report(run_dir: str | Path, universe=None, prices=None) -> dict:
         # logs written before cached tokens were recorded read as 0
         "tokens_cached": meta.get("tokens_cached") or {
             "train": tokens_of(train_log)[2], "test": tokens_of(test_log)[2]},
+        "probe_table": find_probe_table(run_dir, probe_table),
     }
 
 
@@ -191,6 +214,11 @@ def render_markdown(rep: dict) -> str:
                   "|---|---|---|---|"]
         for e, b in rep["learning_curve"].items():
             lines.append(f"| {e} | {b['n']} | {_fmt(b['f1'])} | {_fmt(b['mean_steps'], '.2f')} |")
+    if rep.get("probe_table"):
+        lines += ["", "## Gradient probe (formula (1))", "",
+                  "* = the rho CI lies below 1 and there is no F1 loss; F1↓ = the paired CI of "
+                  "F1(arm) - F1(base) lies entirely below -delta.", "", "```",
+                  format_table(rep["probe_table"]), "```"]
     lines += _token_lines(rep["costs"])
     return "\n".join(lines) + "\n"
 
@@ -216,8 +244,9 @@ def _token_lines(costs: dict) -> list[str]:
     return lines
 
 
-def write_report(run_dir: str | Path, universe=None, prices=None) -> dict:
-    rep = build_report(run_dir, universe, prices)
+def write_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None,
+                 prices=None) -> dict:
+    rep = build_report(run_dir, universe, probe_table, prices)
     write_json(Path(run_dir) / "report.json", rep)
     (Path(run_dir) / "report.md").write_text(render_markdown(rep), encoding="utf-8")
     return rep

@@ -208,7 +208,7 @@ def test_training_run_meta_and_report(universe, tmp_path, capsys):
     assert cached["train"] + cached["test"] == total
     assert json.loads((run / "meta.json").read_text())["tokens_cached"] == cached
 
-    rep = build_report(run, universe, PRICES)
+    rep = build_report(run, universe, prices=PRICES)
     costs = rep["costs"]
     assert costs["train"]["tokens_cached"] == cached["train"]
     assert costs["train"]["cost_usd"] < costs["train"]["cost_usd_no_cache"]
@@ -247,7 +247,7 @@ def test_old_logs_without_cached_tokens_stay_readable(universe, tmp_path):
     meta = json.loads((run / "meta.json").read_text())
     del meta["tokens_cached"]
     write_json(run / "meta.json", meta)
-    rep = build_report(run, universe, PRICES)
+    rep = build_report(run, universe, prices=PRICES)
     assert rep["tokens_cached"] == {"train": 0, "test": 0}
     assert rep["costs"]["train"]["cost_usd"] == rep["costs"]["train"]["cost_usd_no_cache"] > 0
 
