@@ -177,9 +177,9 @@ def train(
                       # replay never calls the judge: calls before a resume come from train_log
                       "judge_calls": judge_calls_before + dedup_counters(library)["judge_calls"],
                       "judge_errors": dedup_counters(library)["judge_errors"]},
+            "tokens_cached": {"train": tokens["train_cached"], "test": tokens["test_cached"]},
             "tokens": {"train": [tokens["train_in"], tokens["train_out"]],
                        "test": [tokens["test_in"], tokens["test_out"]]},
-            "tokens_cached": {"train": tokens["train_cached"], "test": tokens["test_cached"]},
             "schema_version": 1,
         }
 
