@@ -21,7 +21,12 @@ collapse    the env's ``collapse_repeats`` on (a repeated identical search/read 
 plan        the ``retrieval_plan`` skill: RETRIEVAL plus one "plan before each action" line
 text        JSON in text: no tools; the reply is one ``{"name", "arguments"}`` object
 json        with ``text``: also ``response_format={"type": "json_object"}``
+v0          the first observation layout (counter line before the history, what
+            ``kbgym/KBGym-v0`` keeps), where the environment still offers it
 ========== =============================================================================
+
+``--variants base,v0`` is the before/after measurement of the observation layout: same
+questions, same model, seconds per step by step index and the cached share for each.
 
     python scripts/llm_variants.py --base-url http://127.0.0.1:8765/v1 \\
         --model qwen2.5-coder-1.5b --variants base,collapse,plan,text,text+json
@@ -57,19 +62,22 @@ import numpy as np  # noqa: E402
 
 from agents.llm.agent import make_llm_agent  # noqa: E402
 from kbgym.env.config import KBGymConfig  # noqa: E402
-from kbgym.env.env import load_universe  # noqa: E402
+from kbgym.env.env import KBGymEnv, load_universe  # noqa: E402
 from kbgym.errors import ConfigError  # noqa: E402
 from kbgym.jsonio import write_canonical  # noqa: E402
 from kbgym.library.graph import Library  # noqa: E402
 from kbgym.library.snapshot import load_snapshot  # noqa: E402
 from kbgym.metrics.costs import exam_costs  # noqa: E402
 from kbgym.metrics.outcomes import bootstrap_indices  # noqa: E402
-from kbgym.runs.exam import examine  # noqa: E402
+from kbgym.runs.episode import run_episode  # noqa: E402
 from kbgym.runs.logs import read_jsonl  # noqa: E402
+from kbgym.runs.recorder import RunRecorder, test_row  # noqa: E402
 from kbgym.scoring import score_block  # noqa: E402
 from kbgym.universe import UniverseConfig, generate  # noqa: E402
 
-ATOMS = ("base", "collapse", "plan", "text", "json")
+ATOMS = ("base", "collapse", "plan", "text", "json", "v0")
+#: The first observation layout, for environments that offer more than one.
+FIRST_LAYOUT = {"obs_layout": "counter_first"}
 EVAL_SPLITS = ("test_in", "test_out", "eval")
 
 
@@ -83,7 +91,40 @@ def parse_variant(name: str) -> dict[str, Any]:
     if "json" in atoms and "text" not in atoms:
         raise ConfigError(f"variant {name!r}: json needs text (text+json)")
     return {"collapse": "collapse" in atoms, "plan": "plan" in atoms,
-            "text": "text" in atoms, "json": "json" in atoms}
+            "text": "text" in atoms, "json": "json" in atoms, "v0": "v0" in atoms}
+
+
+def env_layout_kwargs(settings: dict) -> dict:
+    """The environment's keyword for the variant's observation layout ({} for the current)."""
+    if not settings["v0"]:
+        return {}
+    import inspect
+
+    if "obs_layout" not in inspect.signature(KBGymEnv).parameters:
+        raise ConfigError("this environment has one observation layout (no obs_layout "
+                          "option), so there is no v0 variant to compare")
+    return dict(FIRST_LAYOUT)
+
+
+def run_exam(universe, library, reader, env_cfg, env_kwargs: dict, qs: dict,
+             splits: dict[str, list[str]], label: str, out: Path, progress=None) -> list[dict]:
+    """:func:`kbgym.runs.exam.examine` with the environment's layout chosen: the same
+    recorder, episodes and test_log rows, one question at a time."""
+    env = KBGymEnv(universe, mode="probe", library=library, questions=list(qs.values()),
+                   split="all", config=env_cfg, **env_kwargs)
+    runner = RunRecorder(env, out, run_id=f"variants-{label}")
+    rows = []
+    try:
+        items = [(name, qs[qid]) for name, qids in splits.items() for qid in qids]
+        for i, (name, q) in enumerate(items, start=1):
+            runner.begin(epoch=label, split=name)
+            summary, _, wall = run_episode(runner, reader, q.qid)
+            rows.append(test_row(label, name, q, summary))
+            if progress is not None:
+                progress(i, len(items), rows[-1])
+    finally:
+        runner.close()
+    return rows
 
 
 class StepTimer:
@@ -116,7 +157,7 @@ class StepTimer:
 def pick_questions(universe, categories: list[str], per_category: int
                    ) -> tuple[dict, dict[str, list[str]]]:
     """The first ``per_category`` questions of each category over the evaluation splits, in
-    split order: (questions by qid, {category: qids}) for :func:`examine`."""
+    split order: (questions by qid, {category: qids})."""
     splits: dict[str, list[str]] = {c: [] for c in categories}
     for split in EVAL_SPLITS:
         for qid in universe.splits.get(split, []):
@@ -195,11 +236,11 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
     log = Path(args.server_log) if args.server_log else None
     log_at = log.stat().st_size if log is not None and log.exists() else 0
     t0 = time.perf_counter()
-    rows = examine(universe, library, timer, env_cfg, split=list(splits), questions=qs,
-                   splits=splits, label=name, out=exam_dir,
-                   progress=lambda i, n, row: print(
-                       f"  {name} {i}/{n} {row['split']} {row['qid']} f1={row['f1']:.2f} "
-                       f"steps={row['steps']}", flush=True) if not args.quiet else None)
+    rows = run_exam(universe, library, timer, env_cfg, env_layout_kwargs(settings), qs,
+                    splits, name, exam_dir,
+                    progress=lambda i, n, row: print(
+                        f"  {name} {i}/{n} {row['split']} {row['qid']} f1={row['f1']:.2f} "
+                        f"steps={row['steps']}", flush=True) if not args.quiet else None)
     wall = time.perf_counter() - t0
     reader.close()
     server_log = None
@@ -215,6 +256,7 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
     n_steps = len(trace)
     return {
         "settings": {**settings, "tool_mode": opts["tool_mode"],
+                     "obs_layout": env_layout_kwargs(settings).get("obs_layout", "current"),
                      "skill": "retrieval_plan" if settings["plan"] else "retrieval"},
         "score": score_block(rows),
         "by_category": {c: score_block([r for r in rows if r["split"] == c]) for c in splits},
@@ -318,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
                     for name in args.variants.split(",") if name.strip()}
         if not variants:
             raise ConfigError("--variants names no variant")
+        for settings in variants.values():
+            env_layout_kwargs(settings)  # a layout this environment lacks fails here, not later
         if not args.model and not args.fake:
             raise ConfigError("give --model (or --fake)")
         if args.universe:

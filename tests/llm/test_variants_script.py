@@ -77,3 +77,20 @@ def test_server_log_cache_counts(variants, tmp_path):
                           "--server-log", str(path), "--out", str(out), "--quiet"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["variants"]["base"]["server_log"]["prefix_hits"] == 0
+
+
+def test_v0_variant_uses_the_first_layout_where_the_env_has_it(variants, tmp_path, capsys):
+    import inspect
+
+    from kbgym.env import KBGymEnv
+
+    args = ["--fake", "--per-category", "1", "--m", "3", "--variants", "base,v0", "--out",
+            str(tmp_path / "v"), "--quiet"]
+    if "obs_layout" not in inspect.signature(KBGymEnv).parameters:
+        assert variants.main(args) == 2
+        assert "one observation layout" in capsys.readouterr().err
+        return
+    assert variants.main(args) == 0
+    v = json.loads((tmp_path / "v" / "summary.json").read_text())["variants"]
+    assert v["v0"]["settings"]["obs_layout"] == "counter_first"
+    assert v["base"]["settings"]["obs_layout"] == "current"
