@@ -106,6 +106,21 @@ def env_layout_kwargs(settings: dict) -> dict:
     return dict(FIRST_LAYOUT)
 
 
+def warm_up(agent, universe, library, env_cfg, env_kwargs: dict, qs: dict) -> None:
+    """One untimed, unlogged call on the first question's first observation, so that every
+    variant starts with the server's prompt cache holding its own system message (otherwise
+    the first variant starts cold and each later one inherits the previous variant's)."""
+    env = KBGymEnv(universe, mode="probe", library=library, questions=list(qs.values()),
+                   split="all", config=env_cfg, **env_kwargs)
+    try:
+        obs, info = env.reset(options={"qid": next(iter(qs))})
+        agent.reset()
+        agent.act(obs, info)
+    finally:
+        agent.close()
+        env.close()
+
+
 def run_exam(universe, library, reader, env_cfg, env_kwargs: dict, qs: dict,
              splits: dict[str, list[str]], label: str, out: Path, progress=None) -> list[dict]:
     """:func:`kbgym.runs.exam.examine` with the environment's layout chosen: the same
@@ -225,11 +240,14 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
                 question_timeout_s=args.question_timeout)
     if settings["plan"]:
         opts["skills"] = {"probe": "retrieval_plan"}
+    env_cfg = KBGymConfig.make(m=args.m, memory_k=args.memory_k,
+                               collapse_repeats=settings["collapse"])
+    if args.warmup:
+        warm_up(make_llm_agent("reader", **opts), universe, library, env_cfg,
+                env_layout_kwargs(settings), qs)
     reader = make_llm_agent("reader", **opts)
     reader.caller.client  # make the SDK client now, so that step 1 times only the call
     timer = StepTimer(reader)
-    env_cfg = KBGymConfig.make(m=args.m, memory_k=args.memory_k,
-                               collapse_repeats=settings["collapse"])
     exam_dir = out / name
     for old in exam_dir.glob("*.jsonl"):
         old.unlink()
@@ -349,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
     p.add_argument("--question-timeout", type=float, default=1800.0)
     p.add_argument("--resamples", type=int, default=5000)
+    p.add_argument("--warmup", action=argparse.BooleanOptionalAction, default=True,
+                   help="one untimed call per variant first, so each starts with its own "
+                        "prompt in the server's cache (default: on)")
     p.add_argument("--server-log", help="a llama-cpp-python server's log: count its prompt-cache "
                    "hits per variant (its replies do not report them)")
     p.add_argument("--out", default="runs/llm-variants")

@@ -94,3 +94,14 @@ def test_v0_variant_uses_the_first_layout_where_the_env_has_it(variants, tmp_pat
     v = json.loads((tmp_path / "v" / "summary.json").read_text())["variants"]
     assert v["v0"]["settings"]["obs_layout"] == "counter_first"
     assert v["base"]["settings"]["obs_layout"] == "current"
+
+
+def test_warm_up_makes_identical_prompts_count_alike(variants, tmp_path):
+    # the toy policy never repeats, so collapse changes no prompt: with the warm-up both
+    # variants start from their own prompt in the cache and must count the same tokens
+    out = tmp_path / "v"
+    assert variants.main(["--fake", "--per-category", "2", "--m", "3", "--variants",
+                          "base,collapse", "--out", str(out), "--quiet"]) == 0
+    v = json.loads((out / "summary.json").read_text())["variants"]
+    assert v["base"]["tokens"] == v["collapse"]["tokens"]
+    assert v["base"]["tokens"]["tokens_cached"] > 0
