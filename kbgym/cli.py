@@ -274,7 +274,28 @@ def cmd_probe(args) -> int:
     for subset in ("exhausted", "rest"):
         print(f"\n-- questions where {args.base} {'exhausted its budget' if subset == 'exhausted' else 'answered in budget'}")
         print(format_table(table, subset))
+    if args.prices:
+        _print_arm_costs(args, arms)
     return 0
+
+
+def _print_arm_costs(args, arms: dict) -> None:
+    """Tokens, cached share and USD per correct answer of each arm (``--prices``); an arm's
+    model is the one its test_meta.json names."""
+    import json
+
+    from kbgym.metrics.costs import PriceTable, exam_costs, format_costs
+
+    table = PriceTable.load(args.prices)
+    costs = {}
+    for spec in args.arm:
+        name, _, path = spec.partition("=")
+        meta = Path(path) / "test_meta.json"
+        model = json.loads(meta.read_text(encoding="utf-8")).get("model") \
+            if meta.exists() else None
+        costs[name] = exam_costs(arms[name], model, table)
+    print("\n-- tokens and USD per correct answer (EM), with and without the cache discount")
+    print(format_costs(costs))
 
 
 def cmd_replay(args) -> int:
@@ -316,7 +337,7 @@ def cmd_replay(args) -> int:
 def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
-    write_report(args.run, args.universe, args.probe_table)
+    write_report(args.run, args.universe, args.probe_table, args.prices)
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
     return 0
 
@@ -412,6 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="formula (1): an arm loses its star when the CI of F1(arm) - F1(base) "
                          "lies entirely below -delta (default 0)")
     pt.add_argument("--out")
+    pt.add_argument("--prices", help="price table (JSON): adds USD per correct answer per arm")
     p.set_defaults(func=cmd_probe)
 
     from kbgym.adapters.cli import add_parser as add_adapt
@@ -437,6 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--universe")
     p.add_argument("--probe-table",
                    help="a probe_table.json to include (default: the run's own, if any)")
+    p.add_argument("--prices", help="price table (JSON): adds USD with and without the cache "
+                   "discount")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("plot", help="PNG curves from a run directory")

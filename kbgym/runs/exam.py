@@ -109,6 +109,7 @@ def write_test_meta(out: str | Path, *, library: str, questions: str | None, spl
         "schema_version": 1, "library": library, "questions": questions, "splits": splits,
         "epoch": label, "model": model, "m": m, "limit": limit, "n_questions": len(rows),
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
+        "tokens_cached": sum(r.get("tokens_cached", 0) for r in rows),
         "score": score_block(rows),
     }
     write_json(Path(out) / "test_meta.json", meta)

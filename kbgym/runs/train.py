@@ -156,7 +156,10 @@ def train(
     tokens = {"train_in": sum(r["tokens_in"] for r in done_rows),
               "train_out": sum(r["tokens_out"] for r in done_rows),
               "test_in": sum(r["tokens_in"] for r in kept_tests),
-              "test_out": sum(r["tokens_out"] for r in kept_tests)}
+              "test_out": sum(r["tokens_out"] for r in kept_tests),
+              # the part of the prompt tokens a server read from its cache (0 if unreported)
+              "train_cached": sum(r.get("tokens_cached", 0) for r in done_rows),
+              "test_cached": sum(r.get("tokens_cached", 0) for r in kept_tests)}
     judge_calls_before = sum(r["judge_calls"] for r in done_rows)
 
     def meta() -> dict:
@@ -174,6 +177,7 @@ def train(
                       # replay never calls the judge: calls before a resume come from train_log
                       "judge_calls": judge_calls_before + dedup_counters(library)["judge_calls"],
                       "judge_errors": dedup_counters(library)["judge_errors"]},
+            "tokens_cached": {"train": tokens["train_cached"], "test": tokens["test_cached"]},
             "tokens": {"train": [tokens["train_in"], tokens["train_out"]],
                        "test": [tokens["test_in"], tokens["test_out"]]},
             "schema_version": 1,
@@ -191,6 +195,7 @@ def train(
                            out=root, run_id=run_id, files=files)
             tokens["test_in"] += sum(r["tokens_in"] for r in rows)
             tokens["test_out"] += sum(r["tokens_out"] for r in rows)
+            tokens["test_cached"] += sum(r["tokens_cached"] for r in rows)
         files.log("kb_stats").write(stats_row(
             epoch=epoch, run_id=run_id, train_iterations=iteration,
             train_tokens_in=tokens["train_in"], train_tokens_out=tokens["train_out"]))
@@ -222,6 +227,7 @@ def train(
                 summary, _, wall = run_episode(recorder, agent, qid)  # trace + train_log
                 tokens["train_in"] += summary["tokens_in"]
                 tokens["train_out"] += summary["tokens_out"]
+                tokens["train_cached"] += summary["tokens_cached"]
                 files.log("series").write(stats_row(iteration=iteration, epoch=epoch,
                                                     run_id=run_id))
                 files.log("timing").write({"kind": "train", "iteration": iteration,
