@@ -48,8 +48,7 @@ class UniverseConfig(BaseModel):
     @classmethod
     def _children_range(cls, v: tuple[int, int] | None) -> tuple[int, int] | None:
         if v is not None and not 0 <= v[0] <= v[1] <= 20:
-            raise ValueError(f"children_per_couple must be [lo, hi] with 0 <= lo <= hi <= 20, "
-                             f"got {list(v)}")
+            raise ValueError("must be [lo, hi] with 0 <= lo <= hi <= 20")
         return v
 
     @model_validator(mode="after")
