@@ -94,12 +94,11 @@ def summarize(u) -> str:
 def guess_lines(u) -> list[str]:
     """Templates a prior answers without reading (top canonical gold over 50 % of their
     questions; QC5's "unknown" always is) and templates with no questions."""
-    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares
+    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares, guessable
 
     shares = answer_shares(u)
-    flagged = [f"{t} {r['share']:.0%} ({r['answer']!r})" for t, r in shares.items()
-               if r["share"] is not None and r["share"] > GUESSABLE_SHARE
-               and not t.startswith("qc5_")]
+    flagged = [f"{t} {share:.0%} ({shares[t]['answer']!r})"
+               for t, share in guessable(u).items() if not t.startswith("qc5_")]
     empty = [t for t, r in shares.items() if not r["n"]]
     return [f"guessable (top answer > {GUESSABLE_SHARE:.0%} of a template's questions; QC5's "
             f"'unknown' aside): {', '.join(flagged) or 'none'}",

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kbgym.config import load_config  # noqa: E402
 from kbgym.universe import UniverseConfig, answer_shares, generate  # noqa: E402
-from kbgym.universe.generate import build_world, full_pools  # noqa: E402
-from kbgym.universe.guess import COUNT_TEMPLATES, top_answer  # noqa: E402
+from kbgym.universe.guess import COUNT_TEMPLATES, pool_answer_shares  # noqa: E402
 
 
 def seeds_of(spec: str) -> list[int]:
@@ -30,13 +28,7 @@ def seeds_of(spec: str) -> list[int]:
 
 
 def pool_shares(cfg: UniverseConfig) -> dict[str, tuple[int, float | None]]:
-    *_, world = build_world(cfg)
-    out = {}
-    for name, insts in full_pools(world, cfg.seed).items():
-        golds = [world.answer(i)[0][0] for i in insts]
-        top = top_answer(golds)
-        out[name] = (len(golds), top[1] / len(golds) if top else None)
-    return out
+    return {name: (r["n"], r["share"]) for name, r in pool_answer_shares(cfg).items()}
 
 
 def main(argv=None) -> int:

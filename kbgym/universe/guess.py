@@ -53,16 +53,33 @@ def answer_shares(universe: Universe, splits: Sequence[str] | None = None) -> di
 
 
 def guessable(universe: Universe, threshold: float = GUESSABLE_SHARE,
-              splits: Sequence[str] | None = None) -> dict[str, float]:
+              splits: Sequence[str] | None = None, min_questions: int = 2) -> dict[str, float]:
     """``{template: top answer share}`` for the templates whose most frequent canonical gold
-    is more than ``threshold`` of their questions (QC5's "unknown" always is)."""
+    is more than ``threshold`` of their questions (QC5's "unknown" always is). A template
+    with fewer than ``min_questions`` questions is not judged (one question is always 100 %).
+    """
     return {name: row["share"] for name, row in answer_shares(universe, splits).items()
-            if row["share"] is not None and row["share"] > threshold}
+            if row["n"] >= min_questions and row["share"] > threshold}
 
 
 def empty_templates(universe: Universe) -> list[str]:
     """Templates with no question in any split, in table order."""
     return [name for name, row in answer_shares(universe).items() if not row["n"]]
+
+
+def pool_answer_shares(config) -> dict[str, dict]:
+    """``answer_shares`` over every template's *full pool* (all instances the universe of
+    ``config`` could ask, before the splits draw a few): the population the splits sample."""
+    from kbgym.universe.generate import build_world, full_pools
+
+    *_, world = build_world(config)
+    out = {}
+    for name, insts in full_pools(world, config.seed).items():
+        golds = [world.answer(i)[0][0] for i in insts]
+        top = top_answer(golds)
+        out[name] = {"n": len(golds), "answer": top and top[0],
+                     "share": top[1] / len(golds) if top else None}
+    return out
 
 
 def prior_answers(universe: Universe, split: str = "train") -> dict[str, str]:
