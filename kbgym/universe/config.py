@@ -55,6 +55,8 @@ class UniverseConfig(BaseModel):
     def _enough_people(self) -> "UniverseConfig":
         if self.n_people < 6:
             raise ValueError(f"n_people must be at least 6, got {self.n_people}")
+        if self.common_jobs == 50 and self.common_job_share == 0:
+            raise ValueError("common_job_share must be above 0 when all 50 jobs are common")
         return self
 
     @property

@@ -32,6 +32,12 @@ def top_answer(golds: Iterable[str]) -> tuple[str, int] | None:
     return answer, counts[answer]
 
 
+def _share_row(golds: list[str]) -> dict:
+    top = top_answer(golds)
+    return {"n": len(golds), "answer": top and top[0],
+            "share": top[1] / len(golds) if top else None}
+
+
 def _questions(universe: Universe, splits: Sequence[str] | None) -> list[Question]:
     if splits is None:
         return list(universe.questions)
@@ -44,12 +50,7 @@ def answer_shares(universe: Universe, splits: Sequence[str] | None = None) -> di
     by_template: dict[str, list[str]] = {t.name: [] for t in TEMPLATES}
     for q in _questions(universe, splits):
         by_template.setdefault(q.template, []).append(q.golds[0])
-    out = {}
-    for name, golds in by_template.items():
-        top = top_answer(golds)
-        out[name] = {"n": len(golds), "answer": top and top[0],
-                     "share": top[1] / len(golds) if top else None}
-    return out
+    return {name: _share_row(golds) for name, golds in by_template.items()}
 
 
 def guessable(universe: Universe, threshold: float = GUESSABLE_SHARE,
@@ -73,13 +74,8 @@ def pool_answer_shares(config) -> dict[str, dict]:
     from kbgym.universe.generate import build_world, full_pools
 
     *_, world = build_world(config)
-    out = {}
-    for name, insts in full_pools(world, config.seed).items():
-        golds = [world.answer(i)[0][0] for i in insts]
-        top = top_answer(golds)
-        out[name] = {"n": len(golds), "answer": top and top[0],
-                     "share": top[1] / len(golds) if top else None}
-    return out
+    return {name: _share_row([world.answer(i)[0][0] for i in insts])
+            for name, insts in full_pools(world, config.seed).items()}
 
 
 def prior_answers(universe: Universe, split: str = "train") -> dict[str, str]:

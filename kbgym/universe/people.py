@@ -4,9 +4,10 @@ Every draw comes from the ``universe`` stream, strictly in the SPEC's order. Peo
 addressed by their 0-based index in person order while building; pids come last.
 
 Two options change the paper's distribution (``UniverseConfig``): ``common_jobs`` draws jobs
-with two tiers of weights instead of ``choice`` (one ``choices`` draw per job), and ``children_per_couple`` draws each couple's number of children in step 3
-(``randint(lo, hi)`` per couple, in couple order, as its children are cut from the
-generation below) instead of the fixed triples. At their defaults neither draws anything.
+with two tiers of weights instead of ``choice`` (one ``choices`` draw per job), and
+``children_per_couple`` draws each couple's number of children in step 3 (``randint(lo, hi)``
+per couple, in couple order, as its children are cut from the generation below) instead of
+the fixed triples. At their defaults neither draws anything.
 """
 
 from __future__ import annotations
@@ -214,8 +215,8 @@ def generate_people(rng: random.Random, vocab: dict, n_people: int, n_distractor
         _draw_attributes(rng, vocab, d, weights)
     size = None
     if children_per_couple is not None:
-        lo, hi = children_per_couple
-        size = lambda: rng.randint(lo, hi)  # noqa: E731
+        def size() -> int:
+            return rng.randint(*children_per_couple)
     _build_families(real, size)
     _build_friendships(rng, real, min(1.0, friend_degree / n_people))
     distractors = _draw_distractors(rng, vocab, real, n_distractors, {d.name for d in real},

@@ -56,6 +56,7 @@ def test_options_are_recorded_in_meta():
     ({"children_per_couple": (1, 21)}, "0 <= lo <= hi <= 20"),
     ({"common_jobs": 51}, "common_jobs"),
     ({"common_job_share": 1.5}, "common_job_share"),
+    ({"common_jobs": 50, "common_job_share": 0.0}, "common_job_share must be above 0"),
 ])
 def test_bad_options_are_one_line_errors(kw, needle):
     with pytest.raises(ConfigError, match=needle) as err:
@@ -110,6 +111,17 @@ def test_triples_option_gives_the_paper_families(universe_of):
 
     assert fam(u) == fam(base)
     assert u.hash != base.hash  # the stream moved on: the option did draw
+
+
+@pytest.mark.parametrize("common, share", [(50, 1.0), (50, 0.3), (1, 0.0), (2, 1.0)])
+def test_common_job_edges_generate(common, share):
+    u = generate(UniverseConfig(n_people=30, common_jobs=common, common_job_share=share))
+    jobs = u.vocab["jobs"]
+    held = {p.job for p in u.people}
+    if share == 1.0:
+        assert held <= set(jobs[:common])
+    if share == 0.0:
+        assert not held & set(jobs[:common])
 
 
 def test_common_jobs_hold_their_share():
