@@ -28,6 +28,11 @@ def _add_build(sub) -> None:
     p.add_argument("--friend-degree", type=float, dest="friend_degree")
     p.add_argument("--cities", type=int, dest="n_cities")
     p.add_argument("--hard-frac", type=float, dest="hard_frac")
+    p.add_argument("--children", dest="children_per_couple", metavar="LO-HI",
+                   help="children per couple, drawn per couple (default: the fixed triples)")
+    p.add_argument("--common-jobs", type=int, dest="common_jobs",
+                   help="the first N jobs are held by --common-job-share of people (default 0)")
+    p.add_argument("--common-job-share", type=float, dest="common_job_share")
     for flag in ("train", "test-in", "test-out", "eval-in", "eval-out"):
         p.add_argument(f"--{flag}", type=int, dest=flag.replace("-", "_"))
     p.add_argument("--out", default="universe.json", help="output file (default universe.json)")
@@ -40,9 +45,16 @@ def universe_config_from_args(args):
     from kbgym.universe import UniverseConfig
 
     values = dict(load_config(args.config).universe) if args.config else {}
-    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac"):
+    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac",
+                "common_jobs", "common_job_share"):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
+    if getattr(args, "children_per_couple", None) is not None:
+        lo, _, hi = args.children_per_couple.partition("-")
+        try:
+            values["children_per_couple"] = (int(lo), int(hi or lo))
+        except ValueError:
+            raise CLIError(f"--children takes LO-HI (e.g. 1-6), got {args.children_per_couple!r}")
     base = UniverseConfig.make(**values)
     sizes = list(base.sizes)
     eval_sizes = list(base.eval_sizes)
@@ -75,7 +87,22 @@ def summarize(u) -> str:
     lines.append(f"{'total':26s}" + "".join(f"{len(u.splits[s]):9d}" for s in split_names))
     short = {k: v for k, v in u.meta["split_shortfall"].items() if v}
     lines.append("shortfall " + (", ".join(f"{k}={v}" for k, v in short.items()) or "none"))
+    lines += guess_lines(u)
     return "\n".join(lines)
+
+
+def guess_lines(u) -> list[str]:
+    """Templates a prior answers without reading (top canonical gold over 50 % of their
+    questions; QC5's "unknown" always is) and templates with no questions."""
+    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares, guessable
+
+    shares = answer_shares(u)
+    flagged = [f"{t} {share:.0%} ({shares[t]['answer']!r})"
+               for t, share in guessable(u).items() if not t.startswith("qc5_")]
+    empty = [t for t, r in shares.items() if not r["n"]]
+    return [f"guessable (top answer > {GUESSABLE_SHARE:.0%} of a template's questions; QC5's "
+            f"'unknown' aside): {', '.join(flagged) or 'none'}",
+            f"no questions: {', '.join(empty) or 'none'}"]
 
 
 def cmd_build(args) -> int:
@@ -201,7 +228,12 @@ def cmd_test(args) -> int:
     for name in names:
         if name not in splits:
             raise CLIError(f"unknown split: {name}")
-    reader = make_agent(args.reader, **_agent_options(args))
+    if args.reader == "prior":  # the prior arm: top training answer per template, one step
+        from kbgym.runs.prior import PriorReader
+
+        reader = PriorReader.for_questions(u, questions)
+    else:
+        reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
     run_id = _test_run_id(args, u, lib)
     rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
@@ -404,7 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--library", help="snapshot file, or B1 (default)")
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
-    p.add_argument("--reader", default="scripted-reader")
+    p.add_argument("--reader", default="scripted-reader",
+                   help="reader plugin, or 'prior': each template's most frequent training "
+                        "answer in one step, reading nothing")
     p.add_argument("--m", type=int)
     p.add_argument("--limit", type=int)
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
