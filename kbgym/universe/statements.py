@@ -49,12 +49,12 @@ STATEMENTS: dict[str, str] = {
 }
 assert set(STATEMENTS) == set(BY_NAME), "one statement form per template"
 
-#: Slot patterns. Names are two or more capitalised words; values are lower case (jobs, hobbies)
-#: or one capitalised word (cities). Slots are case-sensitive, the words around them are not.
+#: Slot patterns. Names are two or more capitalised words; a job is one lower-case word, a hobby
+#: one or more, a city one capitalised word. Slots are case-sensitive, the words around them are not.
 _SLOTS = {
     "X": r"(?P<X>[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+)",
     "Y": r"(?P<Y>[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+)",
-    "job": r"(?P<job>[a-z][a-z-]*(?: [a-z][a-z-]*)*?)",
+    "job": r"(?P<job>[a-z][a-z-]*)",
     "hobby": r"(?P<hobby>[a-z][a-z-]*(?: [a-z][a-z-]*)*?)",
     "city": r"(?P<city>[A-Z][A-Za-z-]*)",
 }
@@ -78,7 +78,8 @@ def fill_pattern(form: str) -> str:
 
 _PARSE = tuple(
     (name, re.compile(r"^\s*" + fill_pattern(STATEMENTS[name]) + r"\s+(?P<answer>\S.*?)\s*\.?\s*$"))
-    for name in (t.name for t in TEMPLATES)
+    # longest forms first, so that no form is read as a shorter one with a wordier slot
+    for name in sorted(STATEMENTS, key=lambda n: (-len(STATEMENTS[n]), n))
 )
 _QUESTION = {t.name: re.compile(r"^\s*" + fill_pattern(t.text) + r"\s*$") for t in TEMPLATES}
 
