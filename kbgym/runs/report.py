@@ -11,6 +11,7 @@ from kbgym.env.actions import EDIT_ACTIONS
 from kbgym.errors import ConfigError
 from kbgym.library.snapshot import load_snapshot
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
+from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
@@ -146,6 +147,7 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
                 final_lib, [u.question(q) for q in sorted({r["qid"] for r in train_log})]),
         },
         "structure": index_structure(final_lib, u),
+        "misinformation": misinformation(final_lib, u),
         "edge_classes": edge_classes(final_lib),
         "link_alignment": link_support_alignment(final_lib, u, meta["seed"]),
         "kb_stats": kb_stats,
@@ -156,6 +158,15 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
 
 def _fmt(x, spec=".3f"):
     return "-" if x is None else format(x, spec)
+
+
+def misinformation_line(m: dict) -> str:
+    """One line: statements in the notes the agent wrote, checked against the universe."""
+    ids = ", ".join(m["false_ids"]) + (" ..." if m["false_notes"] > len(m["false_ids"]) else "")
+    return (f"- misinformation: {m['false_statements']} false, {m['true_statements']} true, "
+            f"{m['unverifiable_statements']} unverifiable statements; {m['false_notes']} of "
+            f"{m['notes_written']} written notes state something false"
+            + (f" ({ids})" if ids else ""))
 
 
 def render_markdown(rep: dict) -> str:
@@ -179,6 +190,9 @@ def render_markdown(rep: dict) -> str:
               f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
               f"({s['scorable']} scorable of {s['index_nodes']})",
               "- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
+              "- index families (from links): " + ", ".join(
+                  f"{k} {v}" for k, v in s["families"].items()) + "; by title wording: "
+              + ", ".join(f"{k} {v}" for k, v in s.get("families_by_title", {}).items()),
               f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
               "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
@@ -186,6 +200,8 @@ def render_markdown(rep: dict) -> str:
               f"per distinct question; question_index_coverage "
               f"{rep['coverage']['question_index_coverage']['covered']}/"
               f"{rep['coverage']['question_index_coverage']['total']} trained questions"]
+    if rep.get("misinformation"):
+        lines.append(misinformation_line(rep["misinformation"]))
     if rep["learning_curve"]:
         lines += ["", "## Evaluation by epoch", "", "| epoch | n | F1 | mean steps |",
                   "|---|---|---|---|"]
