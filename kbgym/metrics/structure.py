@@ -164,12 +164,14 @@ class Inferred:
 
 
 class LinkResolver:
-    """Infers authored notes' keys from their links, for one library and universe."""
+    """Infers authored notes' keys from their links, for one library and universe (a snapshot
+    in time: build a new one after the library changes). ``keys`` maps every authored note's
+    id to its :class:`Inferred` key."""
 
     def __init__(self, library: Library, universe: Universe, resolver: Resolver | None = None):
         self.lib = library
         self.res = resolver or Resolver(universe)
-        self._mention: dict[str, tuple[frozenset[str], frozenset[str], str]] = {}
+        self._mention: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # originals
         # pid -> every non-hub key whose member set holds that pid
         self.keys_of: dict[str, list[str]] = {p.pid: [] for p in universe.people}
         self._members: dict[str, frozenset[str]] = dict(self.res._holders)
@@ -214,16 +216,15 @@ class LinkResolver:
             return (frozenset(), frozenset([a])) if a.partition(":")[0] in VALUES \
                 else (frozenset([a]), frozenset())
         got = self._mention.get(node_id)
-        if got is None or got[2] != node.text:
+        if got is None:
             pids, values = set(), set()
             for k in self.res.finder(node.text):
                 if k.startswith("person:"):
                     pids.add(self.res.by_name[k[7:].casefold()])
                 else:
                     values.add(k)
-            got = (frozenset(pids), frozenset(values), node.text)
-            self._mention[node_id] = got
-        return got[0], got[1]
+            got = self._mention[node_id] = (frozenset(pids), frozenset(values))
+        return got
 
     def _infer(self, links: list[str], use_authored: bool) -> Inferred:
         if not links:
