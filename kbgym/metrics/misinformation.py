@@ -17,6 +17,10 @@ A sentence is **unverifiable** when it names someone who is not on the roster, o
 slots describe no question instance of the universe (e.g. a "the brother of X" statement where
 X has brothers, or a job-and-city pair that two people share). Untouched originals are true by
 construction and are not scanned.
+
+The forms and golds are those of generated universes. On an imported universe (PhantomWiki:
+other templates, other sentence forms) every recognised sentence is ``unverifiable`` and the
+result says ``"applies": false``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from kbgym.library.graph import AUTHORED, EDITED, Library
 from kbgym.scoring import exact_match, is_unanswerable_answer
 from kbgym.universe.questions import UNKNOWN, Instance, World
 from kbgym.universe.statements import parse_statement, question_slots
-from kbgym.universe.templates import SWAP
+from kbgym.universe.templates import BY_NAME, SWAP
 from kbgym.universe.types import Universe
 
 #: At most this many false note ids are listed (in id order).
@@ -65,6 +69,9 @@ class Truth:
         self._world: World | None = None
         self._pools: dict | None = None
         self._index: dict[str, dict[tuple, Instance]] = {}
+        templates = universe.vocab.get("templates") or {}
+        #: Whether the universe is a generated one, whose forms and golds these are.
+        self.applies = bool(templates) and all(t in BY_NAME for t in templates)
 
     def pid(self, name: str) -> str | None:
         pids = self.by_name.get(name, [])
@@ -136,6 +143,8 @@ class Truth:
     def sentence(self, text: str) -> tuple[str, str] | None:
         """``(form, verdict)`` for one sentence in a fact or answer form, else ``None``."""
         fact = parse_fact(text)
+        if fact is not None and not self.applies:
+            return "fact", UNVERIFIABLE
         if fact is not None:
             subj, kind, obj = fact
             role = None
@@ -145,7 +154,7 @@ class Truth:
             return "fact", self.fact(kind, subj, obj, role)
         st = parse_statement(text)
         if st is not None:
-            return "answer", self.answer(*st)
+            return "answer", self.answer(*st) if self.applies else UNVERIFIABLE
         return None
 
 
@@ -155,7 +164,8 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
     ``notes_written`` = authored notes + edited originals; ``false_notes`` are those with at
     least one false statement, ``false_note_share`` their share of ``notes_written`` (``None``
     when nothing was written); ``false_ids`` lists up to ``max_ids`` of them in id order.
-    ``by_form`` splits the three counts into fact-form and answer-form sentences.
+    ``by_form`` splits the three counts into fact-form and answer-form sentences; ``applies``
+    is false on an imported universe (see the module docstring).
     """
     truth = Truth(universe)
     counts = {TRUE: 0, FALSE: 0, UNVERIFIABLE: 0}
@@ -179,7 +189,7 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
         if bad:
             false_ids.append(node.id)
     return {
-        "notes_written": written, "authored_notes": authored,
+        "applies": truth.applies, "notes_written": written, "authored_notes": authored,
         "true_statements": counts[TRUE], "false_statements": counts[FALSE],
         "unverifiable_statements": counts[UNVERIFIABLE],
         "false_notes": len(false_ids),

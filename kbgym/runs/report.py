@@ -163,6 +163,9 @@ def _fmt(x, spec=".3f"):
 def misinformation_line(m: dict) -> str:
     """One line: statements in the notes the agent wrote, checked against the universe."""
     ids = ", ".join(m["false_ids"]) + (" ..." if m["false_notes"] > len(m["false_ids"]) else "")
+    if not m.get("applies", True):
+        return (f"- misinformation: not checked ({m['unverifiable_statements']} statements in "
+                "the generated universes' forms; this universe has its own)")
     return (f"- misinformation: {m['false_statements']} false, {m['true_statements']} true, "
             f"{m['unverifiable_statements']} unverifiable statements; {m['false_notes']} of "
             f"{m['notes_written']} written notes state something false"

@@ -117,3 +117,21 @@ def test_sentences():
     assert sentences("A b. C d was born on March 9, 1957. E") == \
         ["A b.", "C d was born on March 9, 1957.", "E."]
     assert sentences("  ") == []
+
+
+def test_imported_universe_is_not_judged():
+    """On a PhantomWiki universe the generated forms and golds do not apply: recognised
+    sentences are unverifiable, nothing is called false, nothing raises."""
+    from pathlib import Path
+
+    from kbgym.adapters.phantomwiki import adapt_phantomwiki
+
+    src = Path(__file__).parents[1] / "adapters" / "data" / "phantomwiki_seed1"
+    u = adapt_phantomwiki(src, seed=0, sizes=(24, 12, 12), eval_sizes=(6, 4))
+    lib = Library.from_universe(u)
+    p = u.people[0]
+    lib.add(f"The job of the spouse of {p.name} is baker.")
+    lib.add(f"{p.name}'s job is baker.")
+    m = misinformation(lib, u)
+    assert m["applies"] is False
+    assert (m["false_statements"], m["unverifiable_statements"]) == (0, 2)
