@@ -50,7 +50,8 @@ STATEMENTS: dict[str, str] = {
 assert set(STATEMENTS) == set(BY_NAME), "one statement form per template"
 
 #: Slot patterns. Names are two or more capitalised words; a job is one lower-case word, a hobby
-#: one or more, a city one capitalised word. Slots are case-sensitive, the words around them are not.
+#: one or more, a city one capitalised word. Slots are case-sensitive; the words around them
+#: are not.
 _SLOTS = {
     "X": r"(?P<X>[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+)",
     "Y": r"(?P<Y>[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+)",
