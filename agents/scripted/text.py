@@ -28,7 +28,8 @@ def tokens(text: str) -> list[str]:
 
 
 NAME = r"[A-Z][A-Za-z-]* [A-Z][A-Za-z-]*"
-_NAME_RE = re.compile(rf"\b({NAME})\b")
+#: Overlapping matches, so a capitalised lead word (``About Felix Abernathy``) hides no name.
+_NAME_RE = re.compile(rf"(?=\b({NAME})\b)")
 _MALE = frozenset(MALE_FIRST)
 _FEMALE = frozenset(FEMALE_FIRST)
 
@@ -314,6 +315,22 @@ _STATEMENTS = {
         "The person whose spouse is the {job} who lives in the city of {city} is",
     "qc10_spouse_job": "The person whose spouse has the job of {job} is",
 }
+
+
+_STATEMENT_RES = tuple(
+    (name, re.compile(_question_pattern(prefix).pattern[:-1] + r" (?P<answer>.+)\.$",
+                      re.IGNORECASE))
+    for name, prefix in _STATEMENTS.items())
+
+
+def parse_statement(text: str) -> tuple[str, dict, str] | None:
+    """``(template, slots, answer)`` when ``text`` is an answer statement of some template."""
+    for name, pattern in _STATEMENT_RES:
+        m = pattern.match(text.strip())
+        if m is not None:
+            slots = m.groupdict()
+            return name, {k: v for k, v in slots.items() if k != "answer" and v}, slots["answer"]
+    return None
 
 
 def statement_prefix(q: ParsedQuestion) -> str:
