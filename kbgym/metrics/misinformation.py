@@ -8,10 +8,14 @@ sentence in one of two families of forms is checked against the universe:
   :func:`kbgym.baselines.extract.parse`). True when the people table holds that fact. A
   ``father``/``mother`` word that contradicts the parent's gender makes it false.
 - **answer** forms: the answer statements of :mod:`kbgym.universe.statements` (``The job of the
-  spouse of Ann Lee is baker.``). The slots name a question instance; the answer is true when it
-  matches one of that instance's golds exactly after answer normalisation (the golds come from
-  :class:`kbgym.universe.questions.World`, the code that computes every question's golds). An
-  unanswerable (QC5) instance's gold is ``unknown``, so any unanswerable alias is true there.
+  spouse of Ann Lee is baker.``, in any letter case). The slots name a question instance; the
+  answer is true when it matches one of that instance's golds exactly after answer
+  normalisation (the golds come from :class:`kbgym.universe.questions.World`, the code that
+  computes every question's golds). An unanswerable (QC5) instance's gold is ``unknown``, so
+  any unanswerable alias is true there.
+- **quoted** forms: a sentence that quotes a question of one of the templates and then says
+  what it is (``Word is that the answer to 'What is the job of Ann Lee?' is tanner.``), checked
+  like an answer statement.
 
 A sentence is **unverifiable** when it names someone who is not on the roster, or when its
 slots describe no question instance of the universe (e.g. a "the brother of X" statement where
@@ -34,7 +38,7 @@ from kbgym.library.graph import AUTHORED, EDITED, Library
 from kbgym.scoring import exact_match, is_unanswerable_answer
 from kbgym.universe.questions import UNKNOWN, Instance, World
 from kbgym.universe.statements import parse_statement, question_slots
-from kbgym.universe.templates import BY_NAME, SWAP
+from kbgym.universe.templates import BY_NAME, SWAP, TEMPLATES
 from kbgym.universe.types import Universe
 
 #: At most this many false note ids are listed (in id order).
@@ -44,6 +48,8 @@ TRUE, FALSE, UNVERIFIABLE = "true", "false", "unverifiable"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _ROLE = re.compile(r"\bis the (father|mother) of\b")
+_QUOTED = re.compile(r"""['"\u2018\u201c](?P<q>[^'"\u2019\u201d]+\?)['"\u2019\u201d]\s+is\s+"""
+                     r"(?P<answer>\S.*?)\s*\.?\s*$", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:
@@ -66,6 +72,10 @@ class Truth:
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for p in universe.people:
             self.by_name[p.name].append(p.pid)
+        self._folded = {k.casefold(): k for k in self.by_name}
+        self._values = {slot: {v.casefold(): v for v in universe.vocab.get(vocab, ())}
+                        for slot, vocab in (("job", "jobs"), ("hobby", "hobbies"),
+                                            ("city", "cities"))}
         self._world: World | None = None
         self._pools: dict | None = None
         self._index: dict[str, dict[tuple, Instance]] = {}
@@ -124,8 +134,23 @@ class Truth:
             self._index[template] = index
         return self._index[template]
 
+    def canonical(self, slots: dict[str, str]) -> dict[str, str] | None:
+        """Slots as the universe writes them (names and values matched ignoring case);
+        ``None`` when one names nobody or no value of the vocabulary."""
+        out = {}
+        for k, v in slots.items():
+            table = self._folded if k in ("X", "Y") else self._values.get(k, {})
+            found = table.get(" ".join(v.split()).casefold())
+            if found is None:
+                return None
+            out[k] = found
+        return out
+
     def golds(self, template: str, slots: dict[str, str]) -> tuple[str, ...] | None:
         """The golds of the instance these slots describe; ``None`` when there is none."""
+        slots = self.canonical(slots)
+        if slots is None:
+            return None
         inst = self._instances(template).get(tuple(sorted(slots.items())))
         if inst is None:
             return None
@@ -141,7 +166,7 @@ class Truth:
 
     # -- sentences ---------------------------------------------------------------------
     def sentence(self, text: str) -> tuple[str, str] | None:
-        """``(form, verdict)`` for one sentence in a fact or answer form, else ``None``."""
+        """``(form, verdict)`` for one sentence in a fact, answer or quoted form, else ``None``."""
         fact = parse_fact(text)
         if fact is not None and not self.applies:
             return "fact", UNVERIFIABLE
@@ -155,6 +180,13 @@ class Truth:
         st = parse_statement(text)
         if st is not None:
             return "answer", self.answer(*st) if self.applies else UNVERIFIABLE
+        m = _QUOTED.search(text)
+        if m is not None:
+            for t in TEMPLATES:
+                slots = question_slots(t.name, m.group("q"))
+                if slots is not None:
+                    verdict = self.answer(t.name, slots, m.group("answer"))
+                    return "quoted", verdict if self.applies else UNVERIFIABLE
         return None
 
 
@@ -164,12 +196,12 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
     ``notes_written`` = authored notes + edited originals; ``false_notes`` are those with at
     least one false statement, ``false_note_share`` their share of ``notes_written`` (``None``
     when nothing was written); ``false_ids`` lists up to ``max_ids`` of them in id order.
-    ``by_form`` splits the three counts into fact-form and answer-form sentences; ``applies``
+    ``by_form`` splits the three counts by form (fact, answer, quoted); ``applies``
     is false on an imported universe (see the module docstring).
     """
     truth = Truth(universe)
     counts = {TRUE: 0, FALSE: 0, UNVERIFIABLE: 0}
-    by_form = {f: {TRUE: 0, FALSE: 0, UNVERIFIABLE: 0} for f in ("fact", "answer")}
+    by_form = {f: {TRUE: 0, FALSE: 0, UNVERIFIABLE: 0} for f in ("fact", "answer", "quoted")}
     written = authored = 0
     false_ids: list[str] = []
     for node in library:

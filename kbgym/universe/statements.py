@@ -49,22 +49,22 @@ STATEMENTS: dict[str, str] = {
 }
 assert set(STATEMENTS) == set(BY_NAME), "one statement form per template"
 
-#: Slot patterns. Names are two or more capitalised words; a job is one lower-case word, a hobby
-#: one or more, a city one capitalised word. Slots are case-sensitive; the words around them
-#: are not.
+#: Slot patterns. A name is two words (first name and surname, as the universe writes them), a
+#: job one word, a hobby one or more, a city one. Everything matches in any letter case, so a
+#: reader that lower-cases what it reads and this parser agree on what is a statement.
 _SLOTS = {
-    "X": r"(?P<X>[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+)",
-    "Y": r"(?P<Y>[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+)",
-    "job": r"(?P<job>[a-z][a-z-]*)",
-    "hobby": r"(?P<hobby>[a-z][a-z-]*(?: [a-z][a-z-]*)*?)",
-    "city": r"(?P<city>[A-Z][A-Za-z-]*)",
+    "X": r"(?P<X>[A-Za-z][A-Za-z-]* [A-Za-z][A-Za-z-]*)",
+    "Y": r"(?P<Y>[A-Za-z][A-Za-z-]* [A-Za-z][A-Za-z-]*)",
+    "job": r"(?P<job>[A-Za-z][A-Za-z-]*)",
+    "hobby": r"(?P<hobby>[A-Za-z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*)*?)",
+    "city": r"(?P<city>[A-Za-z][A-Za-z-]*)",
 }
 _SLOT_RE = re.compile(r"(\{[A-Za-z]+\})")
 
 
 def fill_pattern(form: str) -> str:
-    """A regex source matching ``form`` (a format string with ``{X}``-style slots): literal
-    words case-insensitive, one named group per slot, whitespace runs matched loosely."""
+    """A regex source matching ``form`` (a format string with ``{X}``-style slots): one named
+    group per slot, whitespace runs matched loosely (compile it with ``re.IGNORECASE``)."""
     out = []
     for part in _SLOT_RE.split(form):
         if part.startswith("{") and part.endswith("}"):
@@ -73,16 +73,18 @@ def fill_pattern(form: str) -> str:
             words = [re.escape(w) for w in part.split()]
             lead = r"\s+" if part[:1].isspace() else ""
             tail = r"\s+" if part[-1:].isspace() else ""
-            out.append(lead + "(?i:" + r"\s+".join(words) + ")" + tail if words else r"\s+")
+            out.append(lead + r"\s+".join(words) + tail if words else r"\s+")
     return "".join(out)
 
 
 _PARSE = tuple(
-    (name, re.compile(r"^\s*" + fill_pattern(STATEMENTS[name]) + r"\s+(?P<answer>\S.*?)\s*\.?\s*$"))
+    (name, re.compile(r"^\s*" + fill_pattern(STATEMENTS[name])
+                      + r"\s+(?P<answer>\S.*?)\s*\.?\s*$", re.IGNORECASE))
     # longest forms first, so that no form is read as a shorter one with a wordier slot
     for name in sorted(STATEMENTS, key=lambda n: (-len(STATEMENTS[n]), n))
 )
-_QUESTION = {t.name: re.compile(r"^\s*" + fill_pattern(t.text) + r"\s*$") for t in TEMPLATES}
+_QUESTION = {t.name: re.compile(r"^\s*" + fill_pattern(t.text) + r"\s*$", re.IGNORECASE)
+             for t in TEMPLATES}
 
 
 def statement_prefix(template: str, slots: Mapping[str, str]) -> str:
@@ -102,8 +104,8 @@ def answer_statement(template: str, slots: Mapping[str, str], answer: str) -> st
 def parse_statement(text: str) -> tuple[str, dict[str, str], str] | None:
     """``(template, slots, answer)`` when ``text`` is one answer statement, else ``None``.
 
-    The words of the form match in any letter case; names must be capitalised, as the universe
-    writes them. The answer is what follows the form's closing ``is``, without a final period.
+    The form matches in any letter case (slots are returned as written). The answer is what
+    follows the form's closing ``is``, without a final period.
     """
     for name, pattern in _PARSE:
         m = pattern.match(text)

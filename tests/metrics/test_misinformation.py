@@ -67,6 +67,19 @@ def test_answer_statements_are_checked_against_every_instance_gold(u, truth):
     assert checked > 100
 
 
+def test_case_and_quoted_questions(u, truth):
+    p = next(q for q in u.real_people if q.spouse)
+    sp = u.person(p.spouse)
+    wrong = next(j for j in u.vocab["jobs"] if j != sp.job)
+    assert truth.sentence(f"the job of the spouse of {p.name.upper()} is {sp.job.upper()}.") \
+        == ("answer", "true")
+    assert truth.sentence(f"Word is that the answer to 'What is the job of the spouse of "
+                          f"{p.name}?' is {wrong}.") == ("quoted", "false")
+    assert truth.sentence(f"\u201cWhat is the job of {p.name}?\u201d is {p.job}") == \
+        ("quoted", "true")
+    assert truth.sentence("The answer to 'Is it raining?' is yes.") is None
+
+
 def test_no_instance_is_unverifiable(u, truth):
     by = {p.pid: p for p in u.people}
     # X has a brother: "the brother of X" is no question of this universe

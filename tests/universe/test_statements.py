@@ -60,7 +60,8 @@ def test_one_form_per_template():
     ("Ann Lee's job is baker.", None),
     ("Friends of Ann Lee.", None),
     ("The job of Ann Lee is.", None),
-    ("The job of ann lee is baker.", None),  # names are capitalised, as the universe writes them
+    ("THE JOB OF ANN LEE IS Baker.", ("qc1_job", {"X": "ANN LEE"}, "Baker")),  # any case
+    ("The job of Ann Lee Vance is baker.", None),  # names are two words
 ])
 def test_parse_statement(text, want):
     assert parse_statement(text) == want
