@@ -20,7 +20,7 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe, training_curve
 from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
-from kbgym.runs.report import write_report
+from kbgym.runs.report import misinformation_line, write_report
 from kbgym.runs.train import TrainConfig, train
 from kbgym.universe import UniverseConfig, generate
 
@@ -89,6 +89,7 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"
         f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
         f"character {s['character']}")
+    say(misinformation_line(report["misinformation"])[2:])
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))

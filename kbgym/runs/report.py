@@ -12,6 +12,7 @@ from kbgym.errors import ConfigError
 from kbgym.library.snapshot import load_snapshot
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
 from kbgym.metrics.costs import PriceTable, cached_share, exam_costs, tokens_of
+from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
@@ -166,6 +167,7 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
                 final_lib, [u.question(q) for q in sorted({r["qid"] for r in train_log})]),
         },
         "structure": index_structure(final_lib, u),
+        "misinformation": misinformation(final_lib, u),
         "edge_classes": edge_classes(final_lib),
         "link_alignment": link_support_alignment(final_lib, u, meta["seed"]),
         "kb_stats": kb_stats,
@@ -179,6 +181,18 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
 
 def _fmt(x, spec=".3f"):
     return "-" if x is None else format(x, spec)
+
+
+def misinformation_line(m: dict) -> str:
+    """One line: statements in the notes the agent wrote, checked against the universe."""
+    ids = ", ".join(m["false_ids"]) + (" ..." if m["false_notes"] > len(m["false_ids"]) else "")
+    if not m.get("applies", True):
+        return (f"- misinformation: not checked ({m['unverifiable_statements']} statements in "
+                "the generated universes' forms; this universe has its own)")
+    return (f"- misinformation: {m['false_statements']} false, {m['true_statements']} true, "
+            f"{m['unverifiable_statements']} unverifiable statements; {m['false_notes']} of "
+            f"{m['notes_written']} written notes state something false"
+            + (f" ({ids})" if ids else ""))
 
 
 def render_markdown(rep: dict) -> str:
@@ -202,6 +216,9 @@ def render_markdown(rep: dict) -> str:
               f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
               f"({s['scorable']} scorable of {s['index_nodes']})",
               "- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
+              "- index families (from links): " + ", ".join(
+                  f"{k} {v}" for k, v in s["families"].items()) + "; by title wording: "
+              + ", ".join(f"{k} {v}" for k, v in s.get("families_by_title", {}).items()),
               f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
               "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
@@ -209,6 +226,8 @@ def render_markdown(rep: dict) -> str:
               f"per distinct question; question_index_coverage "
               f"{rep['coverage']['question_index_coverage']['covered']}/"
               f"{rep['coverage']['question_index_coverage']['total']} trained questions"]
+    if rep.get("misinformation"):
+        lines.append(misinformation_line(rep["misinformation"]))
     if rep["learning_curve"]:
         lines += ["", "## Evaluation by epoch", "", "| epoch | n | F1 | mean steps |",
                   "|---|---|---|---|"]
