@@ -26,6 +26,7 @@ from agents.zoo.titles import STYLES, restyle
 from kbgym.env.config import KBGymConfig
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
+from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.structure import index_structure
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
@@ -42,12 +43,7 @@ def library_metrics(lib: Library, universe) -> dict:
     out = {"precision": s["precision"], "recall": s["recall"],
            "index_coverage": lib.stats()["index_coverage"],
            "authored": lib.stats()["authored_statements"]}
-    try:  # the misinformation metric, where this checkout has it
-        from kbgym.metrics.misinformation import misinformation
-
-        out["false_statements"] = misinformation(lib, universe)["false_statements"]
-    except ImportError:
-        out["false_statements"] = None
+    out["false_statements"] = misinformation(lib, universe)["false_statements"]
     return out
 
 
