@@ -27,14 +27,15 @@ from pathlib import Path
 from kbgym.adapters.phantomwiki.documents import node_rows
 from kbgym.adapters.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore, parse_sentence
 from kbgym.adapters.phantomwiki.questions import (
-    CATEGORIES,
     NO_TIER,
-    RESERVED_TYPES,
+    Shape,
     SupportResult,
+    category,
     drop_repeats,
     golds,
     recompute_support,
     template_name,
+    type_shapes,
 )
 from kbgym.adapters.phantomwiki.source import PWArticle, PWQuestion, PWSourceError, read_source
 from kbgym.seeding import stream
@@ -115,23 +116,25 @@ def _check_sizes(sizes: Sequence[int], eval_sizes: Sequence[int]) -> tuple[tuple
     return sizes, eval_sizes
 
 
-def _draw(by_type: dict[int, list[int]], seed: int, sizes: tuple, eval_sizes: tuple):
+def _draw(by_type: dict[int, list[int]], reserved_types: set[int], seed: int, sizes: tuple,
+          eval_sizes: tuple):
     """``(split, question index, eval_flavor)`` in draw order, and the shortfall per draw
-    (SPEC §5 with §17's changes: no tiers, types 0 and 6 reserved)."""
+    (SPEC §5 with §17's changes: no tiers, the reserved shapes held out - types 0 and 6 at the
+    default depth)."""
     rng = stream(seed, "splits")
     pools: dict[str, deque[int]] = {}
     for t, items in by_type.items():  # table order: ascending type
         items = list(items)
         rng.shuffle(items)
         pools[template_name(t)] = deque(items)
-    trained = [template_name(t) for t in by_type if t not in RESERVED_TYPES]
-    reserved = [template_name(t) for t in by_type if t in RESERVED_TYPES]
+    trained = [template_name(t) for t in by_type if t not in reserved_types]
+    reserved = [template_name(t) for t in by_type if t in reserved_types]
     return draw_splits(pools, sizes, eval_sizes, lambda n: take(pools, trained, n), reserved)
 
 
-def _templates_vocab(types: Sequence[int]) -> dict:
-    return {template_name(t): {"category": CATEGORIES[t], "tier": NO_TIER, "hops": None,
-                               "reserved": t in RESERVED_TYPES} for t in types}
+def _templates_vocab(shapes: dict[int, Shape | None]) -> dict:
+    return {template_name(t): {"category": category(s), "tier": NO_TIER, "hops": None,
+                               "reserved": bool(s and s.reserved)} for t, s in shapes.items()}
 
 
 def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion], *,
@@ -146,17 +149,16 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
 
     kept, dropped = drop_repeats(questions)
     types = sorted({q.type for q in kept})
-    unknown = [t for t in types if t not in CATEGORIES]
-    if unknown:
-        raise PWSourceError(f"question types {unknown} are not PhantomWiki 1.0.3's types 0-7 - "
-                            "generate with the default --question-depth 6")
+    first_shapes = type_shapes(kept)
+    shapes = {t: first_shapes[t] for t in types}  # ascending type: the table order
+    reserved_types = {t for t, s in shapes.items() if s is not None and s.reserved}
     by_type: dict[int, list[int]] = {t: [] for t in types}
     for i, q in enumerate(kept):
         by_type[q.type].append(i)
 
     finder = KeyFinder((p.name for p in people), (), (), ())
     supports: list[SupportResult] = [recompute_support(q, store) for q in kept]
-    rows, shortfall = _draw(by_type, seed, sizes, eval_sizes)
+    rows, shortfall = _draw(by_type, reserved_types, seed, sizes, eval_sizes)
     drawn = {i for _, i, _ in rows}
     rows += [(None, i, None) for t in types for i in by_type[t] if i not in drawn]
 
@@ -165,7 +167,7 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
         q, sup = kept[i], supports[i]
         qid = "q%04d" % n
         out_questions.append(Question(
-            qid=qid, template=template_name(q.type), category=CATEGORIES[q.type], tier=NO_TIER,
+            qid=qid, template=template_name(q.type), category=category(shapes[q.type]), tier=NO_TIER,
             hops=q.difficulty, text=q.text, golds=golds(q.answer), support=sup.support,
             keys=finder(q.text), unanswerable=not q.answer, support_status=sup.status,
             eval_flavor=flavor))
@@ -177,14 +179,14 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
         "source": "phantomwiki", "source_format": "phantom-wiki 1.0.3 json",
         "adapter_version": ADAPTER_VERSION, "seed": seed, "n_people": len(people),
         "n_distractors": 0, "sizes": list(sizes), "eval_sizes": list(eval_sizes),
-        "reserved_templates": [template_name(t) for t in RESERVED_TYPES],
+        "reserved_templates": [template_name(t) for t in sorted(reserved_types)],
         "split_shortfall": shortfall, "adapter_report": report,
     }
     vocab = {
         "jobs": sorted({o for _, o, _ in store.match("job", None, None)}),
         "hobbies": sorted({o for _, o, _ in store.match("hobby", None, None)}),
         "cities": [],
-        "templates": _templates_vocab(types),
+        "templates": _templates_vocab(shapes),
     }
     return Universe(meta=meta, vocab=vocab, people=tuple(people), nodes=tuple(nodes),
                     questions=tuple(out_questions),
