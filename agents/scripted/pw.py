@@ -520,8 +520,12 @@ class Engine:
                 need = [p for p in group if (p, person) not in self.done]
                 if not need:
                     break
-                on = [_mentions(t, person) and bool(words & set(tokens(t))) for _, t in hits]
-                end = len(hits) < kb.page_size or not on[-1]
+                # Index notes share the words of the search (and a surname), so they rank among
+                # the sentences of a lookup; they say nothing about whether the person's own
+                # sentence is further down, so the page is judged by its sentences only.
+                on = [_mentions(t, person) and bool(words & set(tokens(t)))
+                      for nid, t in hits if nid not in kb.titles]
+                end = len(hits) < kb.page_size or not on or not on[-1]
                 if "friend" in need:
                     # A friend list is a long sentence: shorter notes naming the person outrank
                     # it. Nearly everyone has friends, so page while the person is still named.
