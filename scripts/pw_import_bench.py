@@ -12,8 +12,8 @@ neither):
         --skip-solution-traces -od /tmp/pw_5k
 
 (200 trees of 25 people: 5,000 articles; 20 types x 50 questions). It prints the median over
-``--repeats`` runs of each stage (read the JSON, sentences/people/nodes, the fact store,
-support recomputation, splits + records, serialising the universe) and of the whole import,
+``--repeats`` runs of each stage (read the JSON; sentences, people, nodes and the parsed
+fact store; support recomputation, splits + records, serialising the universe) and of the whole import,
 plus the peak RSS of the process.
 """
 
@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 
 from kbgym.adapters.phantomwiki import adapt_phantomwiki, read_source  # noqa: E402
 from kbgym.adapters.phantomwiki.adapt import _people_and_nodes  # noqa: E402
-from kbgym.adapters.phantomwiki.facts import FactStore  # noqa: E402
 from kbgym.adapters.phantomwiki.questions import drop_repeats, recompute_support  # noqa: E402
 
 DEFAULT = Path("/tmp/pw_5k")
@@ -59,14 +58,12 @@ def main(argv: list[str] | None = None) -> None:
         subprocess.run(cmd, check=True, capture_output=True)
 
     stages: dict[str, list[float]] = {k: [] for k in (
-        "read json", "people+nodes", "fact store", "support", "whole import", "serialise")}
+        "read json", "sentences, people, nodes, facts", "support", "whole import", "serialise")}
     for _ in range(args.repeats):
         (articles, questions), t = _timed(read_source, src)
         stages["read json"].append(t)
-        (people, nodes, _), t = _timed(_people_and_nodes, articles)
-        stages["people+nodes"].append(t)
-        store, t = _timed(FactStore.from_nodes, ((n.id, n.text) for n in nodes))
-        stages["fact store"].append(t)
+        (people, nodes, _, store), t = _timed(_people_and_nodes, articles)
+        stages["sentences, people, nodes, facts"].append(t)
         kept, _ = drop_repeats(questions)
         sups, t = _timed(lambda: [recompute_support(q, store) for q in kept])
         stages["support"].append(t)
@@ -84,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{sup['unavailable']}")
     print(f"repeats      {args.repeats} (medians below)")
     for name, ts in stages.items():
-        print(f"{name:12s} {statistics.median(ts):8.3f} s")
+        print(f"{name:32s} {statistics.median(ts):8.3f} s")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS     {rss:8.1f} MiB")
 

@@ -74,9 +74,10 @@ def _people_and_nodes(articles: Sequence[PWArticle]):
     known = set(pid_of.values())
     rows = node_rows((a.title, a.article) for a in articles)
     said: dict[str, dict[str, list[str]]] = {t: defaultdict(list) for t in pid_of}
-    nodes, unparsed = [], 0
+    nodes, parsed_rows, unparsed = [], [], 0
     for node_id, title, text in rows:
         parsed = parse_sentence(text)
+        parsed_rows.append((node_id, parsed))
         if parsed is None or parsed.subject != title:
             unparsed += 1
             fact = Fact("pw_text", pid_of[title], "")
@@ -104,7 +105,7 @@ def _people_and_nodes(articles: Sequence[PWArticle]):
             children=in_person_order(s["son"] + s["daughter"] + s["child"]),
             friends=in_person_order(s["friend"]),
         ))
-    return people, nodes, unparsed
+    return people, nodes, unparsed, FactStore.from_parsed(parsed_rows)
 
 
 # -- questions and splits -------------------------------------------------------------------
@@ -144,8 +145,7 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
     sizes, eval_sizes = _check_sizes(sizes, eval_sizes)
     if not articles:
         raise PWSourceError("articles.json holds no articles")
-    people, nodes, unparsed = _people_and_nodes(articles)
-    store = FactStore.from_nodes((n.id, n.text) for n in nodes)
+    people, nodes, unparsed, store = _people_and_nodes(articles)
 
     kept, dropped = drop_repeats(questions)
     types = sorted({q.type for q in kept})
