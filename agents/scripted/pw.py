@@ -488,6 +488,13 @@ class Engine:
             return bool(kb.reverse.get(("wife", person)))
         return False
 
+    def _married(self, person: str) -> bool:
+        """Whether a shown sentence states a spouse of ``person``: PhantomWiki derives every
+        marriage from a shared child, so that person has a son or daughter sentence."""
+        kb = self.kb
+        return any((p, person) in kb.own or kb.reverse.get((p, person))
+                   for p in ("wife", "husband"))
+
     def lookup(self, person: str, group: frozenset) -> Plan:
         """The people ``person``'s own sentences of ``group`` list."""
         kb = self.kb
@@ -531,7 +538,8 @@ class Engine:
                     # it. Nearly everyone has friends, so page while the person is still named.
                     end = len(hits) < kb.page_size or not any(_mentions(t, person)
                                                               for _, t in hits)
-                if end and not any(self._implied(p, person) for p in need):
+                if end and not any(self._implied(p, person) for p in need) \
+                        and not (CH <= set(need) and self._married(person)):
                     for p in need:
                         self.done.add((p, person))
                     break
