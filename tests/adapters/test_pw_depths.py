@@ -15,7 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbgym.adapters.phantomwiki import adapt_phantomwiki, build_universe, make_pw_probe, read_source
+from kbgym.adapters.phantomwiki import (
+    adapt_phantomwiki,
+    build_universe,
+    make_pw_probe,
+    read_source,
+    summarize,
+)
 from kbgym.adapters.phantomwiki.facts import FactStore
 from kbgym.adapters.phantomwiki.query import evaluate
 from kbgym.errors import ConfigError
@@ -203,6 +209,9 @@ def test_unevaluable_shapes_are_unavailable_with_a_reason():
     report = u.meta["adapter_report"]
     assert report["support"]["unavailable"] == 3 and report["support"]["unmapped"] == 3
     assert set(report["unmapped"]) == set(cases)
+    shown = summarize(u)
+    assert "unavailable=3 (unmapped 3" in shown
+    assert all(f"unmapped     {why}" in shown for why in cases)  # the reasons are listed
 
 
 @settings(max_examples=30, deadline=None)

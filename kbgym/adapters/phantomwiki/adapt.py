@@ -232,9 +232,12 @@ def summarize(universe: Universe) -> str:
         f"unsplit {r['unsplit']})",
         f"support      recomputed={sup['recomputed']}  unavailable={sup['unavailable']} "
         f"(unmapped {sup['unmapped']}, answer mismatch {sup['answer_mismatch']})",
+    ]
+    lines += [f"  unmapped     {why}" for why in r["unmapped"]]
+    lines += [
         f"hash         {universe.hash}",
         "",
-        f"{'template':14s}" + "".join(f"{s:>9s}" for s in SPLIT_NAMES),
+        f"{'template':14s}{'category':10s}" + "".join(f"{s:>9s}" for s in SPLIT_NAMES),
     ]
     split_of = {qid: s for s in SPLIT_NAMES for qid in universe.splits[s]}
     counts: dict[tuple[str, str], int] = defaultdict(int)
@@ -243,9 +246,9 @@ def summarize(universe: Universe) -> str:
             counts[(q.template, split_of[q.qid])] += 1
     for name, t in universe.vocab["templates"].items():
         mark = " R" if t["reserved"] else ""
-        lines.append(f"{name + mark:14s}" + "".join(f"{counts[(name, s)]:9d}"
-                                                     for s in SPLIT_NAMES))
-    lines.append(f"{'total':14s}" + "".join(f"{len(universe.splits[s]):9d}" for s in SPLIT_NAMES))
+        lines.append(f"{name + mark:14s}{t['category']:10s}"
+                     + "".join(f"{counts[(name, s)]:9d}" for s in SPLIT_NAMES))
+    lines.append(f"{'total':24s}" + "".join(f"{len(universe.splits[s]):9d}" for s in SPLIT_NAMES))
     short = {k: v for k, v in universe.meta["split_shortfall"].items() if v}
     lines.append("shortfall " + (", ".join(f"{k}={v}" for k, v in short.items()) or "none"))
     return "\n".join(lines)
