@@ -12,9 +12,9 @@ neither):
         --skip-solution-traces -od /tmp/pw_5k
 
 (200 trees of 25 people: 5,000 articles; 20 types x 50 questions). It prints the median over
-``--repeats`` runs of each stage (read the JSON; sentences, people, nodes and the parsed
-fact store; support recomputation, splits + records, serialising the universe) and of the whole import,
-plus the peak RSS of the process.
+``--repeats`` runs of each stage (read the JSON; sentences, people, nodes and the parsed fact
+store; support recomputation, splits + records, serialising the universe) and of the whole
+import, plus the peak RSS of the process.
 """
 
 from __future__ import annotations

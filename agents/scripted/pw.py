@@ -16,25 +16,25 @@ decide from ``obs["text"]`` only, with public knowledge of PhantomWiki 1.0.3:
   articles state (:data:`RELATIONS`, PhantomWiki's own rule definitions).
 
 **Reader** (:class:`PWReader`, search/read/answer only). A question becomes a plan: a start set
-(the named person, or the holders of an attribute value), the chain of relations followed
-one after another, and a final step (list the people, their attribute values, or count a relation per person). A relation is
-evaluated hop by hop down to *lookups* ``(person, group of stated relations)``, each answered by
-one search worded like the person's own sentence (``brother brothers sister sisters Aida
-Wang``), paged while the page's hits stay on topic. Attribute values of several people are
-fetched with one query (``hobby Aida Wang Ryan Wang``). When the step budget runs out first
-the reader answers from what it was shown and says so: ``outcome`` is ``budget`` (``complete``
-when the plan ran to its answer, which is then exact).
+(the named person, or the holders of an attribute value), the chain of relations followed one
+after another, and a final step (list the people, their attribute values, or count a relation
+per person). A relation is evaluated hop by hop down to *lookups* ``(person, group of stated
+relations)``, each answered by one search worded like the person's own sentence (``brother
+brothers sister sisters Aida Wang``), paged while the page's hits stay on topic. Attribute
+values of several people are fetched with one query (``hobby Aida Wang Ryan Wang``). When the
+step budget runs out first the reader answers from what it was shown and says so: ``outcome`` is
+``budget`` (``complete`` when the plan ran to its answer, which is then exact).
 
 **Index notes.** An authored note titled ``{Relations} of {Name}: ...`` (``Nieces of Aida Wang:
 from the brothers and sisters.``) promises that its links are every sentence that relation's
 evaluation for that person reads; ``{Values} of the {relations} of {Name}: ...`` (``Hobbies of
-the nieces of ...``, ``Cousins of the nieces of ...``, ``Friends of the cousins of the nieces
-of ...``) covers a whole question: every relation of its chain (a count's relation last) and
-its attribute. The title carries the name and the words of the first hop's search, so it ranks on the
-first page of that search (the name only once, so that it stays below the sentences of
-relatives who share the surname). The reader reads the index that covers the whole question or
-a multi-hop relation of it right after its first search, and any index of a person whose
-lookup the page left incomplete; one read shows every linked sentence, and every lookup of that
+the nieces of ...``, ``Cousins of the nieces of ...``, ``Friends of the cousins of the nieces of
+...``) covers a whole question: every relation of its chain (a count's relation last) and its
+attribute. The title carries the name and the words of the first hop's search, so it ranks on
+the first page of that search (the name only once, so that it stays below the sentences of
+relatives who share the surname). The reader reads the index that covers the whole question or a
+multi-hop relation of it right after its first search, and any index of a person whose lookup
+the page left incomplete; one read shows every linked sentence, and every lookup of that
 evaluation is then trusted as complete.
 
 **Curator** (:class:`PWIndexCurator`, backward phase). It re-evaluates the question with the
@@ -42,10 +42,11 @@ reader's engine (the forward trace is in memory, so most lookups are already don
 result against the gold line of the task block, and only then writes the index notes of the
 question's person key: the relation index (only where the relation takes more than one search:
 several people's lookups, or a friend list), and for questions with a chain of two or more
-relations (counting the counted one) or an attribute the whole-question index — linking exactly the sentences the evaluation read (precision first). An index
-with that title that already exists is extended (missing links) and cleaned (links that are not
-part of the evaluation), or left alone when complete. Keys without a person (questions about
-"the person whose ... is ...") get nothing: PW probe keys are person names only. Then ``done()``.
+relations (counting the counted one) or an attribute the whole-question index — linking exactly
+the sentences the evaluation read (precision first). An index with that title that already
+exists is extended (missing links) and cleaned (links that are not part of the evaluation), or
+left alone when complete. Keys without a person (questions about "the person whose ... is ...")
+get nothing: PW probe keys are person names only. Then ``done()``.
 """
 
 from __future__ import annotations

@@ -167,7 +167,8 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
         q, sup = kept[i], supports[i]
         qid = "q%04d" % n
         out_questions.append(Question(
-            qid=qid, template=template_name(q.type), category=category(shapes[q.type]), tier=NO_TIER,
+            qid=qid, template=template_name(q.type), category=category(shapes[q.type]),
+            tier=NO_TIER,
             hops=q.difficulty, text=q.text, golds=golds(q.answer), support=sup.support,
             keys=finder(q.text), unanswerable=not q.answer, support_status=sup.status,
             eval_flavor=flavor))

@@ -12,6 +12,7 @@ from kbgym.adapters.phantomwiki.source import PWQuestion
 from kbgym.scoring import normalize
 from kbgym.universe.vocab import NUMBER_WORDS
 
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """What a PhantomWiki question template asks, whatever its type index.
