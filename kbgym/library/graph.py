@@ -423,6 +423,21 @@ class Library:
                     g.add_edge(n.id, t, type=ltype)
         return g
 
+    def original_ceiling(self) -> int | None:
+        """The highest numeric id among the origins, if every authored node lies above it
+        (and, since ids are minted from ``next_id`` upwards, always will); else None.
+
+        With it, a node's id alone tells original from authored (``locate``). Computed once
+        per library: origins never change, and ``next_id`` only grows."""
+        cached = self.__dict__.get("_ceiling", _KEEP)
+        if cached is _KEEP:
+            top = max((id_num(o) for o in self.origins), default=0)
+            low = min((n.num for n in self._nodes.values() if n.flag == AUTHORED),
+                      default=top + 1)  # fmt: skip
+            cached = top if low > top and self.next_id > top else None
+            self._ceiling = cached
+        return cached
+
     # -- stats ------------------------------------------------------------------------------
     def stats(self) -> dict:
         """SPEC §6.2, from incrementally maintained integer counters."""
