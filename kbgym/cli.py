@@ -206,18 +206,28 @@ def cmd_test(args) -> int:
     run_id = _test_run_id(args, u, lib)
     rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                               splits=splits, label=args.epoch, limit=args.limit, out=args.out,
-                              run_id=run_id, max_concurrent=args.max_concurrent)
+                              run_id=run_id, max_concurrent=args.max_concurrent,
+                              repeats=args.repeats, seed=args.seed)
     if args.out:
         model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
         write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
                         label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
-                        rows=rows)
+                        rows=rows, repeats=args.repeats, seed=args.seed)
     if not args.quiet:
         for name in names:
             b = score_block([r for r in rows if r["split"] == name])
             print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
-                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
+                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}"
+                  + _consistency_cell(args, rows, name))
     return 0
+
+
+def _consistency_cell(args, rows, split) -> str:
+    if args.repeats < 2:
+        return ""
+    from kbgym.metrics.consistency import consistency
+
+    return f"  jaccard={_f(consistency(r for r in rows if r['split'] == split))}"
 
 
 def _test_run_id(args, universe, library) -> str:
@@ -233,7 +243,8 @@ def _test_run_id(args, universe, library) -> str:
         return json.loads(meta.read_text(encoding="utf-8"))["run_id"]
     return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
                       "questions": args.questions, "split": args.split, "reader": args.reader,
-                      "m": args.m, "limit": args.limit})
+                      "m": args.m, "limit": args.limit,
+                      **({"repeats": args.repeats, "seed": args.seed} if args.repeats > 1 else {})})
 
 
 def _f(x, spec=".3f"):
@@ -389,6 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=int, default=32, dest="max_concurrent",
                    help="questions in flight at once for async (LLM) readers")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="examine each question R times (citation consistency; default 1)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="master seed of the per-repeat reader seeds (with --repeats)")
     p.add_argument("--out")
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)

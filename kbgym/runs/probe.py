@@ -9,6 +9,7 @@ import numpy as np
 
 from kbgym.errors import ConfigError
 from kbgym.jsonio import sha256_hex
+from kbgym.metrics.consistency import consistency
 from kbgym.metrics.outcomes import DEFAULT_RESAMPLES, bootstrap_indices, paired, rho, rho_ci
 from kbgym.runs.logs import read_jsonl
 from kbgym.seeding import stream
@@ -107,11 +108,17 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
                 seed: int | None = None, resamples: int = DEFAULT_RESAMPLES) -> dict:
     """rho, CI, star, mean steps and F1 for every arm × group, paired with ``base`` on gids.
 
+    Repeated exams (rows with ``repeat``): rho, steps and F1 come from the first repeat, and
+    ``jaccard`` is the mean pairwise Jaccard of the evidence sets over all repeats (None for
+    a single run; :mod:`kbgym.metrics.consistency`).
+
     The same R×n resample matrix (stream ``probe/bootstrap/{group}``) serves every arm. The
     table is repeated over the gids where the base arm exhausted its budget
     (``/exhausted``) and over the rest (``/rest``), each with its own matrix.
     """
     seed = probe.get("seed", 0) if seed is None else seed
+    repeated = arms  # every repeat's rows; the rest of the table uses the first repeat's
+    arms = {arm: [r for r in rows if not r.get("repeat")] for arm, rows in arms.items()}
     if base not in arms:
         raise ValueError(f"the base arm {base!r} is missing; arms: {', '.join(arms)}")
     out: dict = {"base": base, "resamples": resamples, "groups": {}}
@@ -134,6 +141,9 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
             for arm, rows in arms.items():
                 pairs = paired([r for r in rows if r["split"] == group], rows_b)
                 cells[arm] = _cell([a for a, _ in pairs], [b for _, b in pairs], idx)
+                gids_here = {b["qid"] for b in rows_b}
+                cells[arm]["jaccard"] = consistency(
+                    r for r in repeated[arm] if r["split"] == group and r["qid"] in gids_here)
             out["groups"][group][subset] = cells
     return out
 
@@ -142,6 +152,7 @@ def format_table(table: Mapping, subset: str = "all") -> str:
     """A fixed-width text table: one row per arm × group."""
     lines = [f"{'group':14s}{'arm':12s}{'n':>4s}{'steps':>8s}{'rho':>8s}  {'95% CI':15s}"
              f"{'F1':>6s}"]
+    lines[0] += f"{'J':>7s}"  # mean pairwise Jaccard of evidence sets (repeated exams)
     groups = table["groups"]
     for group in [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]:
         for arm, c in groups[group][subset].items():
@@ -152,4 +163,6 @@ def format_table(table: Mapping, subset: str = "all") -> str:
             star = "*" if c["star"] else " "
             lines.append(f"{group:14s}{arm:12s}{c['n']:4d}{c['mean_steps']:8.2f}"
                          f"{c['rho']:7.3f}{star}  {ci:15s}{c['f1']:6.3f}")
+            j = c.get("jaccard")
+            lines[-1] += f"{j:7.3f}" if j is not None else f"{'-':>7s}"
     return "\n".join(lines)
