@@ -53,14 +53,21 @@ def _bm25(library: Library):
     return backend if hasattr(backend, "slots_containing") else None
 
 
+def _lowest(library: Library, index, slots: np.ndarray, nums: np.ndarray) -> list:
+    """The notes of the MAX_LOCATE lowest ids among ``slots`` (unordered)."""
+    if len(slots) > MAX_LOCATE:
+        slots = slots[np.argpartition(nums, MAX_LOCATE - 1)[:MAX_LOCATE]]
+    return [n for n in map(library.get, index.slot_ids(slots)) if n is not None]
+
+
 def locate(library: Library, terms: str | list[str], within: str | None = None) -> str:
     """SPEC §18 ``locate``. Without ``within`` it intersects the BM25 index's posting lists
     (no second index): a note matches when it holds every token of every term, which is
     exactly "all tokens of the union occur". Notes whose index entry is pending (iteration
     refresh: added or edited since the last refresh) are checked on their current text
-    instead. Authored notes come first, then originals, each in id order; since every
-    authored id lies above every origin id (:meth:`Library.original_ceiling`), the first ten
-    originals are the ten lowest matching ids at or below the ceiling, found by a partial
+    instead. Authored notes come first, then originals, each in id order; since ids above
+    the highest origin id are exactly the authored ones (:meth:`Library.original_ceiling`),
+    each half is the ten lowest matching ids on its side of that line, found by a partial
     sort, so the cost follows the rarest term's posting list, not the library size. Falls
     back to :func:`locate_scan` where that does not hold (no BM25 index, no terms, within)."""
     wanted = _wanted(terms)
@@ -76,17 +83,9 @@ def locate(library: Library, terms: str | list[str], within: str | None = None) 
         if stale:
             slots = np.setdiff1d(slots, np.asarray(stale, dtype=slots.dtype), assume_unique=True)
     nums = index.slot_nums(slots)
-    high = nums > ceiling
-    authored, originals = [], []
-    for nid in index.slot_ids(slots[high]):
-        node = library.get(nid)
-        if node is not None:
-            (authored if node.is_authored else originals).append(node)
-    low = slots[~high]
-    if len(low) > MAX_LOCATE:
-        low_nums = nums[~high]
-        low = low[np.argpartition(low_nums, MAX_LOCATE - 1)[:MAX_LOCATE]]
-    originals += [n for n in map(library.get, index.slot_ids(low)) if n is not None]
+    high = nums > ceiling  # authored (the ceiling's guarantee), the rest originals
+    authored = _lowest(library, index, slots[high], nums[high])
+    originals = _lowest(library, index, slots[~high], nums[~high])
     for nid in pending:  # not (or not currently) indexed: their live text decides
         node = library.get(nid)
         if node is not None and all(w <= set(tokenize(node.text)) for w in wanted):

@@ -424,17 +424,18 @@ class Library:
         return g
 
     def original_ceiling(self) -> int | None:
-        """The highest numeric id among the origins, if every authored node lies above it
-        (and, since ids are minted from ``next_id`` upwards, always will); else None.
+        """The highest numeric id among the origins, if every authored node lies above it and
+        every other node at or below it (and, since only authored nodes are ever minted, from
+        ``next_id`` upwards, always will); else None.
 
         With it, a node's id alone tells original from authored (``locate``). Computed once
         per library: origins never change, and ``next_id`` only grows."""
         cached = self.__dict__.get("_ceiling", _KEEP)
         if cached is _KEEP:
             top = max((id_num(o) for o in self.origins), default=0)
-            low = min((n.num for n in self._nodes.values() if n.flag == AUTHORED),
-                      default=top + 1)  # fmt: skip
-            cached = top if low > top and self.next_id > top else None
+            ok = self.next_id > top and all(
+                (n.num > top) == (n.flag == AUTHORED) for n in self._nodes.values())
+            cached = top if ok else None
             self._ceiling = cached
         return cached
 

@@ -384,6 +384,14 @@ class BM25Index:
                 break
             n = self._pn[tid]
             ps, pc = self._ps[tid][:n], self._pc[tid][:n]
+            dm = self._dmap.get(tid)
+            if dm is None and n >= max(self.DMAP_MIN, self._n_slots // self.DMAP_FRACTION):
+                dm = np.zeros(len(self._slot_num), dtype=np.int32)  # as MaxScore builds it
+                dm[ps] = pc
+                self._dmap[tid] = dm
+            if dm is not None:  # a very common term: one gather from its slot -> code map
+                slots = slots[dm[slots] != 0]
+                continue
             pos = np.searchsorted(ps, slots)
             np.minimum(pos, n - 1, out=pos)
             slots = slots[(ps[pos] == slots) & (pc[pos] != 0)]

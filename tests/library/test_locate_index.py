@@ -36,12 +36,20 @@ def _apply(lib: Library, op: tuple) -> None:
             lib.delete(nid)
 
 
-@settings(max_examples=150, deadline=None)
+def _index(slot_maps: bool) -> BM25Index:
+    index = BM25Index()
+    if slot_maps:  # every further term through a slot -> code map, as very common terms are
+        index.DMAP_MIN, index.DMAP_FRACTION = 1, 10**9
+    return index
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.lists(text, min_size=1, max_size=30), ops, st.sampled_from(["immediate", "iteration"]),
-       st.lists(st.one_of(term, st.lists(term, min_size=1, max_size=3)), min_size=1, max_size=6))
-def test_indexed_locate_equals_scan(originals, operations, refresh, queries):
+       st.lists(st.one_of(term, st.lists(term, min_size=1, max_size=3)), min_size=1, max_size=6),
+       st.booleans())
+def test_indexed_locate_equals_scan(originals, operations, refresh, queries, slot_maps):
     lib = Library.from_texts(((f"s{i + 1:04d}", t) for i, t in enumerate(originals)),
-                             search=BM25Index(), refresh=refresh)
+                             search=_index(slot_maps), refresh=refresh)
     for op in operations:
         _apply(lib, op)
     assert lib.original_ceiling() is not None
