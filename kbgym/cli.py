@@ -264,6 +264,11 @@ def cmd_probe(args) -> int:
             from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
 
             probe = make_pw_probe_from_run(u, args.run)
+        elif u.meta.get("source") == "corpus":  # an imported corpus: by shared entities
+            from kbgym.adapters.corpus import make_corpus_probe_from_run
+
+            probe = make_corpus_probe_from_run(u, args.run, per_group=args.per_group,
+                                               seed=args.seed)
         else:
             probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
         write_canonical(args.out, probe)
@@ -431,6 +436,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline(sub)
     add_adapt(sub)
+
+    from kbgym.adapters.corpus.cli import add_parser as add_import
+
+    add_import(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run")
