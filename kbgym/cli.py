@@ -101,8 +101,9 @@ def _universe(path: str | None):
         raise CLIError(f"{path}: not a kbgym universe file ({err})") from None
 
 
-def _library(spec: str | None, universe):
-    """B1 (None, 'B1' or a universe file) or a snapshot file."""
+def _library(spec: str | None, universe, typed_links: bool = False):
+    """B1 (None, 'B1' or a universe file) or a snapshot file (one built on the universe
+    ``universe`` drifted from is carried over onto it)."""
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
 
@@ -113,7 +114,11 @@ def _library(spec: str | None, universe):
     lib, header = load_snapshot(spec)
     uhash = (header.get("universe") or {}).get("hash")
     if uhash not in (None, universe.hash):
-        raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+        if uhash != (universe.meta.get("drift") or {}).get("parent_hash"):
+            raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+        from kbgym.runs.drift import library_for
+
+        lib = library_for(lib, uhash, universe, typed_links)
     return lib, spec
 
 
@@ -180,9 +185,12 @@ def cmd_train(args) -> int:
     agent = make_agent(args.agent, **_agent_options(args))
     reader = make_agent(args.reader, **_agent_options(args)) if args.eval_each_epoch else None
     judge, judge_meta = _judge(args)
+    start = None
+    if getattr(args, "resume_from_library", None):
+        start, _ = _library(args.resume_from_library, u, typed_links=env_cfg.typed_links)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
-                 progress=_progress(args.quiet, "train"))
+                 progress=_progress(args.quiet, "train"), start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0
@@ -389,6 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model")
     p.add_argument("--refresh", choices=["immediate", "iteration"])
     p.add_argument("--resume", action="store_true")
+    p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
+                   help="start from this trained library (e.g. one trained on the universe "
+                        "--universe drifted from) instead of B1")
     p.add_argument("--out", required=True)
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)
@@ -440,6 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
     from kbgym.adapters.corpus.cli import add_parser as add_import
 
     add_import(sub)
+
+    from kbgym.runs.drift_cli import add_parser as add_drift
+
+    add_drift(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run")
