@@ -213,5 +213,7 @@ def test_cli_drift_resume_from_library_report_and_replay(u1, tmp_path, capsys):
     assert "drifted n=" in out and "repair actions=" in out
     rep = json.loads((tmp_path / "rep.json").read_text())
     assert rep["run"]["repair_actions"] > 0
+    assert main(["plot", "--run", str(run2), "--out", str(tmp_path / "plots")]) == 0
+    assert (tmp_path / "plots" / "staleness.png").exists()
     assert main(["drift", "--universe", str(p1), "--changes", "-1", "--out",
                  str(tmp_path / "x.json")]) == 2
