@@ -128,8 +128,9 @@ def _universe(path: str | None):
         raise CLIError(f"{path}: not a kbgym universe file ({err})") from None
 
 
-def _library(spec: str | None, universe):
-    """B1 (None, 'B1' or a universe file) or a snapshot file."""
+def _library(spec: str | None, universe, typed_links: bool = False):
+    """B1 (None, 'B1' or a universe file) or a snapshot file (one built on the universe
+    ``universe`` drifted from is carried over onto it)."""
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
 
@@ -140,7 +141,11 @@ def _library(spec: str | None, universe):
     lib, header = load_snapshot(spec)
     uhash = (header.get("universe") or {}).get("hash")
     if uhash not in (None, universe.hash):
-        raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+        if uhash != (universe.meta.get("drift") or {}).get("parent_hash"):
+            raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+        from kbgym.runs.drift import library_for
+
+        lib = library_for(lib, uhash, universe, typed_links)
     return lib, spec
 
 
@@ -207,9 +212,12 @@ def cmd_train(args) -> int:
     agent = make_agent(args.agent, **_agent_options(args))
     reader = make_agent(args.reader, **_agent_options(args)) if args.eval_each_epoch else None
     judge, judge_meta = _judge(args)
+    start = None
+    if getattr(args, "resume_from_library", None):
+        start, _ = _library(args.resume_from_library, u, typed_links=env_cfg.typed_links)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
-                 progress=_progress(args.quiet, "train"))
+                 progress=_progress(args.quiet, "train"), start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0
@@ -238,18 +246,28 @@ def cmd_test(args) -> int:
     run_id = _test_run_id(args, u, lib)
     rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                               splits=splits, label=args.epoch, limit=args.limit, out=args.out,
-                              run_id=run_id, max_concurrent=args.max_concurrent)
+                              run_id=run_id, max_concurrent=args.max_concurrent,
+                              repeats=args.repeats, seed=args.seed)
     if args.out:
         model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
         write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
                         label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
-                        rows=rows)
+                        rows=rows, repeats=args.repeats, seed=args.seed)
     if not args.quiet:
         for name in names:
             b = score_block([r for r in rows if r["split"] == name])
             print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
-                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
+                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}"
+                  + _consistency_cell(args, rows, name))
     return 0
+
+
+def _consistency_cell(args, rows, split) -> str:
+    if args.repeats < 2:
+        return ""
+    from kbgym.metrics.consistency import consistency
+
+    return f"  jaccard={_f(consistency(r for r in rows if r['split'] == split))}"
 
 
 def _test_run_id(args, universe, library) -> str:
@@ -265,7 +283,8 @@ def _test_run_id(args, universe, library) -> str:
         return json.loads(meta.read_text(encoding="utf-8"))["run_id"]
     return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
                       "questions": args.questions, "split": args.split, "reader": args.reader,
-                      "m": args.m, "limit": args.limit})
+                      "m": args.m, "limit": args.limit,
+                      **({"repeats": args.repeats, "seed": args.seed} if args.repeats > 1 else {})})
 
 
 def _f(x, spec=".3f"):
@@ -285,6 +304,11 @@ def cmd_probe(args) -> int:
             from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
 
             probe = make_pw_probe_from_run(u, args.run)
+        elif u.meta.get("source") == "corpus":  # an imported corpus: by shared entities
+            from kbgym.adapters.corpus import make_corpus_probe_from_run
+
+            probe = make_corpus_probe_from_run(u, args.run, per_group=args.per_group,
+                                               seed=args.seed)
         else:
             probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
         write_canonical(args.out, probe)
@@ -426,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model")
     p.add_argument("--refresh", choices=["immediate", "iteration"])
     p.add_argument("--resume", action="store_true")
+    p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
+                   help="start from this trained library (e.g. one trained on the universe "
+                        "--universe drifted from) instead of B1")
     p.add_argument("--out", required=True)
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)
@@ -444,6 +471,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=int, default=32, dest="max_concurrent",
                    help="questions in flight at once for async (LLM) readers")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="examine each question R times (citation consistency; default 1)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="master seed of the per-repeat reader seeds (with --repeats)")
     p.add_argument("--out")
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)
@@ -475,6 +506,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline(sub)
     add_adapt(sub)
+
+    from kbgym.adapters.corpus.cli import add_parser as add_import
+
+    add_import(sub)
+
+    from kbgym.runs.drift_cli import add_parser as add_drift
+
+    add_drift(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run")

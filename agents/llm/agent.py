@@ -121,8 +121,12 @@ class LLMAgent:
     def agent_stats(self) -> AgentStats:
         return self._shared[0]
 
-    def reset(self) -> None:
-        """A new question: restart the wall-clock cap and the usage of the latest step."""
+    def reset(self, seed: int | None = None) -> None:
+        """A new question: restart the wall-clock cap and the usage of the latest step.
+
+        ``seed`` (repeated exams, ``kbgym test --repeats``) is sent as the request's sampling
+        ``seed`` for this question, in place of the configured one; None keeps that."""
+        self._seed = seed
         self.last_usage = (0, 0, 0)
         self.last_reading = None
         self.last_error = None
@@ -142,7 +146,8 @@ class LLMAgent:
         self._begin()
         for _ in range(len(MODES)):
             request, messages = self._prepare(observation)
-            result = self.caller.call(messages, deadline=self._deadline, **request.fields)
+            result = self.caller.call(messages, deadline=self._deadline,
+                                      **self._seeded(request.fields))
             done, action = self._finish(request, result)
             if done:
                 return action
@@ -153,11 +158,15 @@ class LLMAgent:
         for _ in range(len(MODES)):
             request, messages = self._prepare(observation)
             result = await self.caller.acall(messages, deadline=self._deadline,
-                                             **request.fields)
+                                             **self._seeded(request.fields))
             done, action = self._finish(request, result)
             if done:
                 return action
         return self._noop("no mode left")
+
+    def _seeded(self, fields: Mapping[str, Any]) -> Mapping[str, Any]:
+        seed = getattr(self, "_seed", None)
+        return fields if seed is None else {**fields, "seed": seed}
 
     def close(self) -> None:
         self.caller.close()

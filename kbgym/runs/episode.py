@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Any, Protocol
 
@@ -16,6 +17,26 @@ class AgentLike(Protocol):
     def act(self, observation: dict, info: dict) -> Any: ...
 
     def reset(self) -> None: ...
+
+
+def takes_seed(agent: Any) -> bool:
+    """Whether ``agent.reset`` accepts a ``seed`` keyword (the repeated-exam hook)."""
+    try:
+        params = inspect.signature(agent.reset).parameters
+    except (TypeError, ValueError):
+        return False
+    return "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def reset_agent(agent: Any, seed: int | None = None) -> None:
+    """Start an episode. The seed hook of repeated exams (``kbgym test --repeats R``): with a
+    ``seed``, an agent whose ``reset`` takes a ``seed`` keyword gets it (an LLM reader's
+    sampling seed, a scripted reader's tie-break shuffle); any other agent is reset as usual
+    and simply repeats itself."""
+    if seed is not None and takes_seed(agent):
+        agent.reset(seed=seed)
+    else:
+        agent.reset()
 
 
 def usage_of(agent: Any) -> tuple[int, int, int]:
@@ -35,11 +56,11 @@ class EpisodeRun:
     completion, and the cached part of the prompt).
     """
 
-    def __init__(self, env, agent: Any, qid: str):
+    def __init__(self, env, agent: Any, qid: str, seed: int | None = None):
         self.env, self.agent, self.qid = env, agent, qid
         self.t0 = time.perf_counter()
         self.obs, self.info = env.reset(options={"qid": qid})
-        agent.reset()
+        reset_agent(agent, seed)
         self.rows: list[dict] = []
         self.tokens = [0, 0, 0]
         self.done = False
@@ -71,17 +92,20 @@ class EpisodeRun:
         return summary, self.rows, time.perf_counter() - self.t0
 
 
-def run_episode(env, agent: AgentLike, qid: str) -> tuple[dict, list[dict], float]:
-    """Play question ``qid`` to the end: (episode summary, trace rows, wall seconds)."""
-    run = EpisodeRun(env, agent, qid)
+def run_episode(env, agent: AgentLike, qid: str, seed: int | None = None
+                ) -> tuple[dict, list[dict], float]:
+    """Play question ``qid`` to the end: (episode summary, trace rows, wall seconds).
+    ``seed`` goes to the agent's ``reset`` if it takes one (:func:`reset_agent`)."""
+    run = EpisodeRun(env, agent, qid, seed)
     while not run.step(agent.act(run.obs, run.info)):
         pass
     return run.result()
 
 
-async def arun_episode(env, agent: Any, qid: str) -> tuple[dict, list[dict], float]:
+async def arun_episode(env, agent: Any, qid: str, seed: int | None = None
+                       ) -> tuple[dict, list[dict], float]:
     """:func:`run_episode` with ``await agent.aact``; the same rows."""
-    run = EpisodeRun(env, agent, qid)
+    run = EpisodeRun(env, agent, qid, seed)
     while not run.step(await agent.aact(run.obs, run.info)):
         pass
     return run.result()

@@ -16,6 +16,7 @@ from typing import Any
 import gymnasium as gym
 
 from kbgym.env.env import EPISODE_OVER
+from kbgym.metrics.consistency import evidence_set
 from kbgym.runs.episode import PHASE_CODE
 from kbgym.universe.types import Question
 
@@ -25,14 +26,20 @@ TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answer
 
 
 def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
-    """One test_log row (SPEC §15.1) from an episode summary."""
-    return {
+    """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
+    set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
+    the summary has them."""
+    row = {
         "epoch": label, "split": split, "qid": q.qid, "template": q.template,
         "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
         "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
         "answer": summary["answer"], "tokens_in": summary["tokens_in"],
         "tokens_out": summary["tokens_out"], "tokens_cached": summary.get("tokens_cached", 0),
     }
+    for key in ("evidence", "repeat"):
+        if summary.get(key) is not None:
+            row[key] = summary[key]
+    return row
 
 
 
@@ -51,11 +58,14 @@ class RunRecorder(gym.Wrapper):
         self._auto = 0
         self._usage = (0, 0, 0)
         self._tokens = [0, 0, 0]
+        self._shown: list[dict] = []  # this test episode's trace rows (its evidence set)
 
     def begin(self, *, epoch: Any = None, iteration: int | None = None,
-              split: str | None = None) -> None:
-        """Context of the episode the next ``reset`` starts."""
+              split: str | None = None, repeat: int | None = None) -> None:
+        """Context of the episode the next ``reset`` starts (``repeat``: repeated exams)."""
         self._pending = {"epoch": epoch, "iteration": iteration, "split": split}
+        if repeat is not None:
+            self._pending["repeat"] = repeat
 
     def note_usage(self, tokens_in: int, tokens_out: int, tokens_cached: int = 0) -> None:
         """The agent's tokens for the action about to be stepped."""
@@ -73,6 +83,7 @@ class RunRecorder(gym.Wrapper):
         if self.kind == "test":
             self._ctx["iteration"] = None
         self._tokens = [0, 0, 0]
+        self._shown = []
         return obs, info
 
     def step(self, action):
@@ -87,12 +98,15 @@ class RunRecorder(gym.Wrapper):
         self._tokens[0] += t_in
         self._tokens[1] += t_out
         self._tokens[2] += cached
-        self.files.log("trace").write({
+        row = {
             "run_id": self.run_id, "kind": self.kind, **self._ctx, "qid": ep.question.qid,
             "phase": phase, "step": step_no, "action": info["action"], "input": info["input"],
             "result": info["result"], "valid": info["action_valid"],
             "tokens_in": t_in, "tokens_out": t_out, "tokens_cached": cached,
-        })
+        }
+        self.files.log("trace").write(row)
+        if self.kind == "test":
+            self._shown.append(row)
         if terminated or truncated:
             self._episode_row(info["episode"])
         return obs, reward, terminated, truncated, info
@@ -107,6 +121,8 @@ class RunRecorder(gym.Wrapper):
             self.files.log("train_log").write(row)
         else:
             q = self.env.unwrapped.question(summary["qid"])
+            summary["evidence"] = evidence_set(self._shown, self.env.unwrapped.library)
+            summary["repeat"] = self._ctx.get("repeat")
             self.files.log("test_log").write(
                 {"run_id": self.run_id, **test_row(self._ctx.get("epoch"),
                                                    self._ctx.get("split"), q, summary)})

@@ -83,11 +83,15 @@ def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
     return order
 
 
-def replay_library(universe: Universe, trace_rows: list[dict], upto: int | None = None) -> Library:
-    """The library after iteration ``upto`` (all if None), rebuilt from trace rows (§15.3)."""
+def replay_library(universe: Universe, trace_rows: list[dict], upto: int | None = None,
+                   start: Library | None = None, typed_links: bool = False) -> Library:
+    """The library after iteration ``upto`` (all if None), rebuilt from trace rows (§15.3),
+    from ``start`` (a copy; a run begun from a given library) or B1."""
     from kbgym.runs.replay import replay_rows
 
-    return replay_rows(Library.from_universe(universe), trace_rows, upto)
+    base = start.copy(search=None) if start is not None else \
+        Library.from_universe(universe, typed_links=typed_links)
+    return replay_rows(base, trace_rows, upto)
 
 
 def train(
@@ -103,8 +107,13 @@ def train(
     reader: AgentLike | None = None,
     resume: bool = False,
     progress: Callable[[int, int, dict], None] | None = None,
+    start_library: Library | None = None,
 ) -> dict:
-    """Train ``agent`` on ``universe``'s train split; returns the final meta.json content."""
+    """Train ``agent`` on ``universe``'s train split; returns the final meta.json content.
+
+    ``start_library`` (``kbgym train --resume-from-library``) starts from that library, e.g.
+    one trained on the universe this one drifted from, instead of B1; it is kept in the run
+    directory as ``kb_start.json`` so that replay and resume start from it too."""
     env_cfg = env_config or KBGymConfig()
     cfg = config or TrainConfig()
     if cfg.train_size is not None and env_cfg.train_size != cfg.train_size:
@@ -112,6 +121,10 @@ def train(
     seed = universe.meta["seed"] if cfg.seed is None else cfg.seed
     agent_meta = dict(getattr(agent, "meta", None) or {"model": type(agent).__name__})
     rc = run_config(universe, env_cfg, cfg, seed, agent_meta)
+    if start_library is not None:
+        from kbgym.library.snapshot import snapshot_hash
+
+        rc = dict(rc, start_library=snapshot_hash(start_library))
     run_id = run_id_of(rc)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
@@ -142,11 +155,15 @@ def train(
         rewrite_jsonl(root / "kb_stats.jsonl", read_jsonl(root / "kb_stats.jsonl")[:stats_done])
         rewrite_jsonl(root / "test_log.jsonl",
                       [r for r in read_jsonl(root / "test_log.jsonl") if r["epoch"] < stats_done])
-        library = replay_library(universe, trace, n_done)
+        library = replay_library(universe, trace, n_done, start_library, env_cfg.typed_links)
     else:
         for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log"):
             (root / f"{name}.jsonl").unlink(missing_ok=True)
-        library = Library.from_universe(universe)
+        if start_library is not None:
+            write_snapshot(root / "kb_start.json", start_library, "start", uref)
+            library = start_library.copy(search=None)
+        else:
+            library = Library.from_universe(universe, typed_links=env_cfg.typed_links)
 
     env = KBGymEnv(universe, mode="train", library=library, config=env_cfg, judge=judge)
     library = env.library

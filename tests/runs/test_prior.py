@@ -40,7 +40,8 @@ def test_prior_rows_score_like_the_readers(small):
                    split=["train", "test_in", "test_out"], label="prior")
     assert len(rows) == sum(len(u.splits[s]) for s in ("train", "test_in", "test_out"))
     fields = set(recorder.test_row(None, "x", u.questions[0], {
-        k: 0 for k in ("f1", "em", "steps", "status", "answer", "tokens_in", "tokens_out")}))
+        k: 0 for k in ("f1", "em", "steps", "status", "answer", "tokens_in", "tokens_out")})) | {
+        "evidence"}  # every exam row carries its evidence set
     for r in rows:
         q = questions[r["qid"]]
         want = prior.get(q.template, NO_PRIOR)
