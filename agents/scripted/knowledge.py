@@ -14,6 +14,8 @@ search paged to its end (``exhausted``), or an index note read and trusted.
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterable
 
 from agents.scripted.text import (
@@ -31,6 +33,9 @@ from agents.scripted.text import (
     result_hits,
     tokens,
 )
+
+#: One out-edge of an ``expand`` result (SPEC §18): ``- {type|untyped} -> {id}: {text}``.
+_EDGE = re.compile(r"^- (\S+) -> ([A-Za-z_]*\d+)(?: \[[^\]\n]*\])?: (.*)$", re.M)
 
 #: The relations a person's name hub (every note naming them) is complete for.
 HUB_RELS = ("friends", "children", "parents", "spouse")
@@ -96,6 +101,16 @@ class ResultLedger:
             if isinstance(text, str):
                 self.note(nid, " ".join(text.split()))
                 self.links.setdefault(nid, [])
+        elif name == "locate" and not result.startswith("ERROR"):
+            for nid, text in result_hits(result):
+                self.note(nid, text)
+        elif name == "expand" and args is not None and not result.startswith("ERROR"):
+            node = args.get("node")
+            edges = _EDGE.findall(result)
+            for _, nid, text in edges:
+                self.note(nid, text)
+            if isinstance(node, str) and not args.get("edges") and args.get("hops", 1) == 1:
+                self.links[node] = [nid for _, nid, _ in edges]
         elif name == "delete" and result.startswith("deleted "):
             self.forget(result.split()[1])
         elif name == "link_many" and args is not None and " -> " in result \
@@ -357,9 +372,10 @@ class LinkJudgedKnowledge(Knowledge):
       curator's correction — or its misinformation — is what the reader uses.
     """
 
-    def __init__(self, page_size: int = 5):
+    def __init__(self, page_size: int = 5, rng: random.Random | None = None):
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
+        self.rng = rng  # a repeated exam's tie-break shuffle; None keeps the shown order
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
@@ -390,6 +406,8 @@ class LinkJudgedKnowledge(Knowledge):
             if rel in REL_HINTS and hinted and rel not in hinted:
                 continue  # plainly about another of the key's sets: not worth a step
             out.append(nid)
+        if self.rng is not None:
+            self.rng.shuffle(out)
         out.sort(key=lambda nid: rel not in hinted_relations(self.notes[nid]))
         return out[:MAX_CANDIDATE_READS]
 
