@@ -387,13 +387,14 @@ class LinkJudgedKnowledge(Knowledge):
 
     # -- indexes -----------------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
-        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`. Notes
-        that hold a question (of any of the 26 shapes) or state an answer are about that
-        question, not indexes for a key. When several
-        qualify, those whose words belong to the set's own sentences (``friend``, ``mother``,
-        ``kids``) are read first, and a person's note whose words name only *other* relations
-        (``X's kids`` when friends are wanted) is not read at all. Reading order and that skip
-        are the only uses of wording; whether a note is an index is judged by links alone."""
+        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`.
+
+        Notes that hold a question (of any of the 26 shapes) or state an answer are about that
+        question, not indexes for a key. When several qualify, those whose words belong to the
+        set's own sentences (``friend``, ``mother``, ``kids``) are read first, and a person's
+        note whose words name only *other* relations (``X's kids`` when friends are wanted) is
+        not read at all. Reading order and that skip are the only uses of wording; whether a
+        note is an index is judged by its links alone."""
         out = []
         for nid in self.order:
             if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
@@ -502,6 +503,9 @@ def note_keys(text: str) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = [(p, None) for p in names_in(text)]
     words = set(tokens(text))
     for kind, vocab in VALUE_KINDS:
-        out += [(v, kind) for v in vocab
-                if words.intersection(tokens(" ".join(plural_forms(v)))) and any(mentions(text, f) for f in plural_forms(v))]
+        for v in vocab:
+            forms = plural_forms(v)
+            if words.intersection(tokens(" ".join(forms))) and any(mentions(text, f)
+                                                                   for f in forms):
+                out.append((v, kind))
     return out
