@@ -28,6 +28,11 @@ def _add_build(sub) -> None:
     p.add_argument("--friend-degree", type=float, dest="friend_degree")
     p.add_argument("--cities", type=int, dest="n_cities")
     p.add_argument("--hard-frac", type=float, dest="hard_frac")
+    p.add_argument("--children", dest="children_per_couple", metavar="LO-HI",
+                   help="children per couple, drawn per couple (default: the fixed triples)")
+    p.add_argument("--common-jobs", type=int, dest="common_jobs",
+                   help="the first N jobs are held by --common-job-share of people (default 0)")
+    p.add_argument("--common-job-share", type=float, dest="common_job_share")
     for flag in ("train", "test-in", "test-out", "eval-in", "eval-out"):
         p.add_argument(f"--{flag}", type=int, dest=flag.replace("-", "_"))
     p.add_argument("--out", default="universe.json", help="output file (default universe.json)")
@@ -40,9 +45,16 @@ def universe_config_from_args(args):
     from kbgym.universe import UniverseConfig
 
     values = dict(load_config(args.config).universe) if args.config else {}
-    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac"):
+    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac",
+                "common_jobs", "common_job_share"):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
+    if getattr(args, "children_per_couple", None) is not None:
+        lo, _, hi = args.children_per_couple.partition("-")
+        try:
+            values["children_per_couple"] = (int(lo), int(hi or lo))
+        except ValueError:
+            raise CLIError(f"--children takes LO-HI (e.g. 1-6), got {args.children_per_couple!r}")
     base = UniverseConfig.make(**values)
     sizes = list(base.sizes)
     eval_sizes = list(base.eval_sizes)
@@ -75,7 +87,22 @@ def summarize(u) -> str:
     lines.append(f"{'total':26s}" + "".join(f"{len(u.splits[s]):9d}" for s in split_names))
     short = {k: v for k, v in u.meta["split_shortfall"].items() if v}
     lines.append("shortfall " + (", ".join(f"{k}={v}" for k, v in short.items()) or "none"))
+    lines += guess_lines(u)
     return "\n".join(lines)
+
+
+def guess_lines(u) -> list[str]:
+    """Templates a prior answers without reading (top canonical gold over 50 % of their
+    questions; QC5's "unknown" always is) and templates with no questions."""
+    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares, guessable
+
+    shares = answer_shares(u)
+    flagged = [f"{t} {share:.0%} ({shares[t]['answer']!r})"
+               for t, share in guessable(u).items() if not t.startswith("qc5_")]
+    empty = [t for t, r in shares.items() if not r["n"]]
+    return [f"guessable (top answer > {GUESSABLE_SHARE:.0%} of a template's questions; QC5's "
+            f"'unknown' aside): {', '.join(flagged) or 'none'}",
+            f"no questions: {', '.join(empty) or 'none'}"]
 
 
 def cmd_build(args) -> int:
@@ -101,8 +128,9 @@ def _universe(path: str | None):
         raise CLIError(f"{path}: not a kbgym universe file ({err})") from None
 
 
-def _library(spec: str | None, universe):
-    """B1 (None, 'B1' or a universe file) or a snapshot file."""
+def _library(spec: str | None, universe, typed_links: bool = False):
+    """B1 (None, 'B1' or a universe file) or a snapshot file (one built on the universe
+    ``universe`` drifted from is carried over onto it)."""
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
 
@@ -113,7 +141,11 @@ def _library(spec: str | None, universe):
     lib, header = load_snapshot(spec)
     uhash = (header.get("universe") or {}).get("hash")
     if uhash not in (None, universe.hash):
-        raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+        if uhash != (universe.meta.get("drift") or {}).get("parent_hash"):
+            raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+        from kbgym.runs.drift import library_for
+
+        lib = library_for(lib, uhash, universe, typed_links)
     return lib, spec
 
 
@@ -180,9 +212,12 @@ def cmd_train(args) -> int:
     agent = make_agent(args.agent, **_agent_options(args))
     reader = make_agent(args.reader, **_agent_options(args)) if args.eval_each_epoch else None
     judge, judge_meta = _judge(args)
+    start = None
+    if getattr(args, "resume_from_library", None):
+        start, _ = _library(args.resume_from_library, u, typed_links=env_cfg.typed_links)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
-                 progress=_progress(args.quiet, "train"))
+                 progress=_progress(args.quiet, "train"), start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0
@@ -201,23 +236,38 @@ def cmd_test(args) -> int:
     for name in names:
         if name not in splits:
             raise CLIError(f"unknown split: {name}")
-    reader = make_agent(args.reader, **_agent_options(args))
+    if args.reader == "prior":  # the prior arm: top training answer per template, one step
+        from kbgym.runs.prior import PriorReader
+
+        reader = PriorReader.for_questions(u, questions)
+    else:
+        reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
     run_id = _test_run_id(args, u, lib)
     rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                               splits=splits, label=args.epoch, limit=args.limit, out=args.out,
-                              run_id=run_id, max_concurrent=args.max_concurrent)
+                              run_id=run_id, max_concurrent=args.max_concurrent,
+                              repeats=args.repeats, seed=args.seed)
     if args.out:
         model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
         write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
                         label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
-                        rows=rows)
+                        rows=rows, repeats=args.repeats, seed=args.seed)
     if not args.quiet:
         for name in names:
             b = score_block([r for r in rows if r["split"] == name])
             print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
-                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
+                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}"
+                  + _consistency_cell(args, rows, name))
     return 0
+
+
+def _consistency_cell(args, rows, split) -> str:
+    if args.repeats < 2:
+        return ""
+    from kbgym.metrics.consistency import consistency
+
+    return f"  jaccard={_f(consistency(r for r in rows if r['split'] == split))}"
 
 
 def _test_run_id(args, universe, library) -> str:
@@ -233,7 +283,8 @@ def _test_run_id(args, universe, library) -> str:
         return json.loads(meta.read_text(encoding="utf-8"))["run_id"]
     return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
                       "questions": args.questions, "split": args.split, "reader": args.reader,
-                      "m": args.m, "limit": args.limit})
+                      "m": args.m, "limit": args.limit,
+                      **({"repeats": args.repeats, "seed": args.seed} if args.repeats > 1 else {})})
 
 
 def _f(x, spec=".3f"):
@@ -253,6 +304,11 @@ def cmd_probe(args) -> int:
             from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
 
             probe = make_pw_probe_from_run(u, args.run)
+        elif u.meta.get("source") == "corpus":  # an imported corpus: by shared entities
+            from kbgym.adapters.corpus import make_corpus_probe_from_run
+
+            probe = make_corpus_probe_from_run(u, args.run, per_group=args.per_group,
+                                               seed=args.seed)
         else:
             probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
         write_canonical(args.out, probe)
@@ -274,7 +330,28 @@ def cmd_probe(args) -> int:
     for subset in ("exhausted", "rest"):
         print(f"\n-- questions where {args.base} {'exhausted its budget' if subset == 'exhausted' else 'answered in budget'}")
         print(format_table(table, subset))
+    if args.prices:
+        _print_arm_costs(args, arms)
     return 0
+
+
+def _print_arm_costs(args, arms: dict) -> None:
+    """Tokens, cached share and USD per correct answer of each arm (``--prices``); an arm's
+    model is the one its test_meta.json names."""
+    import json
+
+    from kbgym.metrics.costs import PriceTable, exam_costs, format_costs
+
+    table = PriceTable.load(args.prices)
+    costs = {}
+    for spec in args.arm:
+        name, _, path = spec.partition("=")
+        meta = Path(path) / "test_meta.json"
+        model = json.loads(meta.read_text(encoding="utf-8")).get("model") \
+            if meta.exists() else None
+        costs[name] = exam_costs(arms[name], model, table)
+    print("\n-- tokens and USD per correct answer (EM), with and without the cache discount")
+    print(format_costs(costs))
 
 
 def cmd_replay(args) -> int:
@@ -316,7 +393,7 @@ def cmd_replay(args) -> int:
 def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
-    write_report(args.run, args.universe, args.probe_table)
+    write_report(args.run, args.universe, args.probe_table, args.prices)
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
     return 0
 
@@ -373,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model")
     p.add_argument("--refresh", choices=["immediate", "iteration"])
     p.add_argument("--resume", action="store_true")
+    p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
+                   help="start from this trained library (e.g. one trained on the universe "
+                        "--universe drifted from) instead of B1")
     p.add_argument("--out", required=True)
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)
@@ -383,12 +463,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--library", help="snapshot file, or B1 (default)")
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
-    p.add_argument("--reader", default="scripted-reader")
+    p.add_argument("--reader", default="scripted-reader",
+                   help="reader plugin, or 'prior': each template's most frequent training "
+                        "answer in one step, reading nothing")
     p.add_argument("--m", type=int)
     p.add_argument("--limit", type=int)
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=int, default=32, dest="max_concurrent",
                    help="questions in flight at once for async (LLM) readers")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="examine each question R times (citation consistency; default 1)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="master seed of the per-repeat reader seeds (with --repeats)")
     p.add_argument("--out")
     p.add_argument("--quiet", action="store_true")
     _add_endpoint_flags(p)
@@ -412,6 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="formula (1): an arm loses its star when the CI of F1(arm) - F1(base) "
                          "lies entirely below -delta (default 0)")
     pt.add_argument("--out")
+    pt.add_argument("--prices", help="price table (JSON): adds USD per correct answer per arm")
     p.set_defaults(func=cmd_probe)
 
     from kbgym.adapters.cli import add_parser as add_adapt
@@ -423,6 +510,14 @@ def build_parser() -> argparse.ArgumentParser:
     from kbgym.sweep.cli import add_parser as add_sweep
 
     add_sweep(sub)
+
+    from kbgym.adapters.corpus.cli import add_parser as add_import
+
+    add_import(sub)
+
+    from kbgym.runs.drift_cli import add_parser as add_drift
+
+    add_drift(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run")
@@ -441,6 +536,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--universe")
     p.add_argument("--probe-table",
                    help="a probe_table.json to include (default: the run's own, if any)")
+    p.add_argument("--prices", help="price table (JSON): adds USD with and without the cache "
+                   "discount")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("plot", help="PNG curves from a run directory")

@@ -4,7 +4,8 @@ one table of rho, F1 and the F1 gate, and the structure metrics.
     python scripts/curator_zoo.py [--seeds 0,1,2,3,4] [--per-group 100] [--m 15]
                                   [--reader scripted-reader] [--curators a,b,...] [--out DIR]
 
-Per seed: the default universe (500 people), each curator of ``agents.zoo.curators.ZOO``
+Per seed: the default universe (500 people), the ``prior`` arm (each template's most frequent
+training answer, one step: what guessing alone earns), each curator of ``agents.zoo.curators.ZOO``
 trained on train[:100] x 2 epochs, one probe (made from the canonical run: every curator
 trains on the same questions) and one B1 exam shared by all arms. The canonical library is also
 examined with its index titles rewritten in each style of ``agents.zoo.titles.STYLES``
@@ -25,9 +26,11 @@ from agents.zoo.titles import STYLES, restyle
 from kbgym.env.config import KBGymConfig
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
+from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.structure import index_structure
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
+from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import make_probe_from_run, mark, probe_table
 from kbgym.runs.train import TrainConfig, train
 from kbgym.universe import UniverseConfig, generate
@@ -40,12 +43,7 @@ def library_metrics(lib: Library, universe) -> dict:
     out = {"precision": s["precision"], "recall": s["recall"],
            "index_coverage": lib.stats()["index_coverage"],
            "authored": lib.stats()["authored_statements"]}
-    try:  # the misinformation metric, where this checkout has it
-        from kbgym.metrics.misinformation import misinformation
-
-        out["false_statements"] = misinformation(lib, universe)["false_statements"]
-    except ImportError:
-        out["false_statements"] = None
+    out["false_statements"] = misinformation(lib, universe)["false_statements"]
     return out
 
 
@@ -74,7 +72,8 @@ def run_seed(seed: int, args, curators: list[str], out: Path) -> tuple[dict, dic
             libs[f"restyled:{style}"] = lib
     reader = make_agent(args.reader)
     env_config = KBGymConfig(m=args.m)
-    rows = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, env_config)}
+    rows = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, env_config),
+            "prior": examine_prior(u, probe)}
     metrics = {}
     for name, lib in libs.items():
         rows[name] = examine_probe(u, lib, reader, probe, env_config)

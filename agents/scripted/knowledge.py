@@ -14,6 +14,8 @@ search paged to its end (``exhausted``), or an index note read and trusted.
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterable
 
 from agents.scripted.text import (
@@ -22,6 +24,7 @@ from agents.scripted.text import (
     Observation,
     fact_names,
     index_keys,
+    embeds_question,
     mentions,
     names_in,
     parse_fact,
@@ -30,6 +33,9 @@ from agents.scripted.text import (
     result_hits,
     tokens,
 )
+
+#: One out-edge of an ``expand`` result (SPEC §18): ``- {type|untyped} -> {id}: {text}``.
+_EDGE = re.compile(r"^- (\S+) -> ([A-Za-z_]*\d+)(?: \[[^\]\n]*\])?: (.*)$", re.M)
 
 #: The relations a person's name hub (every note naming them) is complete for.
 HUB_RELS = ("friends", "children", "parents", "spouse")
@@ -95,6 +101,16 @@ class ResultLedger:
             if isinstance(text, str):
                 self.note(nid, " ".join(text.split()))
                 self.links.setdefault(nid, [])
+        elif name == "locate" and not result.startswith("ERROR"):
+            for nid, text in result_hits(result):
+                self.note(nid, text)
+        elif name == "expand" and args is not None and not result.startswith("ERROR"):
+            node = args.get("node")
+            edges = _EDGE.findall(result)
+            for _, nid, text in edges:
+                self.note(nid, text)
+            if isinstance(node, str) and not args.get("edges") and args.get("hops", 1) == 1:
+                self.links[node] = [nid for _, nid, _ in edges]
         elif name == "delete" and result.startswith("deleted "):
             self.forget(result.split()[1])
         elif name == "link_many" and args is not None and " -> " in result \
@@ -356,10 +372,10 @@ class LinkJudgedKnowledge(Knowledge):
       curator's correction — or its misinformation — is what the reader uses.
     """
 
-    def __init__(self, page_size: int = 5, question: str = ""):
+    def __init__(self, page_size: int = 5, rng: random.Random | None = None):
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
-        self.question = question
+        self.rng = rng  # a repeated exam's tie-break shuffle; None keeps the shown order
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
@@ -371,23 +387,29 @@ class LinkJudgedKnowledge(Knowledge):
 
     # -- indexes -----------------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
-        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`. Notes
-        that restate the question or state an answer are statements, not indexes. When several
-        qualify, those whose words belong to the set's own sentences (``friend``, ``mother``,
-        ``kids``) are read first; that order is the only use of wording, the judgement uses
-        links alone."""
+        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`.
+
+        Notes that hold a question (of any of the 26 shapes) or state an answer are about that
+        question, not indexes for a key. When several qualify, those whose words belong to the
+        set's own sentences (``friend``, ``mother``, ``kids``) are read first, and a person's
+        note whose words name only *other* relations (``X's kids`` when friends are wanted) is
+        not read at all. Reading order and that skip are the only uses of wording; whether a
+        note is an index is judged by its links alone."""
         out = []
         for nid in self.order:
             if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
                 continue
             text = self.notes[nid]
-            if not names_key(text, key) or parse_statement(text) is not None:
+            if (not names_key(text, key) or parse_statement(text) is not None
+                    or embeds_question(text)):
                 continue
-            if self.question and mentions(text, self.question):
-                continue
+            hinted = hinted_relations(text)
+            if rel in REL_HINTS and hinted and rel not in hinted:
+                continue  # plainly about another of the key's sets: not worth a step
             out.append(nid)
-        words = REL_HINTS.get(rel, frozenset())
-        out.sort(key=lambda nid: not words.intersection(tokens(self.notes[nid])))
+        if self.rng is not None:
+            self.rng.shuffle(out)
+        out.sort(key=lambda nid: rel not in hinted_relations(self.notes[nid]))
         return out[:MAX_CANDIDATE_READS]
 
     def absorb_index(self, nid: str, rel: str, key: str) -> bool:
@@ -453,6 +475,12 @@ REL_HINTS = {
 }
 
 
+def hinted_relations(text: str) -> set[str]:
+    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses."""
+    toks = set(tokens(text))
+    return {rel for rel, words in REL_HINTS.items() if words & toks}
+
+
 def plural_forms(value: str) -> tuple[str, ...]:
     """``cooper`` -> (``cooper``, ``coopers``); the last word of a phrase takes the plural."""
     head, _, last = value.rpartition(" ")
@@ -475,6 +503,9 @@ def note_keys(text: str) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = [(p, None) for p in names_in(text)]
     words = set(tokens(text))
     for kind, vocab in VALUE_KINDS:
-        out += [(v, kind) for v in vocab
-                if words.intersection(tokens(" ".join(plural_forms(v)))) and any(mentions(text, f) for f in plural_forms(v))]
+        for v in vocab:
+            forms = plural_forms(v)
+            if words.intersection(tokens(" ".join(forms))) and any(mentions(text, f)
+                                                                   for f in forms):
+                out.append((v, kind))
     return out

@@ -124,11 +124,15 @@ class QuestionNotes(UserCurator):
     name = "question-notes"
 
     def plan(self, question: str, gold: str) -> Plan:
+        note = f"Notes for: {question}"
         yield {"action": "search", "query": question}
-        targets = [nid for nid, _ in self.hits()]
+        hits = self.hits()
+        if any(text == note for _, text in hits):  # written in an earlier epoch
+            return
+        targets = [nid for nid, _ in hits]
         if not targets:
             return
-        yield {"action": "add", "text": f"Notes for: {question}"}
+        yield {"action": "add", "text": note}
         nid = self.added_id()
         if nid and not self.result.startswith("duplicate"):
             yield {"action": "link_many", "source": nid, "targets": targets}

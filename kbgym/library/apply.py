@@ -82,9 +82,13 @@ def read_result(library: Library, node_id: str) -> str:
         return f"{node.id}: {node.text}\nlinks: (none)"
     parts = [f"{node.id}: {node.text}\nlinks:"]
     types = node.link_types
+    stale = library.track_hashes or library.superseded  # source drift: mark stale links
     for lid in node.links:
         ltype = types.get(lid)
-        tag = f" [{ltype}]" if ltype else ""
+        tags = [ltype] if ltype else []
+        if stale and library.is_stale(node.id, lid):
+            tags.append("stale")
+        tag = f" [{', '.join(tags)}]" if tags else ""
         parts.append(f"\n- {lid}{tag}: {library[lid].text}")
     return "".join(parts)
 

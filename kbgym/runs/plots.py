@@ -110,6 +110,18 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
 
+    if series and "stale_links" in series[0]:  # a run on a drifted universe
+        its = [s["iteration"] for s in series]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot(its, [s["stale_links"] for s in series], label="stale links")
+        ax.plot(its, [s["stale_index_notes"] for s in series], label="stale index notes")
+        ax.set(xlabel="training iteration", title="Staleness after source drift")
+        ax.legend()
+        fig.tight_layout()
+        written.append(out / "staleness.png")
+        fig.savefig(written[-1], dpi=110)
+        plt.close(fig)
+
     snaps = sorted(run_dir.glob("kb_epoch_*.json"), key=lambda p: int(p.stem.split("_")[-1]))
     if snaps:
         lib, _ = load_snapshot(snaps[-1])

@@ -9,6 +9,7 @@ import numpy as np
 
 from kbgym.errors import ConfigError
 from kbgym.jsonio import sha256_hex
+from kbgym.metrics.consistency import consistency
 from kbgym.metrics.outcomes import (
     DEFAULT_RESAMPLES,
     bootstrap_indices,
@@ -127,11 +128,17 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
     F1(arm) − F1(base) does not lie entirely below −``delta``; a cell whose F1-difference CI
     does lie below −δ is an F1 loss (``f1_loss``, printed ``F1↓``) whatever its steps.
 
+    Repeated exams (rows with ``repeat``): rho, steps and F1 come from the first repeat, and
+    ``jaccard`` is the mean pairwise Jaccard of the evidence sets over all repeats (None for
+    a single run; :mod:`kbgym.metrics.consistency`).
+
     The same R×n resample matrix (stream ``probe/bootstrap/{group}``) serves every arm. The
     table is repeated over the gids where the base arm exhausted its budget
     (``/exhausted``) and over the rest (``/rest``), each with its own matrix.
     """
     seed = probe.get("seed", 0) if seed is None else seed
+    repeated = arms  # every repeat's rows; the rest of the table uses the first repeat's
+    arms = {arm: [r for r in rows if not r.get("repeat")] for arm, rows in arms.items()}
     if base not in arms:
         raise ValueError(f"the base arm {base!r} is missing; arms: {', '.join(arms)}")
     out: dict = {"base": base, "resamples": resamples, "delta": delta, "groups": {}}
@@ -154,6 +161,9 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
             for arm, rows in arms.items():
                 pairs = paired([r for r in rows if r["split"] == group], rows_b)
                 cells[arm] = _cell([a for a, _ in pairs], [b for _, b in pairs], idx, delta)
+                gids_here = {b["qid"] for b in rows_b}
+                cells[arm]["jaccard"] = consistency(
+                    r for r in repeated[arm] if r["split"] == group and r["qid"] in gids_here)
             out["groups"][group][subset] = cells
     return out
 
@@ -167,6 +177,7 @@ def format_table(table: Mapping, subset: str = "all") -> str:
     """A fixed-width text table: one row per arm × group, with the F1 gate (formula (1))."""
     lines = [f"{'group':14s}{'arm':12s}{'n':>4s}{'steps':>8s}{'rho':>7s}{'':4s}{'95% CI':13s}"
              f"{'F1':>6s}{'dF1':>8s}  {'dF1 95% CI':15s}"]
+    lines[0] += f"{'J':>7s}"  # mean pairwise Jaccard of evidence sets (repeated exams)
     groups = table["groups"]
     for group in [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]:
         for arm, c in groups[group][subset].items():
@@ -178,7 +189,10 @@ def format_table(table: Mapping, subset: str = "all") -> str:
                    if c.get("f1_diff_ci") else "")
             lines.append(f"{group:14s}{arm:12s}{c['n']:4d}{c['mean_steps']:8.2f}"
                          f"{c['rho']:7.3f}{mark(c):4s}{ci:13s}{c['f1']:6.3f}"
-                         f"{c['f1_diff']:+8.3f}  {dci:15s}".rstrip())
+                         f"{c['f1_diff']:+8.3f}  {dci:15s}")
+            j = c.get("jaccard")
+            lines[-1] += f"{j:7.3f}" if j is not None else f"{'-':>7s}"
     lines.append("* = rho CI below 1 and no F1 loss; F1↓ = the F1-difference CI lies below "
-                 f"-delta (delta = {table.get('delta', 0.0):g})")
+                 f"-delta (delta = {table.get('delta', 0.0):g}); J = mean pairwise Jaccard of "
+                 "evidence sets over repeated exams")
     return "\n".join(lines)

@@ -105,7 +105,8 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     path.mkdir(parents=True)
     write_canonical(path / "spec.json", spec)
     try:
-        with _deadline(timeout_s), ExitStack() as stack:
+        # the timer stops before the stack unwinds: an alarm must not cut gc_frozen's exit
+        with ExitStack() as stack, _deadline(timeout_s):
             _run(spec, rid, path, stack)
     except BaseException as err:
         write_canonical(path / "error.json", {

@@ -48,6 +48,17 @@ def deterministic(rep: dict) -> dict:
     return {k: v for k, v in rep.items() if k not in ("seconds", "_written")}
 
 
+@pytest.fixture(autouse=True)
+def no_frozen_leftovers():
+    """Every run gives the collector back what it froze, whatever happened to it."""
+    import gc
+
+    from kbgym.library import graph
+
+    yield
+    assert graph._frozen_depth == 0 and gc.get_freeze_count() == 0
+
+
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serial")
