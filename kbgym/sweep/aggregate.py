@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text, write_canonical
+from kbgym.metrics.costs import PriceTable
 from kbgym.metrics.outcomes import bootstrap_indices, break_even, f1_gate, mean_diff_ci
 from kbgym.runs.probe import GROUPS
 from kbgym.sweep.grid import cell_key
@@ -42,7 +42,8 @@ BASE = "B1"
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-STRUCTURE_KEYS = ("precision", "recall", "index_coverage", "n_links", "authored_statements")
+STRUCTURE_KEYS = ("precision", "recall", "index_coverage", "n_links", "authored_statements",
+                  "false_statements")
 
 
 # -- small statistics --------------------------------------------------------------------------
@@ -90,24 +91,9 @@ def load_results(out: str | Path) -> tuple[list[dict], list[str]]:
     return results, [i for i in listed if i not in done]
 
 
-def load_prices(path: str | Path | None) -> dict | None:
-    """A price table: ``{model: {input: USD per 1M tokens, output: USD per 1M tokens}}``."""
-    if path is None:
-        return None
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such price table") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping model -> {{input: .., output: ..}}")
-    for model, p in data.items():
-        if (not isinstance(p, dict) or set(p) != {"input", "output"}
-                or not all(isinstance(v, (int, float)) and v >= 0 for v in p.values())):
-            raise ConfigError(f"{path}: {model}: expected {{input: USD/1M, output: USD/1M}}, "
-                              f"both non-negative numbers")
-    return {str(k): v for k, v in data.items()}
+def load_prices(path: str | Path | None) -> PriceTable | None:
+    """The price table of ``kbgym report --prices`` (JSON or YAML), or None."""
+    return None if path is None else PriceTable.load(Path(path))
 
 
 # -- one cell --------------------------------------------------------------------------------------
@@ -192,33 +178,35 @@ def structure(results: list[dict]) -> dict:
     def value(r, k):
         if k in ("precision", "recall"):
             return r["structure"].get(k)
+        if k == "false_statements":  # misinformation the curator wrote (None if unchecked)
+            return (r.get("misinformation") or {}).get(k)
         return (r["train"]["final_stats"] or {}).get(k)
 
     return {k: between_seeds([value(r, k) for r in results]) for k in STRUCTURE_KEYS}
 
 
-def _money(tokens: Sequence[int], model: str, prices: dict | None) -> float | None:
-    if prices is None or model not in prices:
+def _money(tokens: Sequence[int], model: str, prices: PriceTable | None) -> float | None:
+    """USD for [in, out(, cached)] tokens, with the cache discount; None when unpriced."""
+    if prices is None:
         return None
-    p = prices[model]
-    return (tokens[0] * p["input"] + tokens[1] * p["output"]) / 1e6
+    return prices.cost(model, tokens[0], tokens[1], tokens[2] if len(tokens) > 2 else 0)
 
 
-def costs(results: list[dict], prices: dict | None) -> dict:
+def costs(results: list[dict], prices: PriceTable | None) -> dict:
     """Mean over seeds of tokens, money per correct answer and break-even question counts."""
     arms = [a for a in results[0]["arms"]]
-    out: dict = {"train_tokens": between_seeds([sum(r["train"]["tokens"]) for r in results]),
+    out: dict = {"train_tokens": between_seeds([sum(r["train"]["tokens"][:2]) for r in results]),
                  "arms": {}}
     if prices is not None:
         out["train_money"] = between_seeds([_money(r["train"]["tokens"], r["train"]["model"],
                                                    prices) for r in results])
     for arm in arms:
         rows = [r for r in results if arm in r["exam"]]
-        per_q = [sum(r["exam"][arm]["tokens"]) / r["exam"][arm]["n"] for r in rows
+        per_q = [sum(r["exam"][arm]["tokens"][:2]) / r["exam"][arm]["n"] for r in rows
                  if r["exam"][arm]["n"]]
         c = {"exam_tokens_per_question": between_seeds(per_q),
              "correct": between_seeds([r["exam"][arm]["correct"] for r in rows]),
-             "build_tokens": between_seeds([sum(r["builds"][arm]["tokens"]) for r in rows
+             "build_tokens": between_seeds([sum(r["builds"][arm]["tokens"][:2]) for r in rows
                                             if arm in r["builds"]])}
         if prices is not None:
             money = [_money(r["exam"][arm]["tokens"], r["reader"]["model"], prices) for r in rows]
@@ -232,9 +220,9 @@ def costs(results: list[dict], prices: dict | None) -> dict:
         ex = r["exam"]
         if not ex[BASE]["n"] or not ex["trained"]["n"]:
             continue
-        c0 = sum(ex[BASE]["tokens"]) / ex[BASE]["n"]
-        ct = sum(ex["trained"]["tokens"]) / ex["trained"]["n"]
-        be_tok.append(break_even(sum(r["train"]["tokens"]), c0, ct))
+        c0 = sum(ex[BASE]["tokens"][:2]) / ex[BASE]["n"]
+        ct = sum(ex["trained"]["tokens"][:2]) / ex["trained"]["n"]
+        be_tok.append(break_even(sum(r["train"]["tokens"][:2]), c0, ct))
         if prices is not None:
             m0 = _money(ex[BASE]["tokens"], r["reader"]["model"], prices)
             mt = _money(ex["trained"]["tokens"], r["reader"]["model"], prices)
@@ -278,7 +266,7 @@ def curves(results: list[dict]) -> dict | None:
 
 
 # -- the report ------------------------------------------------------------------------------------
-def build_sweep_report(out: str | Path, *, prices: dict | None = None,
+def build_sweep_report(out: str | Path, *, prices: PriceTable | None = None,
                        resamples: int | None = None) -> dict:
     results, missing = load_results(out)
     if not results:
@@ -315,7 +303,8 @@ def build_sweep_report(out: str | Path, *, prices: dict | None = None,
         secs[label] = seconds(rs)
     cells.sort(key=lambda c: c["label"])
     return {"schema_version": 1, "kind": "kbgym.sweep.report", "finished": len(results),
-            "missing": missing, "prices": prices, "cells": cells, "seconds": secs}
+            "missing": missing, "prices": None if prices is None else dict(prices.prices),
+            "cells": cells, "seconds": secs}
 
 
 def _f(x, spec=".3f") -> str:
@@ -376,7 +365,7 @@ def render_markdown(rep: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_sweep_report(out: str | Path, *, prices: dict | None = None,
+def write_sweep_report(out: str | Path, *, prices: PriceTable | None = None,
                        resamples: int | None = None, plots: bool = True) -> dict:
     out = Path(out)
     rep = build_sweep_report(out, prices=prices, resamples=resamples)

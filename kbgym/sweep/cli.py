@@ -34,7 +34,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--retries", type=int, default=2,
                    help="extra tries after a transient endpoint error (default 2)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and their status")
-    p.add_argument("--prices", help="report: YAML {model: {input: USD/1M, output: USD/1M}}")
+    p.add_argument("--prices", help="report: a price table (JSON or YAML) {model: {in, out"
+                   "[, cached_in]}} in USD per 1M tokens")
     p.add_argument("--resamples", type=int, help="report: bootstrap resamples (default: the "
                    "grid's)")
     p.add_argument("--no-plots", action="store_true", help="report: no PNG figures")

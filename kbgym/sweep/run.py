@@ -89,7 +89,10 @@ def _model(agent, name: str) -> str:
 
 
 def _tokens(rows: list[dict]) -> list[int]:
-    return [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)]
+    """[in, out, cached] summed over log rows (cached is a part of in)."""
+    from kbgym.metrics.costs import tokens_of
+
+    return list(tokens_of(rows))
 
 
 def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> dict:
@@ -181,7 +184,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
                           if k in ("index_coverage", "n_nodes", "n_links", "authored_statements")}
         if bmeta is not None:
             llm = bmeta["llm"]
-            builds[arm] = {"tokens": [llm["tokens_in"], llm["tokens_out"]] if llm else [0, 0],
+            builds[arm] = {"tokens": [llm["tokens_in"], llm["tokens_out"], 0] if llm else [0, 0, 0],
                            "nodes_added": bmeta["nodes_added"],
                            "links_added": bmeta["links_added"],
                            "index_coverage": lib_stats[arm]["index_coverage"]}
@@ -212,7 +215,9 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         "universe": {"hash": universe.hash, "people": len(universe.people),
                      "notes": len(universe.nodes)},
         "train": {"run_id": meta["run_id"], "iterations": report["costs"]["train_iterations"],
-                  "tokens": meta["tokens"]["train"], "model": _model(curator, spec["curator"]["name"]),
+                  "tokens": [*meta["tokens"]["train"],
+                             (meta.get("tokens_cached") or {}).get("train", 0)],
+                  "model": _model(curator, spec["curator"]["name"]),
                   "final_stats": report["kb_stats"][-1] if report["kb_stats"] else None},
         "reader": {"model": _model(reader, spec["reader"]["name"])},
         "probe": {"per_group": pr["per_group"], "seed": seed,
@@ -226,6 +231,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         "probe_table": table,
         "curve": curve,
         "structure": report["structure"],
+        "misinformation": report.get("misinformation"),
         "coverage": {k: report["coverage"][k] for k in
                      ("points_per_distinct_question", "index_coverage_2hop",
                       "question_index_coverage")},

@@ -279,8 +279,8 @@ def test_report_command_writes_files(serial, capsys):
 
 
 def test_costs_with_a_price_table(tmp_path):
-    prices = tmp_path / "prices.yaml"
-    prices.write_text("gpt-x: {input: 1.0, output: 2.0}\n")
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"gpt-x": {"in": 1.0, "cached_in": 0.5, "out": 2.0}}')
     table = load_prices(prices)
 
     def result(train, b1, tr):
@@ -289,15 +289,19 @@ def test_costs_with_a_price_table(tmp_path):
                 "exam": {"B1": {"n": 10, "tokens": b1, "correct": 5},
                          "trained": {"n": 10, "tokens": tr, "correct": 8}}}
 
-    c = costs([result([1_000_000, 0], [100_000, 0], [50_000, 0])], table)
+    c = costs([result([1_000_000, 0, 0], [100_000, 0, 0], [50_000, 0, 0])], table)
     assert c["train_money"]["mean"] == pytest.approx(1.0)
     assert c["arms"]["trained"]["money_per_correct"]["mean"] == pytest.approx(0.05 / 8)
     # training 1e6 tokens; each question saves 5,000 tokens
     assert c["break_even_questions_tokens"]["mean"] == pytest.approx(200)
     assert c["break_even_questions_money"]["mean"] == pytest.approx(200)
-    prices.write_text("gpt-x: {input: -1, output: 2}\n")
+    # cached prompt tokens are cheaper: half of B1's exam prompt read from the cache
+    c = costs([result([1_000_000, 0, 0], [100_000, 0, 50_000], [50_000, 0, 0])], table)
+    assert c["arms"]["B1"]["money_per_correct"]["mean"] == pytest.approx(0.075 / 5)
+    prices.write_text('{"gpt-x": {"in": -1, "out": 2}}')
     with pytest.raises(ConfigError, match="non-negative"):
         load_prices(prices)
+    assert costs([result([1, 0, 0], [1, 0, 0], [1, 0, 0])], None).get("train_money") is None
 
 
 @settings(max_examples=60, deadline=None)
