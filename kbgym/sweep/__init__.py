@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbgym.jsonio import write_canonical
-from kbgym.sweep.executors import EXECUTORS, Options, run_all
+from kbgym.sweep.executors import EXECUTORS, Options, check_options, run_all
 from kbgym.sweep.grid import expand, load_grid, run_id
 from kbgym.sweep.run import run_dir, status
 
@@ -26,6 +26,7 @@ def plan(grid_path: str | Path, out: str | Path) -> list[dict]:
 def sweep(grid_path: str | Path, out: str | Path, *, executor: str = "process",
           options: Options | None = None, report=None) -> list[dict]:
     """Run every unfinished run of the grid; ``sweep.json`` in ``out`` lists them all."""
+    check_options(executor, options or Options())
     runs = plan(grid_path, out)
     write_canonical(Path(out) / "sweep.json", {
         "schema_version": 1, "kind": "kbgym.sweep", "grid": str(grid_path),

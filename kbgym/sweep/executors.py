@@ -186,19 +186,26 @@ def run_ray(specs: list[dict], out: Path, opts: Options, report: Report) -> list
         ray.shutdown()
 
 
-def run_all(specs: list[dict], out: str | Path, executor: str = "process",
-            opts: Options | None = None, report: Report | None = None) -> list[dict]:
-    """Run every spec (finished ones are skipped) with the named executor."""
-    opts = opts or Options()
+def check_options(executor: str, opts: Options) -> None:
+    """One-line errors for flags that cannot work, before anything is written."""
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}; expected one of {', '.join(EXECUTORS)}")
     for name, v in (("--jobs", opts.jobs), ("--llm-slots", opts.llm_slots)):
         if v is not None and v < 1:
             raise ConfigError(f"{name} must be at least 1, got {v}")
+    if opts.retries < 0:
+        raise ConfigError(f"--retries must be 0 or more, got {opts.retries}")
     if opts.timeout_s is not None and opts.timeout_s <= 0:
         raise ConfigError(f"--timeout must be positive, got {opts.timeout_s:g}")
     if executor != "ray" and opts.address not in (None, "", "local"):
         raise ConfigError("--address applies to the ray executor only")
+
+
+def run_all(specs: list[dict], out: str | Path, executor: str = "process",
+            opts: Options | None = None, report: Report | None = None) -> list[dict]:
+    """Run every spec (finished ones are skipped) with the named executor."""
+    opts = opts or Options()
+    check_options(executor, opts)
     fn = {"serial": run_serial, "process": run_process, "ray": run_ray}[executor]
     report = report or (lambda res: None)
     results, todo = {}, []
