@@ -182,7 +182,8 @@ def cmd_train(args) -> int:
     judge, judge_meta = _judge(args)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
-                 progress=_progress(args.quiet, "train"))
+                 progress=_progress(args.quiet, "train"),
+                 agent_spec={"name": args.agent, "options": _agent_options(args)})
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0

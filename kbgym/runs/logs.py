@@ -42,13 +42,17 @@ def read_jsonl(path: str | Path) -> list[dict]:
     if not path.exists():
         return []
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    # split on "\n" only: str.splitlines() also breaks on U+2028, U+0085, \x1c... inside a row
+    for line in path.read_text(encoding="utf-8", errors="surrogateescape").split("\n"):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
+            row = json.loads(line)
+        except ValueError:
             break  # a row cut by a crash: everything after it is unreliable
+        if not isinstance(row, dict):
+            break
+        rows.append(row)
     return rows
 
 
