@@ -29,7 +29,7 @@ from kbgym.env.actions import (
     tool_schemas,
 )
 from kbgym.env.config import KBGymConfig
-from kbgym.env.memory import Memory
+from kbgym.env.memory import LAYOUTS, Memory
 from kbgym.env.spaces import KBActionSpace, Unicode
 from kbgym.errors import ResetNeeded
 from kbgym.library import apply, evidence
@@ -43,6 +43,8 @@ from kbgym.universe.types import Question, Universe
 PHASE_CODE = {"probe": 0, "forward": 1, "backward": 2}
 EPISODE_OVER = "ERROR: episode is over - call reset()"
 MAX_TEXT = 2**24
+#: A read shows a note's links this many at a time (``read(id, links_page=2)`` for the next).
+READ_LINKS_PER_PAGE = 100
 
 _DEFAULT_UNIVERSE: dict[str, Universe] = {}
 
@@ -145,6 +147,7 @@ class KBGymEnv(gym.Env):
         render_mode: str | None = None,
         privileged_info: bool = False,
         reward_fn: Callable[[str, float | None], float] | None = None,
+        obs_layout: str = "counter_last",
     ):
         if mode not in ("train", "probe"):
             raise ValueError(f"mode must be 'train' or 'probe', got {mode!r}")
@@ -159,6 +162,9 @@ class KBGymEnv(gym.Env):
         self.render_mode = render_mode
         self.privileged_info = privileged_info
         self.reward_fn = reward_fn
+        if obs_layout not in LAYOUTS:
+            raise ValueError(f"obs_layout must be one of {', '.join(LAYOUTS)}, got {obs_layout!r}")
+        self.obs_layout = obs_layout
         self.universe, self.universe_path = load_universe(universe)
 
         self._questions, self._splits = self._load_questions(questions)
@@ -262,7 +268,8 @@ class KBGymEnv(gym.Env):
             qid = pool[int(self.np_random.integers(len(pool)))]
         q = self._questions[qid]
 
-        memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats)
+        memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats,
+                        layout=self.obs_layout)
         if self.mode == "train":
             memory.set_task(tasks.forward_block(q.qid, q.text))
             phase = "forward"
@@ -287,11 +294,17 @@ class KBGymEnv(gym.Env):
             return obs, 0.0, ep.terminated, ep.truncated, info
 
         act = parse_action(action, allowed=phase_tools(ep.phase, self.config.toolset),
-                           typed_links=self.config.typed_links)
-        result = self._execute(ep, act)
+                           typed_links=self.config.typed_links)  # never raises
+        try:
+            result = self._execute(ep, act)
+        except Exception as err:  # a bug must not escape to the agent's loop
+            result = f"ERROR: internal error ({type(err).__name__}) - the action was not applied"
         ep.steps += 1
         ep.phase_steps += 1
-        ep.memory.push(act, result)
+        try:
+            ep.memory.push(act, result)
+        except Exception:  # e.g. a repr that raised only now
+            ep.memory.push(f"?(<{type(action).__name__}>)", result)
 
         name = act.name if act.valid else None
         answered = name == "answer"
@@ -317,7 +330,8 @@ class KBGymEnv(gym.Env):
             return apply.search_result(self.library, args["query"], args["page"],
                                        page_size=cfg.page_size, max_page=cfg.max_page)
         if name == "read":
-            return apply.read_result(self.library, args["id"])
+            return apply.read_result(self.library, args["id"], args.get("links_page"),
+                                     links_per_page=READ_LINKS_PER_PAGE)
         if name == "answer":
             q = ep.question
             ep.answer = args["text"]
@@ -388,7 +402,7 @@ class KBGymEnv(gym.Env):
     def _steps_left(self, ep: Episode) -> int:
         """The phase budget minus the steps used in this phase (SPEC §10), also once the
         episode has ended early."""
-        return self._budget(ep) - ep.phase_steps
+        return max(0, self._budget(ep) - ep.phase_steps)
 
     def _obs(self, ep: Episode) -> dict:
         text = ep.memory.render(self._steps_left(ep))
@@ -459,11 +473,15 @@ class KBGymEnv(gym.Env):
 
 
 def _jsonable(value: Any) -> Any:
-    """Given arguments as JSON-safe data (for info and the trace)."""
+    """Given arguments as strict-JSON data (for info and the trace): the value itself when
+    it is JSON (finite numbers only), else its repr cut to 200 characters."""
     import json
 
     try:
-        json.dumps(value)
+        json.dumps(value, allow_nan=False)
         return value
-    except (TypeError, ValueError):
-        return repr(value)[:200]
+    except Exception:
+        try:
+            return repr(value)[:200]
+        except Exception:
+            return f"<{type(value).__name__}>"

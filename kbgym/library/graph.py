@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from types import MappingProxyType
@@ -67,6 +68,23 @@ def format_id(num: int) -> str:
 def normalize_text(text: str) -> str:
     """Strip and collapse every whitespace run (newlines included) to one space."""
     return " ".join(text.split())
+
+
+def invisible_char(text: str) -> str | None:
+    """The first control, format (bidi overrides, zero-width marks) or surrogate character
+    of ``text``, or None. Notes are plain one-line text: such characters would hide or
+    reorder what a reader sees."""
+    if text.isprintable():  # the fast path: no C* / Z[lp] character (and no odd space)
+        return None
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            return ch
+    return None
+
+
+def err_invisible_char(ch: str) -> str:
+    return (f"ERROR: note text contains the control or invisible character U+{ord(ch):04X} - "
+            "write plain text")
 
 
 def err_no_such_note(node_id: str) -> str:
@@ -527,6 +545,9 @@ class Library:
             raise LibraryOpError(ERR_EMPTY_TEXT)
         if len(t) > self.max_text_chars:
             raise LibraryOpError(err_text_too_long(self.max_text_chars))
+        bad = invisible_char(t)
+        if bad is not None:
+            raise LibraryOpError(err_invisible_char(bad))
         return t
 
     @staticmethod

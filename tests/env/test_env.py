@@ -55,8 +55,8 @@ def test_forward_answer_reveals_gold_once_then_backward(small_universe):
     obs, info = env.reset(options={"qid": q.qid})
     assert obs["phase"] == 1 and obs["steps_left"] == 15
     assert obs["text"] == (f"TRAIN QUESTION {q.qid} [phase 1: answer it]\n{q.text}\n\n"
-                           "Remaining actions this phase: 15.\nRecent actions (oldest first):\n"
-                           "(no actions yet)")
+                           "Recent actions (oldest first):\n(no actions yet)\n\n"
+                           "Remaining actions this phase: 15.")
     assert "metrics" in info and info["f1"] is None and not info["answered"]
     obs, r, term, trunc, info = env.step({"action": "answer", "text": q.golds[0]})
     assert (r, term, trunc) == (1.0, False, False)
