@@ -29,7 +29,7 @@ from kbgym.env.actions import (
     tool_schemas,
 )
 from kbgym.env.config import KBGymConfig
-from kbgym.env.memory import LAYOUTS, Memory
+from kbgym.env.memory import LAYOUTS, Memory, max_obs_chars
 from kbgym.env.spaces import KBActionSpace, Unicode
 from kbgym.errors import ResetNeeded
 from kbgym.library import apply, evidence
@@ -187,6 +187,15 @@ class KBGymEnv(gym.Env):
         )
         self._episode: Episode | None = None
         self._last_obs_text = ""
+
+    def max_obs_chars(self) -> int:
+        """The documented bound on ``len(obs["text"])`` for every action sequence: the longest
+        task block this env can show plus ``memory_k`` clipped memory lines and the counter."""
+        qs = self._questions.values()
+        longest = max((len(q.qid) + len(q.text) + max(map(len, q.golds), default=0)
+                       for q in qs), default=0)
+        task = longest + tasks.ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
+        return max_obs_chars(self.config.memory_k, task)
 
     def _next_id(self) -> int:
         return self.library.next_id
