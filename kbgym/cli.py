@@ -11,7 +11,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from kbgym import cliargs as A
 from kbgym.errors import ConfigError, KBGymError
+
+UNIVERSE_HELP = "universe.json (default: the default universe)"
+AGENT_HELP = ("training agent: a plugin name (see README) or module:factory, imported from "
+              "the current directory")
 
 
 class CLIError(KBGymError):
@@ -21,17 +26,23 @@ class CLIError(KBGymError):
 def _add_build(sub) -> None:
     p = sub.add_parser("build", help="generate a universe and write universe.json")
     p.add_argument("--config", help="YAML config file with a `universe` section")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--people", type=int, dest="n_people")
-    p.add_argument("--distractors", type=float, dest="distractor_frac",
-                   help="fraction of distractors (0-1)")
-    p.add_argument("--friend-degree", type=float, dest="friend_degree")
-    p.add_argument("--cities", type=int, dest="n_cities")
-    p.add_argument("--hard-frac", type=float, dest="hard_frac")
-    for flag in ("train", "test-in", "test-out", "eval-in", "eval-out"):
-        p.add_argument(f"--{flag}", type=int, dest=flag.replace("-", "_"))
+    p.add_argument("--seed", type=A.SEED, help="master seed (default 0)")
+    p.add_argument("--people", type=A.int_range(6, 100_000), dest="n_people",
+                   help="people, 6-100000 (default 500)")
+    p.add_argument("--distractors", type=A.FRACTION, dest="distractor_frac",
+                   help="fraction of distractors, 0-1 (default 0.1)")
+    p.add_argument("--friend-degree", type=A.float_range(0, 100), dest="friend_degree",
+                   help="mean friends per person, 0-100 (default 4)")
+    p.add_argument("--cities", type=A.int_range(1, 10_000), dest="n_cities",
+                   help="cities, 1-10000 (default 20)")
+    p.add_argument("--hard-frac", type=A.FRACTION, dest="hard_frac",
+                   help="fraction of hard questions, 0-1 (default 0.6)")
+    for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
+                          ("eval-out", 10)):
+        p.add_argument(f"--{flag}", type=A.SIZE, dest=flag.replace("-", "_"),
+                       help=f"{flag} split size, 0-1000000 (default {default})")
     p.add_argument("--out", default="universe.json", help="output file (default universe.json)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_build)
 
 
@@ -204,21 +215,43 @@ def cmd_test(args) -> int:
             raise CLIError(f"unknown split: {name}")
     reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
-    run_id = _test_run_id(args, u, lib)
-    rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
-                              splits=splits, label=args.epoch, limit=args.limit, out=args.out,
-                              run_id=run_id, max_concurrent=args.max_concurrent)
-    if args.out:
-        model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
-        write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
-                        label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
-                        rows=rows)
+    model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
+    exam_id = {"library": lib_name, "questions": args.questions, "m": env_cfg.m, "model": model,
+               "epoch": args.epoch}
+    with _exam_lock(args.out, exam_id):
+        run_id = _test_run_id(args, u, lib)
+        rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
+                                  splits=splits, label=args.epoch, limit=args.limit,
+                                  out=args.out, run_id=run_id,
+                                  max_concurrent=args.max_concurrent)
+        if args.out:
+            from kbgym.jsonio import sha256_hex
+
+            qhash = ("sha256:" + sha256_hex(Path(args.questions).read_bytes())
+                     if args.questions else None)
+            write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
+                            label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
+                            rows=rows, questions_hash=qhash, reader=args.reader,
+                            universe_hash=u.hash)
     if not args.quiet:
         for name in names:
             b = score_block([r for r in rows if r["split"] == name])
             print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
                   f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
     return 0
+
+
+def _exam_lock(out, exam_id):
+    """The writer lock of ``test --out`` (refusing a directory holding another exam)."""
+    import contextlib
+
+    from kbgym.runs.compat import check_exam_out
+    from kbgym.runs.lock import run_lock
+
+    if not out:
+        return contextlib.nullcontext()
+    check_exam_out(out, exam_id)
+    return run_lock(out)
 
 
 def _test_run_id(args, universe, library) -> str:
@@ -231,7 +264,9 @@ def _test_run_id(args, universe, library) -> str:
 
     meta = Path(args.out or "") / "meta.json"
     if args.out and meta.exists():
-        return json.loads(meta.read_text(encoding="utf-8"))["run_id"]
+        from kbgym.runs.train import read_meta
+
+        return read_meta(meta)["run_id"]
     return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
                       "questions": args.questions, "split": args.split, "reader": args.reader,
                       "m": args.m, "limit": args.limit})
@@ -246,6 +281,7 @@ def cmd_probe(args) -> int:
 
     from kbgym.jsonio import write_canonical
     from kbgym.runs.logs import read_jsonl
+    from kbgym.runs.compat import check_probe_arms
     from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
 
     if args.probe_command == "make":
@@ -261,6 +297,7 @@ def cmd_probe(args) -> int:
             print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +
                   f" -> {args.out}")
         return 0
+    check_probe_arms(args.probe, args.arm, args.base)  # same probe, reader and budget
     probe = json.loads(Path(args.probe).read_text(encoding="utf-8"))
     arms = {}
     for spec in args.arm:
@@ -354,62 +391,78 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kbgym", description=__doc__.splitlines()[0])
+    parser = A.OneLineParser(prog="kbgym", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_build(sub)
 
     p = sub.add_parser("train", help="train a curator on the train split")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
-    p.add_argument("--agent", default="scripted-index", help="training agent (plugin name)")
-    p.add_argument("--reader", default="scripted-reader", help="reader for --eval-each-epoch")
-    p.add_argument("--epochs", type=int)
-    p.add_argument("--train-size", type=int, dest="train_size")
-    p.add_argument("--seed", type=int)
-    for flag in ("n1", "n2", "m"):
-        p.add_argument(f"--{flag}", type=int)
-    p.add_argument("--eval-each-epoch", action="store_true", default=None)
-    p.add_argument("--snapshot-every", type=int, dest="snapshot_every")
-    p.add_argument("--dedup", action=argparse.BooleanOptionalAction, default=False)
-    p.add_argument("--dedup-threshold", type=float, dest="dedup_threshold")
-    p.add_argument("--judge-model")
-    p.add_argument("--refresh", choices=["immediate", "iteration"])
-    p.add_argument("--resume", action="store_true")
-    p.add_argument("--out", required=True)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--agent", default="scripted-index", help=AGENT_HELP)
+    p.add_argument("--reader", default="scripted-reader",
+                   help="reader for --eval-each-epoch (plugin name or module:factory)")
+    p.add_argument("--epochs", type=A.int_range(1, 1000), help="epochs, 1-1000 (default 2)")
+    p.add_argument("--train-size", type=A.COUNT, dest="train_size",
+                   help="train on train[:N] (default: the whole train split)")
+    p.add_argument("--seed", type=A.SEED, help="order seed (default: the universe's seed)")
+    for flag, what, default in (("n1", "forward", 15), ("n2", "backward", 30),
+                                ("m", "exam", 15)):
+        p.add_argument(f"--{flag}", type=A.BUDGET,
+                       help=f"{what} budget in steps, 1-10000 (default {default})")
+    p.add_argument("--eval-each-epoch", action="store_true", default=None,
+                   help="examine the eval split with --reader after every epoch")
+    p.add_argument("--snapshot-every", type=A.COUNT, dest="snapshot_every",
+                   help="write kb_iter_NNNN.json every N iterations (default 20)")
+    p.add_argument("--dedup", action=argparse.BooleanOptionalAction, default=False,
+                   help="merge near-duplicate notes with an LLM judge (needs --judge-model)")
+    p.add_argument("--dedup-threshold", type=A.FRACTION, dest="dedup_threshold",
+                   help="similarity above which the judge is asked, 0-1 (default 0.9)")
+    p.add_argument("--judge-model", help="model of the dedup judge")
+    p.add_argument("--refresh", choices=["immediate", "iteration"],
+                   help="when search sees edits (default iteration)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run in --out (same curator and config)")
+    p.add_argument("--out", required=True, help="run directory")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     _add_endpoint_flags(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("test", help="examine a frozen library with the fixed reader")
-    p.add_argument("--universe")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
     p.add_argument("--library", help="snapshot file, or B1 (default)")
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
-    p.add_argument("--reader", default="scripted-reader")
-    p.add_argument("--m", type=int)
-    p.add_argument("--limit", type=int)
+    p.add_argument("--reader", default="scripted-reader",
+                   help="the exam reader (plugin name or module:factory)")
+    p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
+    p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
-    p.add_argument("--max-concurrent", type=int, default=32, dest="max_concurrent",
-                   help="questions in flight at once for async (LLM) readers")
-    p.add_argument("--out")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--max-concurrent", type=A.int_range(1, 1024), default=32,
+                   dest="max_concurrent",
+                   help="questions in flight at once for async (LLM) readers, 1-1024")
+    p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "
+                                 "(an empty directory, or a training run's)")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     _add_endpoint_flags(p)
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("probe", help="the key-coverage gradient probe")
     psub = p.add_subparsers(dest="probe_command", required=True)
     pm = psub.add_parser("make", help="make probe.json from a training run")
-    pm.add_argument("--run", required=True)
-    pm.add_argument("--universe")
-    pm.add_argument("--per-group", type=int, default=30)
-    pm.add_argument("--seed", type=int)
-    pm.add_argument("--out", default="probe.json")
-    pm.add_argument("--quiet", action="store_true")
+    pm.add_argument("--run", required=True, help="the training run directory")
+    pm.add_argument("--universe", help="the run's universe.json (required when the run was "
+                                       "trained on a file)")
+    pm.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
+                    help="questions per group, 1-10000 (default 30)")
+    pm.add_argument("--seed", type=A.SEED, help="sampling seed (default: the universe's)")
+    pm.add_argument("--out", default="probe.json", help="output file (default probe.json)")
+    pm.add_argument("--quiet", action="store_true", help="print nothing")
     pt = psub.add_parser("table", help="rho per group with paired bootstrap CIs")
-    pt.add_argument("--probe", required=True)
+    pt.add_argument("--probe", required=True, help="the probe.json every arm was examined on")
     pt.add_argument("--arm", action="append", required=True, help="NAME=TEST_DIR (repeat)")
-    pt.add_argument("--base", default="B1")
-    pt.add_argument("--resamples", type=int, default=20000)
-    pt.add_argument("--out")
+    pt.add_argument("--base", default="B1", help="the arm the others are compared with")
+    pt.add_argument("--resamples", type=A.int_range(1, 100_000), default=20000,
+                    help="bootstrap resamples, 1-100000 (default 20000)")
+    pt.add_argument("--out", help="also write the table as JSON here")
     p.set_defaults(func=cmd_probe)
 
     from kbgym.adapters.cli import add_parser as add_adapt
@@ -419,9 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_adapt(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
-    p.add_argument("--run")
-    p.add_argument("--universe")
-    p.add_argument("--at", type=int, help="state after iteration N (default: the end)")
+    p.add_argument("--run", help="the training run directory")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
+    p.add_argument("--at", type=A.int_range(0, 10**9),
+                   help="state after iteration N (default: the end)")
     p.add_argument("--verify", help="compare with this snapshot (prints both hashes)")
     p.add_argument("--all-epochs", nargs="?", const=True, default=None, metavar="RUN_DIR",
                    help="verify every epoch snapshot")
@@ -431,26 +485,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("report", help="report.md and report.json for a run")
-    p.add_argument("--run", required=True)
-    p.add_argument("--universe")
+    p.add_argument("--run", required=True, help="the training run directory")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("plot", help="PNG curves from a run directory")
-    p.add_argument("--run", required=True)
-    p.add_argument("--out")
+    p.add_argument("--run", required=True, help="the training run directory")
+    p.add_argument("--out", help="folder for the PNG files (default: the run directory)")
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("check", help="Gymnasium conformance checks of the environment")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
-    p.add_argument("--out", default="runs/demo")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--train-size", type=int, default=100)
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--per-group", type=int, default=30)
-    p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", default="runs/demo", help="output folder (default runs/demo)")
+    p.add_argument("--seed", type=A.SEED, default=0, help="universe seed (default 0)")
+    p.add_argument("--train-size", type=A.COUNT, default=100,
+                   help="train questions (default 100)")
+    p.add_argument("--epochs", type=A.int_range(1, 1000), default=2,
+                   help="epochs, 1-1000 (default 2)")
+    p.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
+                   help="probe questions per group (default 30)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_demo)
     return parser
 
@@ -463,8 +520,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as err:
-        print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
+        print(f"kbgym {args.command}: error: {str(err).splitlines()[0] if str(err) else err!r}",
+              file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"kbgym {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # no traceback for users; KBGYM_DEBUG=1 shows it
+        return A.internal_error(args.command, err)
 
 
 if __name__ == "__main__":

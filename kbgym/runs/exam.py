@@ -104,8 +104,10 @@ def examine(
 
 
 def write_test_meta(out: str | Path, *, library: str, questions: str | None, splits: list[str],
-                    label: Any, model: str, m: int, limit: int | None, rows: list[dict]) -> dict:
-    meta = {
+                    label: Any, model: str, m: int, limit: int | None, rows: list[dict],
+                    **extra: Any) -> dict:
+    """test_meta.json; ``extra`` adds fields (e.g. the probe file's hash, the reader)."""
+    meta = {**extra,
         "schema_version": 1, "library": library, "questions": questions, "splits": splits,
         "epoch": label, "model": model, "m": m, "limit": limit, "n_questions": len(rows),
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
