@@ -104,12 +104,7 @@ def cmd_build(args) -> int:
 def _universe(path: str | None):
     from kbgym.env.env import load_universe
 
-    try:
-        return load_universe(path)
-    except FileNotFoundError:
-        raise CLIError(f"no such universe file: {path}") from None
-    except (ValueError, KeyError) as err:
-        raise CLIError(f"{path}: not a kbgym universe file ({err})") from None
+    return load_universe(path)  # one-line ConfigError for a missing or malformed file
 
 
 def _library(spec: str | None, universe):
@@ -121,10 +116,10 @@ def _library(spec: str | None, universe):
         return Library.from_universe(universe), "B1"
     if not Path(spec).exists():
         raise CLIError(f"no such library file: {spec}")
+    from kbgym.files import check_library_universe
+
     lib, header = load_snapshot(spec)
-    uhash = (header.get("universe") or {}).get("hash")
-    if uhash not in (None, universe.hash):
-        raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
+    check_library_universe(lib, header, universe, spec)
     return lib, spec
 
 
@@ -207,6 +202,13 @@ def cmd_test(args) -> int:
     from kbgym.scoring import score_block
 
     u, _ = _universe(args.universe)
+    if args.out and (Path(args.out) / "meta.json").exists():  # appending into a training run
+        from kbgym.files import read_run_meta
+
+        run_hash = read_run_meta(args.out)["universe"]["hash"]
+        if run_hash != u.hash:
+            raise CLIError(f"--out {args.out} is a run on universe {run_hash}, not {u.hash}; "
+                           "pass its --universe")
     lib, lib_name = _library(args.library, u)
     questions, splits = load_questions(u, args.questions)
     names = [s.strip() for s in args.split.split(",") if s.strip()]
@@ -257,8 +259,6 @@ def _exam_lock(out, exam_id):
 def _test_run_id(args, universe, library) -> str:
     """The run_id of an exam's rows: the training run's when --out is its directory, else
     one derived from what was examined, by whom and how."""
-    import json
-
     from kbgym.library.snapshot import snapshot_hash
     from kbgym.runs.logs import run_id_of
 
@@ -285,7 +285,10 @@ def cmd_probe(args) -> int:
     from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
 
     if args.probe_command == "make":
-        u, _ = _universe(args.universe)
+        from kbgym.runs.replay import load_run_universe
+
+        # the run's own universe file by default; a given one must have the run's hash
+        u = load_run_universe(Path(args.run), args.universe)
         if u.meta.get("source") == "phantomwiki":  # §17: the PW probe (exact/share1/share0)
             from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
 
@@ -354,14 +357,19 @@ def cmd_replay(args) -> int:
 def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
-    write_report(args.run, args.universe)
+    try:
+        write_report(args.run, args.universe)
+    except (KeyError, TypeError, IndexError, AttributeError) as err:
+        raise CLIError(f"{args.run}: malformed run logs ({type(err).__name__}: {err})") from None
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
     return 0
 
 
 def cmd_plot(args) -> int:
+    from kbgym.files import read_run_meta
     from kbgym.runs.plots import plot_run
 
+    read_run_meta(args.run)  # a run directory, not a typo that would be created
     for path in plot_run(args.run, args.out):
         print(path)
     return 0

@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 
 from kbgym.cliargs import SEED, SIZE, int_range
-import json
-from pathlib import Path
 
 from kbgym.errors import ConfigError
 
@@ -76,15 +74,9 @@ def cmd_adapt_phantomwiki(args) -> int:
 
 
 def _load_universe(path: str):
-    from kbgym.universe.types import Universe
+    from kbgym.files import load_universe_file
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        u = Universe.from_json(data)
-    except FileNotFoundError:
-        raise ConfigError(f"no such universe file: {path}") from None
-    except (ValueError, KeyError) as err:
-        raise ConfigError(f"{path}: not a kbgym universe file ({err})") from None
+    u = load_universe_file(path)
     if u.meta.get("source") != "phantomwiki":
         raise ConfigError(f"{path}: not a PhantomWiki universe - use `kbgym probe make` for "
                           "generated universes")

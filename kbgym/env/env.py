@@ -75,10 +75,9 @@ def load_universe(source: Universe | str | Path | None) -> tuple[Universe, str |
         return default_universe(), None
     if isinstance(source, Universe):
         return source, None
-    import json
+    from kbgym.files import load_universe_file
 
-    path = Path(source)
-    return Universe.from_json(json.loads(path.read_text(encoding="utf-8"))), str(path)
+    return load_universe_file(source), str(Path(source))
 
 
 @dataclass

@@ -3,7 +3,6 @@ library within M steps. Each question is one probe-mode episode."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
+from kbgym.files import read_json
 from kbgym.library.graph import Library
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder, test_row
@@ -25,19 +25,25 @@ def load_questions(universe: Universe, source: str | Path | None) -> tuple[dict[
     if source is None:
         return ({q.qid: q for q in universe.questions},
                 {k: list(v) for k, v in universe.splits.items()})
-    try:
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: no such questions file") from None
-    except json.JSONDecodeError as err:
-        raise ConfigError(f"{source}: not valid JSON ({err.msg} at line {err.lineno})") from None
-    if data.get("kind") != "kbgym.probe":
-        raise ConfigError(f"{source}: expected a kbgym.probe file, got kind {data.get('kind')!r}")
+    data = read_json(source, "questions")
+    if not isinstance(data, dict) or data.get("kind") != "kbgym.probe":
+        kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ConfigError(f"{source}: expected a kbgym.probe file, got {kind!r}")
     if data.get("universe_hash") not in (None, universe.hash):
         raise ConfigError(f"{source}: made for universe {data['universe_hash']}, "
                           f"not {universe.hash}")
-    qs = {q["qid"]: Question.from_json(q) for q in data["questions"]}
-    return qs, {k: list(v) for k, v in data["splits"].items()}
+    items, splits = data.get("questions"), data.get("splits")
+    if not isinstance(items, list) or not isinstance(splits, dict):
+        raise ConfigError(f"{source}: a probe file needs a questions list and a splits object")
+    try:
+        qs = {q["qid"]: Question.from_json(q) for q in items}
+    except Exception as err:
+        raise ConfigError(f"{source}: malformed question ({type(err).__name__}: "
+                          f"{str(err)[:80]})") from None
+    for name, gids in splits.items():
+        if not isinstance(gids, list) or not all(isinstance(g, str) and g in qs for g in gids):
+            raise ConfigError(f"{source}: split {name!r} must list qids of its questions")
+    return qs, {k: list(v) for k, v in splits.items()}
 
 
 def select(questions: dict[str, Question], splits: dict[str, list[str]], names: Sequence[str],

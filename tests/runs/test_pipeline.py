@@ -172,7 +172,7 @@ def test_cli_test_unknown_split(tmp_path):
 @pytest.mark.parametrize("argv, needle", [
     (["replay", "--run", "{tmp}/none"], "not a run directory"),
     (["report", "--run", "{tmp}/none"], "not a run directory"),
-    (["probe", "make", "--run", "{tmp}/none", "--out", "{tmp}/p.json"], "no train_log.jsonl"),
+    (["probe", "make", "--run", "{tmp}/none", "--out", "{tmp}/p.json"], "not a run directory"),
     (["train", "--epochs", "0", "--out", "{tmp}/r"], "epochs"),
     (["train", "--agent", "nope", "--out", "{tmp}/r"], "unknown agent 'nope'"),
     (["test", "--library", "{tmp}/none.json"], "no such library file"),
