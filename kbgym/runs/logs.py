@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text, canonical, sha256_hex
 
 SCHEMA_VERSION = 1
@@ -37,22 +38,32 @@ class JsonlLog:
 
 
 def read_jsonl(path: str | Path) -> list[dict]:
-    """All complete rows of a JSONL file ([] when absent). A torn last line is dropped."""
+    """All complete rows of a JSONL file ([] when absent). A torn last line (unterminated,
+    what a kill mid-write leaves) is dropped; any other line that is not a JSON object is a
+    one-line ConfigError, never a silent cut."""
     path = Path(path)
     if not path.exists():
         return []
     rows = []
     # split on "\n" only: str.splitlines() also breaks on U+2028, U+0085, \x1c... inside a row
-    for line in path.read_text(encoding="utf-8", errors="surrogateescape").split("\n"):
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except ValueError:
-            break  # a row cut by a crash: everything after it is unreliable
-        if not isinstance(row, dict):
+            row = None
+        if isinstance(row, dict):
+            rows.append(row)
+            continue
+        if n == len(lines):  # the last line, unterminated: a row cut by a crash
             break
-        rows.append(row)
+        raise ConfigError(f"{path} line {n}: not a JSON object row - the file is corrupt "
+                          "(only a crash's unterminated last line is dropped)")
     return rows
 
 
