@@ -218,3 +218,25 @@ def test_bad_input_is_one_line_exit_2_nothing_written(world, tmp_path, monkeypat
     assert needle in lines[0], err
     assert tree(world) == before, "something was written"
     assert not list(tmp_path.iterdir()), "something was written in the working directory"
+
+
+def _actions(parser, path=()):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _actions(sub, (*path, name))
+        elif not isinstance(action, argparse._HelpAction):
+            yield path, action
+
+
+def test_every_flag_has_help_and_every_number_a_range():
+    from kbgym.cli import build_parser
+
+    found = list(_actions(build_parser()))
+    assert len(found) > 80
+    for path, action in found:
+        where = " ".join(path) + " " + "/".join(action.option_strings or [action.dest])
+        assert action.help, f"no help text: {where}"
+        assert action.type not in (int, float), f"a number without a range: {where}"

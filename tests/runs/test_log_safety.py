@@ -130,3 +130,32 @@ def test_two_trains_on_one_directory_one_runs_the_other_exits_2(tmp_path):
         first.wait(timeout=120)
     assert first.returncode == 0
     assert [r["iteration"] for r in read_jsonl(out / "train_log.jsonl")] == list(range(1, 21))
+
+
+def test_resume_refuses_another_curator(tmp_path):
+    import pytest
+
+    sys.path.insert(0, str(HERE))
+    import toy_agents
+
+    from kbgym.errors import ConfigError
+    from kbgym.runs.train import TrainConfig, train
+
+    cfg = TrainConfig(epochs=1, train_size=3, snapshot_every=3)
+    meta = train(U, toy_agents.ToyTrainer(), tmp_path, config=cfg,
+                 agent_spec={"name": "toy_agents:trainer", "options": {}})
+    assert meta["curator"]["plugin"] == "toy_agents:trainer"
+    assert meta["curator"]["classes"]["agent"].endswith("ToyTrainer")
+    with pytest.raises(ConfigError, match="another curator"):
+        train(U, toy_agents.ToyTrainer(), tmp_path, config=cfg, resume=True,
+              agent_spec={"name": "toy_agents:slow_trainer", "options": {}})
+    with pytest.raises(ConfigError, match="another curator"):
+        train(U, toy_agents.ToyReader(), tmp_path, config=cfg, resume=True,
+              agent_spec={"name": "toy_agents:trainer", "options": {}})
+    with pytest.raises(ConfigError, match="another configuration"):
+        train(U, toy_agents.ToyTrainer(), tmp_path, config=TrainConfig(
+            epochs=2, train_size=3, snapshot_every=3), resume=True,
+            agent_spec={"name": "toy_agents:trainer", "options": {}})
+    again = train(U, toy_agents.ToyTrainer(), tmp_path, config=cfg, resume=True,
+                  agent_spec={"name": "toy_agents:trainer", "options": {}})
+    assert again["run_id"] == meta["run_id"]
