@@ -185,11 +185,14 @@ def cmd_train(args) -> int:
     }.items() if v is not None})
     agent = make_agent(args.agent, **_agent_options(args))
     reader = make_agent(args.reader, **_agent_options(args)) if args.eval_each_epoch else None
+    # the run id names the curator and its options; where it is served is not part of it
+    identity = {k: v for k, v in _agent_options(args).items()
+                if k not in ("base_url", "api_key_env")}
     judge, judge_meta = _judge(args)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
                  progress=_progress(args.quiet, "train"),
-                 agent_spec={"name": args.agent, "options": _agent_options(args)})
+                 agent_spec={"name": args.agent, "options": identity})
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0
