@@ -61,6 +61,10 @@ def run_lock(root: str | os.PathLike) -> Iterator[None]:
         fh.write(str(os.getpid()))
         fh.flush()
         remove_stale_temps(root)
-        yield
+        try:
+            yield
+        finally:
+            fh.seek(0)
+            fh.truncate()  # a finished run leaves an empty lock file (same bytes every run)
     finally:
         fh.close()  # closing the descriptor releases the flock
