@@ -8,6 +8,7 @@ result, what could otherwise raise or grow without bound further on:
 - more than :data:`MAX_INPUT_CHARS` characters in all its strings together, or more than
   :data:`MAX_ITEMS` values;
 - a lone surrogate (what ``json.loads`` makes of an escaped ``"\\ud800"``): not valid Unicode;
+- an integer longer than 300 digits (``10**5000`` cannot even be printed);
 - an object that is not plain data and whose ``repr`` raises.
 
 NaN and infinities pass: the field checks answer them (``page``/``hops`` must be integers) and
@@ -76,6 +77,9 @@ class _Walk:
             except UnicodeDecodeError:
                 return  # the parser answers it (could not read an action)
             self.text(s, depth, decode)
+        elif isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 996:
+            # about 10**300: 10**5000 has no repr in Python (and no place in a JSON log)
+            raise _Refuse("ERROR: bad input: an integer longer than 300 digits")
         elif isinstance(v, (*_SCALARS, float)):
             pass  # NaN/Infinity get the field's own error (SPEC §8.3), never reach info
         elif isinstance(v, Mapping):

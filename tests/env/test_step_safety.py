@@ -39,6 +39,7 @@ HOSTILE = [
     {"name": "answer", "arguments": '{"text": NaN}'}, {"action": "add", "text": "a\u202eb"},
     {"action": "add", "text": "zero\u200bwidth"}, {"action": "add", "text": "esc \x1b[31m"},
     {"action": "answer", "text": "line\u2028sep"}, b"\xff", None, 10**400, [[[[]]]],
+    {"action": "search", "query": "x", "page": 10**5000}, {"action": "fly", "n": -(10**301)},
 ]
 
 PLAIN = st.recursive(
@@ -94,6 +95,8 @@ def test_hostile_inputs_get_one_line_errors(small_universe):
         8: "ERROR: page must be an integer",
         10: f"ERROR: bad input: more than {MAX_INPUT_CHARS} characters",
     }
+    for action in HOSTILE[-2:]:
+        assert env.step(action)[4]["result"] == "ERROR: bad input: an integer longer than 300 digits"
     for i, action in enumerate(HOSTILE[:11]):
         obs, _, _, _, info = env.step(action)
         if i in expected:
