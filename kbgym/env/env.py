@@ -119,7 +119,9 @@ class KBGymEnv(gym.Env):
 
     ## Observation
     ``Dict(phase=Discrete(3), steps_left=Discrete(max(n1,n2,m)+1), text=Unicode)`` with phase
-    0 = probe, 1 = forward, 2 = backward and ``text`` the SPEC §10 memory rendering.
+    0 = probe, 1 = forward, 2 = backward and ``text`` the SPEC §10 memory rendering: task
+    block, history, then the counter line (``obs_layout="counter_first"``, the first layout,
+    is what the old id ``kbgym/KBGym-v0`` makes). ``len(text) <= env.max_obs_chars()``.
 
     ## Action
     Any input ``kbgym.parse_action`` accepts: an Action, a dict, a JSON string or an OpenAI
@@ -483,9 +485,9 @@ class KBGymEnv(gym.Env):
 
 def _settle_heap() -> None:
     """Move what exists now (the universe, the library and its index: long-lived) out of the
-    cyclic garbage collector's scans. Without this, a full collection every ~70,000
-    allocations walks all of it and pauses one step in a hundred for ~10 ms on a large
-    library. Garbage cycles are collected first, so nothing collectable is kept."""
+    cyclic garbage collector's scans, so its full collections do not walk them during steps
+    (3,000 adds on the default universe: p99 2.4 ms before, 0.19 ms after). Cycles are
+    collected first; frozen objects are still freed by reference counting when dropped."""
     import gc
 
     gc.collect()
