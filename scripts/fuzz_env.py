@@ -176,6 +176,25 @@ def latency(universe, adds: int, hub_links: int, samples: int, seed: int) -> dic
             "largest_obs": largest, "bound": env.max_obs_chars()}
 
 
+def worst_observation(universe) -> dict:
+    """The largest observation an agent can make on purpose: 100 notes of 1,000 characters
+    linked from one hub, then the hub read (a full links page) until memory holds only that."""
+    env = KBGymEnv(universe, mode="train", config=KBGymConfig(n1=1, n2=1000))
+    env.reset(seed=0)
+    env.step({"action": "answer", "text": "y" * 5000})
+    long = [env.step({"action": "add", "text": f"Note {i} " + "z" * 990})[4]["result"].split()[-1]
+            for i in range(101)]
+    hub, members = long[0], long[1:]
+    for i in range(0, 100, 40):
+        env.step({"action": "link_many", "source": hub, "targets": members[i:i + 40]})
+    largest = 0
+    for _ in range(env.config.memory_k + 5):
+        obs, *_ = env.step({"action": "read", "id": hub})
+        largest = max(largest, len(obs["text"]))
+    return {"largest_obs": largest, "bound": env.max_obs_chars(),
+            "in_space": env.observation_space.contains(obs)}
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
@@ -199,6 +218,10 @@ def main() -> None:
           f"{f['info_not_strict_json']}")
     print(f"  largest obs['text']: {f['largest_obs']:,} chars; documented bound "
           f"env.max_obs_chars() = {f['bound']:,} ({f['largest_obs'] / f['bound']:.3f} of it)")
+    w = worst_observation(u)
+    print(f"worst case on purpose (memory full of 100-link reads of 1,000-character notes): "
+          f"{w['largest_obs']:,} chars, bound {w['bound']:,} "
+          f"({w['largest_obs'] / w['bound']:.3f} of it), in the space: {w['in_space']}")
     lat = latency(u, args.adds, args.hub, args.samples, args.seed)
     print(f"latency: {lat['notes']:,} notes after {args.adds:,} adds, a note with "
           f"{lat['hub_links']:,} links (built in {lat['build_s']:.1f}s), {args.samples:,} steps")
