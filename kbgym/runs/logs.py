@@ -27,6 +27,7 @@ class JsonlLog:
 
     def write(self, row: dict) -> None:
         if self._fh is None:
+            drop_torn_tail(self.path)
             self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
         self._fh.write(canonical({"schema_version": SCHEMA_VERSION, **row}))
         self._fh.flush()
@@ -35,6 +36,31 @@ class JsonlLog:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Cut an unterminated last line (a row a kill interrupted) before appending, so the next
+    row starts on a line of its own."""
+    try:
+        with open(path, "rb+") as fh:
+            size = fh.seek(0, 2)
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            keep = 0
+            pos = size
+            while pos > 0 and not keep:  # find the last newline, 64 KiB at a time
+                step = min(pos, 65536)
+                pos -= step
+                fh.seek(pos)
+                i = fh.read(step).rfind(b"\n")
+                if i >= 0:
+                    keep = pos + i + 1
+            fh.truncate(keep)
+    except FileNotFoundError:
+        return
 
 
 def read_jsonl(path: str | Path) -> list[dict]:

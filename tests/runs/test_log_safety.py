@@ -159,3 +159,24 @@ def test_resume_refuses_another_curator(tmp_path):
     again = train(U, toy_agents.ToyTrainer(), tmp_path, config=cfg, resume=True,
                   agent_spec={"name": "toy_agents:trainer", "options": {}})
     assert again["run_id"] == meta["run_id"]
+
+
+def test_appending_after_a_torn_row_starts_a_new_line(tmp_path):
+    path = tmp_path / "a.jsonl"
+    log = JsonlLog(path)
+    log.write({"i": 1})
+    log.close()
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write('{"i": 2, "cut by a ki')  # what a kill mid-write leaves
+    assert read_jsonl(path) == [{"schema_version": 1, "i": 1}]
+    log = JsonlLog(path)
+    log.write({"i": 3})
+    log.close()
+    assert [r["i"] for r in read_jsonl(path)] == [1, 3]
+    path.write_text('{"i": 1}\n[1, 2]\n{"i": 3}\n')
+    import pytest
+
+    from kbgym.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="line 2: not a JSON object row"):
+        read_jsonl(path)
