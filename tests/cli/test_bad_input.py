@@ -61,6 +61,12 @@ def world(tmp_path_factory):
     }
     for name, text in bad.items():
         (w / name).write_bytes(text if isinstance(text, bytes) else text.encode())
+    for name, articles, questions in (("pw_empty", "[]", "[]"), ("pw_garbage", "garbage", "[]"),
+                                      ("pw_shape", '[{"title": 3}]', "[1]"),
+                                      ("pw_object", '{"x": 1}', "{}")):
+        (w / name).mkdir()
+        (w / name / "articles.json").write_text(articles)
+        (w / name / "questions.json").write_text(questions)
     snap = json.loads((w / "run" / "kb_epoch_1.json").read_text())
     snap["universe"] = {"path": None, "hash": None}
     write_canonical(w / "snap_nohash.json", snap)
@@ -191,6 +197,8 @@ CASES += [
      "exam_empty"),
     (["adapt", "phantomwiki-probe", "--universe", U, "--run", RUN, "--out", "{w}/new.json"],
      "u.json"),
+    *[(["adapt", "phantomwiki", "--src", f"{{w}}/{d}", "--out", "{w}/new.json"], "articles.json")
+      for d in ("pw_empty", "pw_garbage", "pw_shape", "pw_object")],
     (["build", "--config", "{w}/missing.yaml"], "missing.yaml"),
     (["build", "--config", "{w}/list.json"], "list.json"),
 ]
