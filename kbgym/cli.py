@@ -37,6 +37,15 @@ def _add_build(sub) -> None:
                    help="cities, 1-10000 (default 20)")
     p.add_argument("--hard-frac", type=A.FRACTION, dest="hard_frac",
                    help="fraction of hard questions, 0-1 (default 0.6)")
+    p.add_argument("--children", type=A.int_pair(0, 20), dest="children_per_couple",
+                   metavar="LO-HI",
+                   help="children per couple, drawn per couple, each 0-20 "
+                        "(default: the fixed triples)")
+    p.add_argument("--common-jobs", type=A.int_range(0, 50), dest="common_jobs",
+                   help="the first N of the 50 jobs are held by --common-job-share of people, "
+                        "0-50 (default 0)")
+    p.add_argument("--common-job-share", type=A.FRACTION, dest="common_job_share",
+                   help="share of people holding the common jobs, 0-1 (default 0.9)")
     for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
                           ("eval-out", 10)):
         p.add_argument(f"--{flag}", type=A.SIZE, dest=flag.replace("-", "_"),
@@ -51,9 +60,12 @@ def universe_config_from_args(args):
     from kbgym.universe import UniverseConfig
 
     values = dict(load_config(args.config).universe) if args.config else {}
-    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac"):
+    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac",
+                "common_jobs", "common_job_share"):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
+    if getattr(args, "children_per_couple", None) is not None:
+        values["children_per_couple"] = args.children_per_couple  # (LO, HI), checked by argparse
     base = UniverseConfig.make(**values)
     sizes = list(base.sizes)
     eval_sizes = list(base.eval_sizes)
@@ -86,7 +98,22 @@ def summarize(u) -> str:
     lines.append(f"{'total':26s}" + "".join(f"{len(u.splits[s]):9d}" for s in split_names))
     short = {k: v for k, v in u.meta["split_shortfall"].items() if v}
     lines.append("shortfall " + (", ".join(f"{k}={v}" for k, v in short.items()) or "none"))
+    lines += guess_lines(u)
     return "\n".join(lines)
+
+
+def guess_lines(u) -> list[str]:
+    """Templates a prior answers without reading (top canonical gold over 50 % of their
+    questions; QC5's "unknown" always is) and templates with no questions."""
+    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares, guessable
+
+    shares = answer_shares(u)
+    flagged = [f"{t} {share:.0%} ({shares[t]['answer']!r})"
+               for t, share in guessable(u).items() if not t.startswith("qc5_")]
+    empty = [t for t, r in shares.items() if not r["n"]]
+    return [f"guessable (top answer > {GUESSABLE_SHARE:.0%} of a template's questions; QC5's "
+            f"'unknown' aside): {', '.join(flagged) or 'none'}",
+            f"no questions: {', '.join(empty) or 'none'}"]
 
 
 def cmd_build(args) -> int:
@@ -107,8 +134,9 @@ def _universe(path: str | None):
     return load_universe(path)  # one-line ConfigError for a missing or malformed file
 
 
-def _library(spec: str | None, universe):
-    """B1 (None, 'B1' or a universe file) or a snapshot file."""
+def _library(spec: str | None, universe, typed_links: bool = False):
+    """B1 (None, 'B1' or a universe file) or a snapshot file (one built on the universe
+    ``universe`` drifted from is carried over onto it)."""
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
 
@@ -119,7 +147,14 @@ def _library(spec: str | None, universe):
     from kbgym.files import check_library_universe
 
     lib, header = load_snapshot(spec)
-    check_library_universe(lib, header, universe, spec)
+    uhash = (header.get("universe") or {}).get("hash") if isinstance(header, dict) else None
+    parent = (universe.meta.get("drift") or {}).get("parent_hash")
+    if uhash is not None and uhash != universe.hash and uhash == parent:
+        from kbgym.runs.drift import library_for  # built on the universe this one drifted from
+
+        lib = library_for(lib, uhash, universe, typed_links)
+    else:
+        check_library_universe(lib, header, universe, spec)
     return lib, spec
 
 
@@ -189,10 +224,13 @@ def cmd_train(args) -> int:
     identity = {k: v for k, v in _agent_options(args).items()
                 if k not in ("base_url", "api_key_env")}
     judge, judge_meta = _judge(args)
+    start = None
+    if getattr(args, "resume_from_library", None):
+        start, _ = _library(args.resume_from_library, u, typed_links=env_cfg.typed_links)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
                  progress=_progress(args.quiet, "train"),
-                 agent_spec={"name": args.agent, "options": identity})
+                 agent_spec={"name": args.agent, "options": identity}, start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0
@@ -218,7 +256,12 @@ def cmd_test(args) -> int:
     for name in names:
         if name not in splits:
             raise CLIError(f"unknown split: {name}")
-    reader = make_agent(args.reader, **_agent_options(args))
+    if args.reader == "prior":  # the prior arm: top training answer per template, one step
+        from kbgym.runs.prior import PriorReader
+
+        reader = PriorReader.for_questions(u, questions)
+    else:
+        reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
     model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
     exam_id = {"library": lib_name, "questions": args.questions, "m": env_cfg.m, "model": model,
@@ -228,7 +271,8 @@ def cmd_test(args) -> int:
         rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                                   splits=splits, label=args.epoch, limit=args.limit,
                                   out=args.out, run_id=run_id,
-                                  max_concurrent=args.max_concurrent)
+                                  max_concurrent=args.max_concurrent,
+                                  repeats=args.repeats, seed=args.seed)
         if args.out:
             from kbgym.jsonio import sha256_hex
 
@@ -236,13 +280,14 @@ def cmd_test(args) -> int:
                      if args.questions else None)
             write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
                             label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
-                            rows=rows, questions_hash=qhash, reader=args.reader,
-                            universe_hash=u.hash)
+                            rows=rows, repeats=args.repeats, seed=args.seed,
+                            questions_hash=qhash, reader=args.reader, universe_hash=u.hash)
     if not args.quiet:
         for name in names:
             b = score_block([r for r in rows if r["split"] == name])
             print(f"{name:14s} n={b['n']:<4d} f1={_f(b['f1'])}  em={_f(b['em'])}  "
-                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}")
+                  f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}"
+                  + _consistency_cell(args, rows, name))
     return 0
 
 
@@ -259,6 +304,14 @@ def _exam_lock(out, exam_id):
     return run_lock(out)
 
 
+def _consistency_cell(args, rows, split) -> str:
+    if args.repeats < 2:
+        return ""
+    from kbgym.metrics.consistency import consistency
+
+    return f"  jaccard={_f(consistency(r for r in rows if r['split'] == split))}"
+
+
 def _test_run_id(args, universe, library) -> str:
     """The run_id of an exam's rows: the training run's when --out is its directory, else
     one derived from what was examined, by whom and how."""
@@ -272,7 +325,8 @@ def _test_run_id(args, universe, library) -> str:
         return read_meta(meta)["run_id"]
     return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
                       "questions": args.questions, "split": args.split, "reader": args.reader,
-                      "m": args.m, "limit": args.limit})
+                      "m": args.m, "limit": args.limit,
+                      **({"repeats": args.repeats, "seed": args.seed} if args.repeats > 1 else {})})
 
 
 def _f(x, spec=".3f"):
@@ -296,6 +350,11 @@ def cmd_probe(args) -> int:
             from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
 
             probe = make_pw_probe_from_run(u, args.run)
+        elif u.meta.get("source") == "corpus":  # an imported corpus: by shared entities
+            from kbgym.adapters.corpus import make_corpus_probe_from_run
+
+            probe = make_corpus_probe_from_run(u, args.run, per_group=args.per_group,
+                                               seed=args.seed)
         else:
             probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
         write_canonical(args.out, probe)
@@ -304,6 +363,10 @@ def cmd_probe(args) -> int:
                   f" -> {args.out}")
         return 0
     check_probe_arms(args.probe, args.arm, args.base)  # same probe, reader and budget
+    if args.prices:  # a bad price table stops before anything is printed
+        from kbgym.metrics.costs import PriceTable
+
+        args.prices = PriceTable.load(args.prices)
     probe = json.loads(Path(args.probe).read_text(encoding="utf-8"))
     arms = {}
     for spec in args.arm:
@@ -311,14 +374,35 @@ def cmd_probe(args) -> int:
         if not path:
             raise CLIError(f"--arm takes NAME=DIR (a test output directory), got {spec!r}")
         arms[name] = read_jsonl(Path(path) / "test_log.jsonl")
-    table = probe_table(arms, probe, base=args.base, resamples=args.resamples)
+    table = probe_table(arms, probe, base=args.base, resamples=args.resamples, delta=args.delta)
     if args.out:
         write_canonical(args.out, table)
     print(format_table(table))
     for subset in ("exhausted", "rest"):
         print(f"\n-- questions where {args.base} {'exhausted its budget' if subset == 'exhausted' else 'answered in budget'}")
         print(format_table(table, subset))
+    if args.prices:
+        _print_arm_costs(args, arms)
     return 0
+
+
+def _print_arm_costs(args, arms: dict) -> None:
+    """Tokens, cached share and USD per correct answer of each arm (``--prices``); an arm's
+    model is the one its test_meta.json names."""
+    import json
+
+    from kbgym.metrics.costs import PriceTable, exam_costs, format_costs
+
+    table = PriceTable.load(args.prices)
+    costs = {}
+    for spec in args.arm:
+        name, _, path = spec.partition("=")
+        meta = Path(path) / "test_meta.json"
+        model = json.loads(meta.read_text(encoding="utf-8")).get("model") \
+            if meta.exists() else None
+        costs[name] = exam_costs(arms[name], model, table)
+    print("\n-- tokens and USD per correct answer (EM), with and without the cache discount")
+    print(format_costs(costs))
 
 
 def cmd_replay(args) -> int:
@@ -361,7 +445,7 @@ def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
     try:
-        write_report(args.run, args.universe)
+        write_report(args.run, args.universe, args.probe_table, args.prices)
     except (KeyError, TypeError, IndexError, AttributeError) as err:
         raise CLIError(f"{args.run}: malformed run logs ({type(err).__name__}: {err})") from None
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
@@ -373,7 +457,7 @@ def cmd_plot(args) -> int:
     from kbgym.runs.plots import plot_run
 
     read_run_meta(args.run)  # a run directory, not a typo that would be created
-    for path in plot_run(args.run, args.out):
+    for path in plot_run(args.run, args.out, args.probe_table):
         print(path)
     return 0
 
@@ -432,6 +516,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="when search sees edits (default iteration)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run in --out (same curator and config)")
+    p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
+                   help="start from this trained library (e.g. one trained on the universe "
+                        "--universe drifted from) instead of B1")
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     _add_endpoint_flags(p)
@@ -443,13 +530,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
     p.add_argument("--reader", default="scripted-reader",
-                   help="the exam reader (plugin name or module:factory)")
+                   help="the exam reader (plugin name or module:factory), or 'prior': each "
+                        "template's most frequent training answer in one step, reading nothing")
     p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
     p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=A.int_range(1, 1024), default=32,
                    dest="max_concurrent",
                    help="questions in flight at once for async (LLM) readers, 1-1024")
+    p.add_argument("--repeats", type=A.int_range(1, 100), default=1,
+                   help="examine each question R times (citation consistency), 1-100 "
+                        "(default 1)")
+    p.add_argument("--seed", type=A.SEED, default=0,
+                   help="master seed of the per-repeat reader seeds (with --repeats; default 0)")
     p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "
                                  "(an empty directory, or a training run's)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
@@ -473,7 +566,11 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("--base", default="B1", help="the arm the others are compared with")
     pt.add_argument("--resamples", type=A.int_range(1, 100_000), default=20000,
                     help="bootstrap resamples, 1-100000 (default 20000)")
+    pt.add_argument("--delta", type=A.FRACTION, default=0.0,
+                    help="formula (1): an arm loses its star when the CI of F1(arm) - F1(base) "
+                         "lies entirely below -delta, 0-1 (default 0)")
     pt.add_argument("--out", help="also write the table as JSON here")
+    pt.add_argument("--prices", help="price table (JSON): adds USD per correct answer per arm")
     p.set_defaults(func=cmd_probe)
 
     from kbgym.adapters.cli import add_parser as add_adapt
@@ -481,6 +578,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_baseline(sub)
     add_adapt(sub)
+
+    from kbgym.adapters.corpus.cli import add_parser as add_import
+
+    add_import(sub)
+
+    from kbgym.runs.drift_cli import add_parser as add_drift
+
+    add_drift(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
     p.add_argument("--run", help="the training run directory")
@@ -498,11 +603,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="report.md and report.json for a run")
     p.add_argument("--run", required=True, help="the training run directory")
     p.add_argument("--universe", help=UNIVERSE_HELP)
+    p.add_argument("--probe-table",
+                   help="a probe_table.json to include (default: the run's own, if any)")
+    p.add_argument("--prices", help="price table (JSON): adds USD with and without the cache "
+                   "discount")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("plot", help="PNG curves from a run directory")
     p.add_argument("--run", required=True, help="the training run directory")
     p.add_argument("--out", help="folder for the PNG files (default: the run directory)")
+    p.add_argument("--probe-table", help="a probe_table.json to plot (default: the run's own)")
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("check", help="Gymnasium conformance checks of the environment")

@@ -48,6 +48,25 @@ def float_range(lo: float, hi: float):
     return parse
 
 
+def int_pair(lo: int, hi: int):
+    """An argparse type: ``LO-HI`` (or one integer N, meaning N-N) with lo <= LO <= HI <= hi."""
+    def parse(text: str) -> tuple[int, int]:
+        a, sep, b = text.strip().partition("-")
+        try:
+            first = int(a)
+            second = int(b) if sep else first
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected LO-HI (e.g. 1-6), got {text[:40]!r}") \
+                from None
+        if not lo <= first <= second <= hi:
+            raise argparse.ArgumentTypeError(f"must be LO-HI with {lo} <= LO <= HI <= {hi}, "
+                                             f"got {text[:40]}")
+        return first, second
+
+    parse.__name__ = "range"
+    return parse
+
+
 SEED = int_range(0, MAX_SEED)
 BUDGET = int_range(1, 10_000)        # n1, n2, m: steps per phase
 COUNT = int_range(1, 1_000_000)      # train sizes, limits, snapshot intervals

@@ -11,7 +11,7 @@ import random
 
 import numpy as np
 
-STREAM_NAMES = ("universe", "questions", "splits", "probe", "order", "metrics")
+STREAM_NAMES = ("universe", "questions", "splits", "probe", "order", "metrics", "drift")
 
 
 def derive(seed: int, name: str) -> int:

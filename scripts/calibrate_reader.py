@@ -17,7 +17,7 @@ import time
 from collections import defaultdict
 
 from agents.loop import run_episode
-from agents.scripted import ScriptedReader
+from kbgym.plugins import make_agent
 from kbgym.env import KBGymEnv
 from kbgym.universe import UniverseConfig, generate
 
@@ -28,11 +28,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--splits", default="test_in,test_out,train")
     ap.add_argument("--by-template", action="store_true")
+    ap.add_argument("--reader", default="scripted-reader",
+                    help="a reader plugin, e.g. scripted-reader-strict for the first reader")
     args = ap.parse_args()
 
     universe = generate(UniverseConfig(seed=args.seed, n_people=args.people))
     env = KBGymEnv(universe, mode="probe")
-    reader = ScriptedReader()
+    reader = make_agent(args.reader)
     rows = []
     t0 = time.perf_counter()
     for split in args.splits.split(","):
@@ -56,7 +58,7 @@ def main() -> None:
     relation = [r for r in rows if r[0] != "QC5"]
     f1 = sum(r[2] for r in relation) / len(relation)
     steps = sum(r[3] for r in rows) / len(rows)
-    print(f"B1, {args.people} people, seed {args.seed}, splits {args.splits}: "
+    print(f"B1, {args.reader}, {args.people} people, seed {args.seed}, splits {args.splits}: "
           f"{len(rows)} questions in {wall:.1f}s")
     print("| class | n | F1 | mean steps | unanswered |\n|---|---|---|---|---|")
     for c in sorted(by_class, key=lambda c: int(c[2:])):

@@ -164,7 +164,7 @@ def compare_one(universe, probe: dict, trained: Library | None, trained_cost: di
     say(f"per-coverage comparison (pooled {', '.join(POOLED)}; per point vs B1, §12.2)")
     say(format_coverage(cov))
     say("")
-    say("gradient probe (rho = steps(arm)/steps(B1); * = CI upper bound below 1)")
+    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions)")
     say(format_table(table))
     result = {"seed": seed, "coverage": cov, "probe_table": table,
               "ratios_trained_vs_B3": ratios(cov) if "trained" in cov else None}

@@ -1,4 +1,5 @@
-"""The demo's gradient probe over several seeds: rho per group, CI, F1, precision.
+"""The demo's gradient probe over several seeds: rho per group, CI, F1, precision, and the
+number of false statements the curator left (misinformation).
 
     python scripts/gradient_seeds.py [--seeds 0,1,2,3,4] [--per-group 100]
                                      [--curator scripted-index] [--out runs/seeds]
@@ -45,7 +46,8 @@ def main() -> None:
         prec = res["report"]["structure"]["precision"]
         print(f"{seed:4d} " + " ".join(f"{x:>22s}" for x in cells) +
               f"   {prec if prec is None else round(prec, 3)!s:>9s}  "
-              f"{statistics.fmean(f1['B1']):.3f}/{statistics.fmean(f1['trained']):.3f}")
+              f"{statistics.fmean(f1['B1']):.3f}/{statistics.fmean(f1['trained']):.3f}"
+              f"  {res['report']['misinformation']['false_statements']:5d}")
     print("mean " + " ".join(f"{statistics.fmean(c['rho'] for c in per[g]):>22.3f}"
                              for g in GROUPS))
     print("stars " + " ".join(f"{sum(c['star'] for c in per[g]):>21d}/{len(seeds)}"

@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     calls = train_stats["calls"] + reader_stats["calls"]
     toks_out = train_stats["tokens_out"] + reader_stats["tokens_out"]
     toks_in = train_stats["tokens_in"] + reader_stats["tokens_in"]
+    toks_cached = train_stats["tokens_cached"] + reader_stats["tokens_cached"]
     wall = t_train + sum(t_exam.values())
     summary = {
         "model": args.model, "tool_mode": args.tool_mode,
@@ -125,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
                     "total": round(time.perf_counter() - t_all, 1)},
         "throughput": {"calls": calls, "seconds_per_call": round(wall / calls, 2) if calls else None,
                        "tokens_in": toks_in, "tokens_out": toks_out,
+                       "tokens_cached": toks_cached,
+                       "cached_share": round(toks_cached / toks_in, 3) if toks_in else None,
                        "output_tokens_per_s": round(toks_out / wall, 2) if wall else None},
         "trainer": train_stats, "reader": reader_stats,
         "train_log": [json.loads(x) for x in (run / "train_log.jsonl").read_text().splitlines()],
@@ -144,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label:8s} {g:14s} n={v['n']:<3d} f1={v['f1']:.2f} steps={v['steps']:.2f}")
     print(f"\nthroughput: {calls} calls, {summary['throughput']['seconds_per_call']} s/call, "
           f"{summary['throughput']['output_tokens_per_s']} output tokens/s; "
-          f"tokens in/out {toks_in}/{toks_out}")
+          f"tokens in/out {toks_in}/{toks_out}, cached {toks_cached} "
+          f"(share {summary['throughput']['cached_share']})")
     print(f"break-even: {json.dumps(summary['break_even'])}")
     print(f"summary: {out / 'summary.json'}; report: {run / 'report.md'}")
     return 0

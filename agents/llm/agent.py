@@ -74,7 +74,9 @@ class LLMAgent:
     """An OpenAI-compatible chat model acting through KBGym's tools.
 
     ``act(obs, info)`` / ``await aact(obs, info)`` return an action for ``env.step`` or None;
-    ``last_usage`` holds (tokens in, tokens out) of the latest decision; ``meta`` is the
+    ``last_usage`` holds (tokens in, tokens out, cached tokens in) of the latest decision,
+    the cached ones being the part of the prompt the server read from its prefix cache (a
+    part of tokens in, 0 when the server does not say); ``meta`` is the
     record for ``meta.json``; ``stats`` the counters; ``spawn()`` a per-question view for
     concurrent exams sharing the client, settings and counters.
     """
@@ -106,21 +108,26 @@ class LLMAgent:
             start = "tools" if tool_mode == "auto" else tool_mode
             _shared = (AgentStats(mode=start),)
         self._shared = _shared
-        self.last_usage: tuple[int, int] = (0, 0)
+        self.last_usage: tuple[int, int, int] = (0, 0, 0)
         self.last_reading: Reading | None = None
         self.last_error: str | None = None
         self._deadline: float | None = None
         self.tokens_in = 0
         self.tokens_out = 0
+        self.tokens_cached = 0
 
     # -- the runner's interface --------------------------------------------------------
     @property
     def agent_stats(self) -> AgentStats:
         return self._shared[0]
 
-    def reset(self) -> None:
-        """A new question: restart the wall-clock cap and the usage of the latest step."""
-        self.last_usage = (0, 0)
+    def reset(self, seed: int | None = None) -> None:
+        """A new question: restart the wall-clock cap and the usage of the latest step.
+
+        ``seed`` (repeated exams, ``kbgym test --repeats``) is sent as the request's sampling
+        ``seed`` for this question, in place of the configured one; None keeps that."""
+        self._seed = seed
+        self.last_usage = (0, 0, 0)
         self.last_reading = None
         self.last_error = None
         self._deadline = (time.monotonic() + self.question_timeout_s
@@ -139,7 +146,8 @@ class LLMAgent:
         self._begin()
         for _ in range(len(MODES)):
             request, messages = self._prepare(observation)
-            result = self.caller.call(messages, deadline=self._deadline, **request.fields)
+            result = self.caller.call(messages, deadline=self._deadline,
+                                      **self._seeded(request.fields))
             done, action = self._finish(request, result)
             if done:
                 return action
@@ -150,11 +158,15 @@ class LLMAgent:
         for _ in range(len(MODES)):
             request, messages = self._prepare(observation)
             result = await self.caller.acall(messages, deadline=self._deadline,
-                                             **request.fields)
+                                             **self._seeded(request.fields))
             done, action = self._finish(request, result)
             if done:
                 return action
         return self._noop("no mode left")
+
+    def _seeded(self, fields: Mapping[str, Any]) -> Mapping[str, Any]:
+        seed = getattr(self, "_seed", None)
+        return fields if seed is None else {**fields, "seed": seed}
 
     def close(self) -> None:
         self.caller.close()
@@ -164,7 +176,7 @@ class LLMAgent:
 
     # -- one decision ------------------------------------------------------------------
     def _begin(self) -> None:
-        self.last_usage = (0, 0)
+        self.last_usage = (0, 0, 0)
         self.last_reading = None
         self.last_error = None
         self.agent_stats.steps += 1
@@ -188,10 +200,12 @@ class LLMAgent:
         return request, messages
 
     def _finish(self, request: Request, result: CallResult) -> tuple[bool, Any]:
-        t_in, t_out = self.last_usage
-        self.last_usage = (t_in + result.tokens_in, t_out + result.tokens_out)
+        t_in, t_out, cached = self.last_usage
+        self.last_usage = (t_in + result.tokens_in, t_out + result.tokens_out,
+                           cached + result.tokens_cached)
         self.tokens_in += result.tokens_in
         self.tokens_out += result.tokens_out
+        self.tokens_cached += result.tokens_cached
         stats = self.agent_stats
         if not result.ok:
             self.last_error = result.error
@@ -257,7 +271,9 @@ class LLMAgent:
     @property
     def stats(self) -> dict:
         """Run counters: API calls, retries, failures by kind, decisions by how they were
-        read, no-ops, the tool mode in use and its switches, tokens, and cost when priced."""
+        read, no-ops, the tool mode in use and its switches, tokens (cached ones too), and,
+        when priced, the cost with the cache discount (``cost_usd``) and without it
+        (``cost_usd_no_cache``)."""
         a = self.agent_stats
         out = {**self.caller.stats.as_dict(), "steps": a.steps, "noops": a.noops,
                "decisions": dict(sorted(a.how.items())), "mode": a.mode,
@@ -266,7 +282,9 @@ class LLMAgent:
             from agents.llm.cost import PriceTable
 
             table = PriceTable.load(self.prices)
-            out["cost_usd"] = table.cost(self.caller.model, out["tokens_in"], out["tokens_out"])
+            model, t_in, t_out = self.caller.model, out["tokens_in"], out["tokens_out"]
+            out["cost_usd"] = table.cost(model, t_in, t_out, out["tokens_cached"])
+            out["cost_usd_no_cache"] = table.cost(model, t_in, t_out)
         return out
 
 

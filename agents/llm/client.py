@@ -11,7 +11,9 @@ This module owns everything about talking to an endpoint and nothing about KBGym
   timeout, and optionally the backoff delays);
 - :class:`ChatCaller`: one chat completion, sync or async, that never raises for an API
   failure: it returns a :class:`CallResult` holding either the completion or the error kind,
-  and keeps call, retry, error and token counters in a shared :class:`CallStats`.
+  and keeps call, retry, error and token counters in a shared :class:`CallStats`;
+- :func:`usage_of`: prompt, completion and cached prompt tokens of a completion, from its
+  ``usage`` (OpenAI's ``prompt_tokens_details.cached_tokens``) or llama.cpp's ``timings``.
 """
 
 from __future__ import annotations
@@ -160,6 +162,7 @@ class CallStats:
     errors: dict = field(default_factory=dict)  # kind -> calls that failed after retries
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached: int = 0   # prompt tokens (part of tokens_in) the server read from its cache
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -171,7 +174,8 @@ class CallStats:
     def as_dict(self) -> dict:
         return {"calls": self.calls, "ok": self.ok, "retries": self.retries,
                 "failed": self.failed, "errors": dict(sorted(self.errors.items())),
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out}
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "tokens_cached": self.tokens_cached}
 
 
 def _with_policy(base: type, policy: RetryPolicy, stats: CallStats) -> type:
@@ -214,6 +218,7 @@ class CallResult:
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
+    tokens_cached: int = 0
 
     @property
     def ok(self) -> bool:
@@ -240,12 +245,50 @@ def error_kind(err: BaseException) -> str:
     return "other"
 
 
-def usage_of(completion: Any) -> tuple[int, int]:
-    usage = getattr(completion, "usage", None)
-    if usage is None:
-        return 0, 0
-    return int(getattr(usage, "prompt_tokens", 0) or 0), \
-        int(getattr(usage, "completion_tokens", 0) or 0)
+def _count(value: Any) -> int | None:
+    """A token count as reported, or None when it is missing or not a count (a server's bad
+    value never fails a call)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if value != value or value < 0 or value == float("inf"):
+        return None
+    return int(value)
+
+
+def _field(obj: Any, key: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def usage_of(completion: Any) -> tuple[int, int, int]:
+    """(prompt tokens, completion tokens, cached prompt tokens) of a completion.
+
+    The cached count is the part of the prompt the server did not have to process again:
+    ``usage.prompt_tokens_details.cached_tokens`` when the server reports it (OpenAI, recent
+    llama.cpp), else llama.cpp's ``timings.cache_n`` (``prompt_n`` is the part it did
+    process, so ``prompt_n + cache_n`` stands in for a missing ``usage.prompt_tokens``).
+    Missing or malformed values count as 0, and the cached count never exceeds the prompt.
+    """
+    usage = _field(completion, "usage")
+    timings = _field(completion, "timings")  # an extra field the SDK keeps as a dict
+    if not isinstance(timings, Mapping):
+        timings = None
+    t_in = _count(_field(usage, "prompt_tokens"))
+    t_out = _count(_field(usage, "completion_tokens"))
+    cached = _count(_field(_field(usage, "prompt_tokens_details"), "cached_tokens"))
+    if timings is not None:
+        cache_n, prompt_n = _count(timings.get("cache_n")), _count(timings.get("prompt_n"))
+        if cached is None:
+            cached = cache_n
+        if not t_in and prompt_n is not None:
+            t_in = prompt_n + (cache_n or 0)
+        if not t_out:
+            t_out = _count(timings.get("predicted_n"))
+    t_in, t_out, cached = t_in or 0, t_out or 0, cached or 0
+    return t_in, t_out, min(cached, t_in)
 
 
 class ChatCaller:
@@ -332,11 +375,12 @@ class ChatCaller:
         return max(0.001, min(self.retry.timeout_s, deadline - time.monotonic()))
 
     def _done(self, completion: Any, t0: float) -> CallResult:
-        t_in, t_out = usage_of(completion)
+        t_in, t_out, cached = usage_of(completion)
         self.stats.ok += 1
         self.stats.tokens_in += t_in
         self.stats.tokens_out += t_out
-        return CallResult(completion, None, "", t_in, t_out, time.monotonic() - t0)
+        self.stats.tokens_cached += cached
+        return CallResult(completion, None, "", t_in, t_out, time.monotonic() - t0, cached)
 
     def _failed(self, err: BaseException, t0: float) -> CallResult:
         kind = error_kind(err)

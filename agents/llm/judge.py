@@ -25,8 +25,9 @@ class JudgeError(KBGymError):
 
 
 class LLMJudge:
-    """Counters: ``calls``, ``yes``, ``errors``, ``tokens_in``, ``tokens_out``; ``meta`` is the
-    dict for meta.json's ``dedup`` block (judge_model, judge_tokens, judge_api_errors)."""
+    """Counters: ``calls``, ``yes``, ``errors``, ``tokens_in``, ``tokens_out``,
+    ``tokens_cached``; ``meta`` is the dict for meta.json's ``dedup`` block (judge_model,
+    judge_tokens, judge_tokens_cached, judge_api_errors)."""
 
     def __init__(self, caller: ChatCaller, *, system: str | None = None,
                  on_error: str = "raise"):
@@ -40,6 +41,7 @@ class LLMJudge:
         self.errors = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.tokens_cached = 0
         self.last_reply: str | None = None
 
     def messages(self, a: str, b: str) -> list[dict]:
@@ -59,6 +61,7 @@ class LLMJudge:
     def _verdict(self, result) -> bool:
         self.tokens_in += result.tokens_in
         self.tokens_out += result.tokens_out
+        self.tokens_cached += result.tokens_cached
         if not result.ok:
             self.errors += 1
             self.last_reply = None
@@ -77,6 +80,7 @@ class LLMJudge:
                 "judge_sampling": self.caller.sampling.as_sent(),
                 "judge_prompt": skill_digest(self.system),
                 "judge_tokens": [self.tokens_in, self.tokens_out],
+                "judge_tokens_cached": self.tokens_cached,
                 "judge_api_errors": self.errors}
 
     @property
@@ -89,7 +93,8 @@ class LLMJudge:
     @property
     def stats(self) -> dict:
         return {"calls": self.calls, "yes": self.yes, "errors": self.errors,
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out}
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "tokens_cached": self.tokens_cached}
 
 
 class _LiveMeta(Mapping):

@@ -7,13 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
-from agents.scripted.reader import ScriptedReader
+from agents.scripted.reader import ScriptedReader, StrictReader
 from agents.scripted.train import TrainAgent
 
 
 def reader(**_: Any) -> ScriptedReader:
     """``scripted-reader``: the exam reader."""
     return ScriptedReader()
+
+
+def strict_reader(**_: Any) -> StrictReader:
+    """``scripted-reader-strict``: the first reader, which credits only the project's own index
+    titles (kept for comparison)."""
+    return StrictReader()
 
 
 def index_trainer(**_: Any) -> TrainAgent:

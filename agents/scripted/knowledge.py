@@ -17,13 +17,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agents.scripted.text import (
+    VALUE_KINDS,
     Fact,
     Observation,
     fact_names,
     index_keys,
+    embeds_question,
+    mentions,
     names_in,
     parse_fact,
     parse_read,
+    parse_statement,
     result_hits,
     tokens,
 )
@@ -321,3 +325,165 @@ def _repeats(text: str, words: set[str]) -> bool:
                 return True
             seen.add(t)
     return False
+
+
+#: Fact kinds that state a person's own attributes; an entity page links them (§3).
+ATTR_KINDS = ("job", "hobby", "city", "born")
+#: The most candidate notes read for one (relation, key) before falling back to paging.
+MAX_CANDIDATE_READS = 3
+
+
+class LinkJudgedKnowledge(Knowledge):
+    """Knowledge for the curator-agnostic reader: an authored note is an index for a key when
+    its *links* show it, whatever its wording.
+
+    - **Candidates** (:meth:`index_candidates`): every authored note shown so far whose text
+      names the key — the person's full name, or the job/hobby/city value or its plural — in
+      any phrasing (``About X.``, ``X's circle of friends.``, ``Children of A and B.``,
+      ``Coopers.``). No relation word is needed.
+    - **Judgement** (:meth:`absorb_index`), from the links a ``read`` showed:
+      1. the members of ``(rel, key)`` the linked notes state (:func:`member_of` on linked
+         facts; a linked authored note naming exactly one other person is a member hub);
+      2. at least half of the links must concern the key (name the person or state the value,
+         or be a member), else the note is not about it (random links, a question's notes);
+      3. any other person or value the note names must index the *same* set (a couple's
+         children), else the note mixes several sets (``Notes for: which friend of X is also a
+         friend of Y``) and promises none of them;
+      4. an **entity page** — links to the person's own attribute notes and to notes of at least
+         three kinds about them — is complete for every relation of that person, empty ones
+         included; any other accepted note is complete for ``(rel, key)`` when it has members.
+    - **Statements** are taken at their word, whatever note holds them: of two §3 sentences
+      giving one person's job (hobby, city, birthdate), the newest note (highest id) wins, so a
+      curator's correction — or its misinformation — is what the reader uses.
+    """
+
+    def __init__(self, page_size: int = 5):
+        super().__init__(page_size)
+        self.judged: set[tuple[str, str, str]] = set()
+
+    # -- statements: the newest wins ---------------------------------------------------
+    def attr(self, name: str, kind: str) -> str | None:
+        best = None
+        for nid, f in self.all_facts(kind):
+            if f.subj == name and (best is None or _id_key(nid) > _id_key(best[0])):
+                best = (nid, f.obj)
+        return best[1] if best else None
+
+    # -- indexes -----------------------------------------------------------------------
+    def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
+        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`. Notes
+        that hold a question (of any of the 26 shapes) or state an answer are about that
+        question, not indexes for a key. When several
+        qualify, those whose words belong to the set's own sentences (``friend``, ``mother``,
+        ``kids``) are read first, and a person's note whose words name only *other* relations
+        (``X's kids`` when friends are wanted) is not read at all. Reading order and that skip
+        are the only uses of wording; whether a note is an index is judged by links alone."""
+        out = []
+        for nid in self.order:
+            if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
+                continue
+            text = self.notes[nid]
+            if (not names_key(text, key) or parse_statement(text) is not None
+                    or embeds_question(text)):
+                continue
+            hinted = hinted_relations(text)
+            if rel in REL_HINTS and hinted and rel not in hinted:
+                continue  # plainly about another of the key's sets: not worth a step
+            out.append(nid)
+        out.sort(key=lambda nid: rel not in hinted_relations(self.notes[nid]))
+        return out[:MAX_CANDIDATE_READS]
+
+    def absorb_index(self, nid: str, rel: str, key: str) -> bool:
+        self.judged.add((nid, rel, key))
+        linked = self.links.get(nid)
+        if not linked:
+            return False
+        members, about = self._link_members(linked, rel, key)
+        if 2 * about < len(linked):
+            return False
+        for other, kind in note_keys(self.notes.get(nid, "")):
+            if other == key:
+                continue
+            theirs, _ = self._link_members(linked, kind or rel, other)
+            if theirs and theirs != members:
+                return False
+        if rel in HUB_RELS and self._entity_page(linked, key):
+            for r in HUB_RELS:
+                self.complete.add((r, key))
+            return True
+        if not members:
+            return False
+        self.index_members[(rel, key)] = self.index_members.get((rel, key), set()) | members
+        self.complete.add((rel, key))
+        return True
+
+    def _link_members(self, linked: list[str], rel: str, key: str) -> tuple[set[str], int]:
+        """The members of ``(rel, key)`` the linked notes state, and how many links concern
+        the key at all."""
+        members: set[str] = set()
+        about = 0
+        value_key = rel in ("job", "hobby", "city")
+        for lid in linked:
+            f = self.facts.get(lid)
+            if f is None:  # an authored note: a member hub names exactly one other person
+                people = names_in(self.notes.get(lid, ""))
+                if len(people) == 1 and people[0] != key:
+                    members.add(people[0])
+                    about += 1
+                continue
+            m = member_of(f, rel, key)
+            if m is not None:
+                members.add(m)
+            if m is not None or (f.obj == key if value_key else key in fact_names(f)):
+                about += 1
+        return members, about
+
+    def _entity_page(self, linked: list[str], key: str) -> bool:
+        kinds = {f.kind for f in (self.facts.get(lid) for lid in linked)
+                 if f is not None and key in fact_names(f)}
+        return bool(kinds & set(ATTR_KINDS)) and len(kinds) >= 3
+
+
+#: Words of a set's own sentences and their common variants: a reading-order hint only.
+REL_HINTS = {
+    "friends": frozenset({"friend", "friends", "friendship", "friendships"}),
+    "children": frozenset({"child", "children", "kids", "sons", "daughters", "father",
+                           "mother", "parent", "offspring"}),
+    "grandchildren": frozenset({"grandchildren", "grandchild", "grandkids", "grandsons",
+                                "granddaughters"}),
+    "parents": frozenset({"parent", "parents", "father", "mother"}),
+    "spouse": frozenset({"spouse", "married", "husband", "wife"}),
+}
+
+
+def hinted_relations(text: str) -> set[str]:
+    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses."""
+    toks = set(tokens(text))
+    return {rel for rel, words in REL_HINTS.items() if words & toks}
+
+
+def plural_forms(value: str) -> tuple[str, ...]:
+    """``cooper`` -> (``cooper``, ``coopers``); the last word of a phrase takes the plural."""
+    head, _, last = value.rpartition(" ")
+    pl = last + ("es" if last.endswith(("s", "sh", "ch", "x")) else "s")
+    return value, (f"{head} {pl}" if head else pl)
+
+
+def names_key(text: str, key: str) -> bool:
+    """Whether ``text`` names ``key``: a person's full name, or a value or its plural."""
+    if key in names_in(text):
+        return True
+    if key[:1].isupper() and " " in key:  # a person not named here
+        return False
+    return any(mentions(text, form) for form in plural_forms(key))
+
+
+def note_keys(text: str) -> list[tuple[str, str | None]]:
+    """Every person (kind ``None``) and job/hobby/city value (its kind) ``text`` names; values
+    also as plurals."""
+    out: list[tuple[str, str | None]] = [(p, None) for p in names_in(text)]
+    words = set(tokens(text))
+    for kind, vocab in VALUE_KINDS:
+        out += [(v, kind) for v in vocab
+                if words.intersection(tokens(" ".join(plural_forms(v)))) and any(mentions(text, f) for f in plural_forms(v))]
+    return out

@@ -1,45 +1,52 @@
 """Scripted agents for PhantomWiki universes (SPEC §17): a reader and an index curator.
 
 The generated-universe agents (:mod:`agents.scripted.reader`, :mod:`.curator`) know the 26
-KBGym question shapes; PhantomWiki asks 8 other shapes over its own sentence forms. These agents
+KBGym question shapes; PhantomWiki asks its own, over its own sentence forms. These agents
 decide from ``obs["text"]`` only, with public knowledge of PhantomWiki 1.0.3:
 
 - the article sentence forms (``The sisters of X are A, B.``, ``The occupation of X is baker.``,
   after the adapter's pronoun rewriting), read back with the adapter's public pattern table
   :func:`kbgym.adapters.phantomwiki.facts.parse_sentence`;
-- the 8 question shapes (``Who is the niece of X?``, ``How many cousins does the niece of X
-  have?``, ``What is the hobby of the person whose occupation is actuary?``, ...);
+- its question grammar, at any ``--question-depth``: a head (``Who is``, ``What is the
+  <attribute> of``, ``How many <relations> does ... have``) over a chain of any number of
+  relations from a named person or "the person whose <attribute> is <value>" (``Who is the
+  friend of the cousin of the niece of X?``: 8 templates at the default depth 6, 20 at depth 10,
+  50 at depth 20);
 - the kinship vocabulary: every relation a question names, defined over the relations the
   articles state (:data:`RELATIONS`, PhantomWiki's own rule definitions).
 
 **Reader** (:class:`PWReader`, search/read/answer only). A question becomes a plan: a start set
-(the named person, or the holders of an attribute value), an optional relation, and a final
-step (list the people, their attribute values, or count a relation per person). A relation is
-evaluated hop by hop down to *lookups* ``(person, group of stated relations)``, each answered by
-one search worded like the person's own sentence (``brother brothers sister sisters Aida
-Wang``), paged while the page's hits stay on topic. Attribute values of several people are
-fetched with one query (``hobby Aida Wang Ryan Wang``).
+(the named person, or the holders of an attribute value), the chain of relations followed one
+after another, and a final step (list the people, their attribute values, or count a relation
+per person). A relation is evaluated hop by hop down to *lookups* ``(person, group of stated
+relations)``, each answered by one search worded like the person's own sentence (``brother
+brothers sister sisters Aida Wang``), paged while the page's hits stay on topic. Attribute
+values of several people are fetched with one query (``hobby Aida Wang Ryan Wang``). When the
+step budget runs out first the reader answers from what it was shown and says so: ``outcome`` is
+``budget`` (``complete`` when the plan ran to its answer, which is then exact).
 
 **Index notes.** An authored note titled ``{Relations} of {Name}: ...`` (``Nieces of Aida Wang:
 from the brothers and sisters.``) promises that its links are every sentence that relation's
 evaluation for that person reads; ``{Values} of the {relations} of {Name}: ...`` (``Hobbies of
-the nieces of ...``, ``Cousins of the nieces of ...``) adds the second level of a two-level
-question. The title carries the name and the words of the first hop's search, so it ranks on the
-first page of that search (the name only once, so that it stays below the sentences of
-relatives who share the surname). The reader reads the index that covers the whole question or
-a multi-hop relation of it right after its first search, and any index of a person whose
-lookup the page left incomplete; one read shows every linked sentence, and every lookup of that
+the nieces of ...``, ``Cousins of the nieces of ...``, ``Friends of the cousins of the nieces of
+...``) covers a whole question: every relation of its chain (a count's relation last) and its
+attribute. The title carries the name and the words of the first hop's search, so it ranks on
+the first page of that search (the name only once, so that it stays below the sentences of
+relatives who share the surname). The reader reads the index that covers the whole question or a
+multi-hop relation of it right after its first search, and any index of a person whose lookup
+the page left incomplete; one read shows every linked sentence, and every lookup of that
 evaluation is then trusted as complete.
 
 **Curator** (:class:`PWIndexCurator`, backward phase). It re-evaluates the question with the
 reader's engine (the forward trace is in memory, so most lookups are already done), checks the
 result against the gold line of the task block, and only then writes the index notes of the
 question's person key: the relation index (only where the relation takes more than one search:
-several people's lookups, or a friend list), and for attribute and count questions the
-two-level index — linking exactly the sentences the evaluation read (precision first). An index
-with that title that already exists is extended (missing links) and cleaned (links that are not
-part of the evaluation), or left alone when complete. Keys without a person (questions about
-"the person whose ... is ...") get nothing: PW probe keys are person names only. Then ``done()``.
+several people's lookups, or a friend list), and for questions with a chain of two or more
+relations (counting the counted one) or an attribute the whole-question index — linking exactly
+the sentences the evaluation read (precision first). An index with that title that already
+exists is extended (missing links) and cleaned (links that are not part of the evaluation), or
+left alone when complete. Keys without a person (questions about "the person whose ... is ...")
+get nothing: PW probe keys are person names only. Then ``done()``.
 """
 
 from __future__ import annotations
@@ -172,58 +179,95 @@ def group_phrase(group: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class PWQuestion:
-    """One PhantomWiki question as a plan: start (``person``, or ``attr == value``), optional
-    ``rel``, then ``final``: ``("list",)``, ``("attr", pred)`` or ``("count", rel)``."""
+    """One PhantomWiki question as a plan: start (``person``, or ``attr == value``), the
+    relation ``chain`` applied hop by hop from the start (innermost first, any length), then
+    ``final``: ``("list",)``, ``("attr", pred)`` or ``("count", rel)``.
 
-    qtype: int
+    phantom-wiki's grammar composes any number of relations at higher ``--question-depth``
+    (``Who is the friend of the cousin of the niece of X?``); its type numbers are template
+    indices that differ by depth, so a question is known by its ``shape`` instead
+    (``head/hops/anchor``, as the adapter names template shapes)."""
+
     person: str | None
     attr: str | None
     value: str | None
-    rel: str | None
+    chain: tuple[str, ...]
     final: tuple
 
     @property
     def key(self) -> str | None:
         return self.person
 
+    @property
+    def rel(self) -> str | None:
+        """The first relation from the start, if any."""
+        return self.chain[0] if self.chain else None
 
-_ATTR = "(?P<a>occupation|hobby|date of birth|gender)"
-_Q = [
-    (0, re.compile(rf"^Who is the (?P<r>.+?) of the person whose {_ATTR} is (?P<v>.+)\?$")),
-    (2, re.compile(rf"^Who is the person whose {_ATTR} is (?P<v>.+)\?$")),
-    (1, re.compile(r"^Who is the (?P<r>.+?) of (?P<x>.+)\?$")),
-    (4, re.compile(r"^What is the (?P<a2>occupation|hobby|date of birth|gender) of the person "
-                   rf"whose {_ATTR} is (?P<v>.+)\?$")),
-    (3, re.compile(r"^What is the (?P<a2>occupation|hobby|date of birth|gender) of the "
-                   r"(?P<r>.+?) of (?P<x>.+)\?$")),
-    (6, re.compile(rf"^How many (?P<r2>.+?) does the person whose {_ATTR} is (?P<v>.+) "
-                   r"have\?$")),
-    (5, re.compile(r"^How many (?P<r2>.+?) does the (?P<r>.+?) of (?P<x>.+) have\?$")),
-    (7, re.compile(r"^How many (?P<r2>.+?) does (?P<x>.+) have\?$")),
+    @property
+    def shape(self) -> str:
+        head = {"list": "who", "attr": "what", "count": "count"}[self.final[0]]
+        return f"{head}/{len(self.chain)}/{'name' if self.person is not None else 'attribute'}"
+
+    @property
+    def index_chain(self) -> tuple[str, ...]:
+        """The relations an index of the whole question follows (a count's relation last)."""
+        return self.chain + ((self.final[1],) if self.final[0] == "count" else ())
+
+    @property
+    def index_attr(self) -> str | None:
+        return self.final[1] if self.final[0] == "attr" else None
+
+
+_ATTR_NAMES = "occupation|hobby|date of birth|gender"
+_HEADS = [
+    ("list", re.compile(r"^Who is (?P<r>.+)\?$")),
+    ("attr", re.compile(rf"^What is the (?P<a2>{_ATTR_NAMES}) of (?P<r>.+)\?$")),
+    ("count", re.compile(r"^How many (?P<r2>.+?) does (?P<r>.+) have\?$")),
 ]
+_WHOSE = re.compile(rf"^the person whose (?P<a>{_ATTR_NAMES}) is (?P<v>.+)$")
+_HOP = re.compile(r"^the (?P<r>.+?) of (?P<rest>.+)$")
+
+
+def _anchor_chain(text: str):
+    """``(person, attr, value, chain)`` of a phrase ``the R of the R of ... <anchor>``, chain
+    innermost first; None when a relation is unknown."""
+    outer: list[str] = []
+    while True:
+        m = _WHOSE.match(text)
+        if m:
+            return None, ATTRIBUTES[m.group("a")], m.group("v"), tuple(reversed(outer))
+        m = _HOP.match(text)
+        if m is None:
+            return text, None, None, tuple(reversed(outer))
+        if m.group("r") not in RELATIONS:
+            return None
+        outer.append(m.group("r"))
+        text = m.group("rest")
 
 
 def parse_pw_question(text: str) -> PWQuestion | None:
     text = " ".join(text.split())
-    for qtype, pat in _Q:
+    for kind, pat in _HEADS:
         m = pat.match(text)
         if m is None:
             continue
         g = m.groupdict()
-        rel = g.get("r")
-        if rel is not None and rel not in RELATIONS:
+        parsed = _anchor_chain(g["r"])
+        if parsed is None:
             continue
-        r2 = PLURAL_OF.get(g["r2"]) if g.get("r2") else None
-        if g.get("r2") and r2 is None:
-            continue
-        attr = ATTRIBUTES[g["a"]] if g.get("a") else None
-        if qtype in (3, 4):
-            final: tuple = ("attr", ATTRIBUTES[g["a2"]])
-        elif qtype in (5, 6, 7):
-            final = ("count", r2)
+        person, attr, value, chain = parsed
+        if kind == "list" and person is not None and not chain:
+            continue  # "Who is X?" is not a PhantomWiki question
+        if kind == "count":
+            r2 = PLURAL_OF.get(g["r2"])
+            if r2 is None:
+                continue
+            final: tuple = ("count", r2)
+        elif kind == "attr":
+            final = ("attr", ATTRIBUTES[g["a2"]])
         else:
             final = ("list",)
-        return PWQuestion(qtype, g.get("x"), attr, g.get("v"), rel, final)
+        return PWQuestion(person, attr, value, chain, final)
     return None
 
 
@@ -231,24 +275,38 @@ def parse_pw_question(text: str) -> PWQuestion | None:
 # Index titles
 
 
+@dataclass(frozen=True)
+class Title:
+    """An index title: the relations ``chain`` (innermost first) followed from ``person``, and
+    for an attribute index the ``attr`` read off the last relation's members. ``Nieces of X``
+    is ``(("niece",), X)``, ``Hobbies of the nieces of X`` ``(("niece",), X, "hobby")``,
+    ``Friends of the cousins of the nieces of X`` ``(("niece", "cousin", "friend"), X)``."""
+
+    chain: tuple[str, ...]
+    person: str
+    attr: str | None = None
+
+    @property
+    def rel(self) -> str:
+        return self.chain[0]
+
+    @property
+    def text(self) -> str:
+        parts = ([ATTR_PLURAL[self.attr]] if self.attr else []) + [plural(r) for r in
+                                                                    reversed(self.chain)]
+        head = parts[0][0].upper() + parts[0][1:] + "".join(f" of the {p}" for p in parts[1:])
+        return f"{head} of {self.person}: from the {group_phrase(first_group(self.chain[0]))}."
+
+
 def relation_title(rel: str, person: str) -> str:
-    head = plural(rel)
-    return f"{head[0].upper()}{head[1:]} of {person}: from the {group_phrase(first_group(rel))}."
+    return Title((rel,), person).text
 
 
 def level2_title(final: tuple, rel: str, person: str) -> str:
-    head = ATTR_PLURAL[final[1]] if final[0] == "attr" else plural(final[1])
-    return (f"{head[0].upper()}{head[1:]} of the {plural(rel)} of {person}: from the "
-            f"{group_phrase(first_group(rel))}.")
-
-
-@dataclass(frozen=True)
-class Title:
-    """A parsed index title: ``rel`` of ``person``, with ``final`` for a two-level index."""
-
-    rel: str
-    person: str
-    final: tuple | None = None
+    """The two-level index of ``final`` over ``rel`` of ``person`` (depth-6 questions)."""
+    if final[0] == "attr":
+        return Title((rel,), person, final[1]).text
+    return Title((rel, final[1]), person).text
 
 
 _ATTR_OF_PLURAL = {v: k for k, v in ATTR_PLURAL.items()}
@@ -258,22 +316,17 @@ def parse_title(text: str) -> Title | None:
     head, sep, _ = text.partition(": ")
     if not sep or parse_sentence(text) is not None:
         return None
-    m = re.match(r"^(?P<f>.+?) of the (?P<r>.+) of (?P<p>[A-Z].*)$", head)
-    if m:
-        f = m.group("f")
-        f = f[0].lower() + f[1:]
-        r = PLURAL_OF.get(m.group("r"))
-        final = (("attr", _ATTR_OF_PLURAL[f]) if f in _ATTR_OF_PLURAL
-                 else ("count", PLURAL_OF[f]) if f in PLURAL_OF else None)
-        if r is not None and final is not None:
-            return Title(r, m.group("p"), final)
-    m = re.match(r"^(?P<r>.+?) of (?P<p>[A-Z].*)$", head)
-    if m:
-        r = m.group("r")
-        r = PLURAL_OF.get(r[0].lower() + r[1:])
-        if r is not None:
-            return Title(r, m.group("p"))
-    return None
+    segs = head.split(" of the ")
+    last, of, person = segs[-1].partition(" of ")
+    if not of or not person[:1].isupper():
+        return None
+    segs[-1] = last
+    segs[0] = segs[0][:1].lower() + segs[0][1:]
+    attr = _ATTR_OF_PLURAL.get(segs[0]) if len(segs) > 1 else None
+    rels = [PLURAL_OF.get(x) for x in (segs[1:] if attr else segs)]
+    if not rels or None in rels:
+        return None
+    return Title(tuple(reversed(rels)), person, attr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +429,10 @@ class Engine:
                 continue
             if first_group(t.rel) & group:
                 out.append(nid)
-        return sorted(out, key=lambda n: (self.kb.titles[n].final is None, _id_key(n)))
+        def single(t: Title) -> bool:
+            return len(t.chain) == 1 and t.attr is None
+
+        return sorted(out, key=lambda n: (single(self.kb.titles[n]), _id_key(n)))
 
     def absorb(self, nid: str) -> None:
         """Trust a read index: dry-run its evaluation over the linked sentences and mark every
@@ -398,13 +454,9 @@ class Engine:
     def _dry(self, t: Title, marks: list) -> None:
         before_v, before_a = set(self.visited), set(self.visited_attrs)
         self.visited, self.visited_attrs = set(), set()
-        members = _run(self.relation(t.person, t.rel))
-        if t.final is not None:
-            for m in sorted(members):
-                if t.final[0] == "attr":
-                    self.visited_attrs.add((t.final[1], m))
-                else:
-                    _run(self.relation(m, t.final[1]))
+        members = _run(self.follow({t.person}, t.chain))
+        if t.attr is not None:
+            self.visited_attrs |= {(t.attr, m) for m in members}
         marks += [("rel", p, q) for p, q in self.visited]
         marks += [("attr", p, q) for p, q in self.visited_attrs]
         self.visited |= before_v
@@ -436,6 +488,13 @@ class Engine:
         if pred == "husband":
             return bool(kb.reverse.get(("wife", person)))
         return False
+
+    def _married(self, person: str) -> bool:
+        """Whether a shown sentence states a spouse of ``person``: PhantomWiki derives every
+        marriage from a shared child, so that person has a son or daughter sentence."""
+        kb = self.kb
+        return any((p, person) in kb.own or kb.reverse.get((p, person))
+                   for p in ("wife", "husband"))
 
     def lookup(self, person: str, group: frozenset) -> Plan:
         """The people ``person``'s own sentences of ``group`` list."""
@@ -469,14 +528,19 @@ class Engine:
                 need = [p for p in group if (p, person) not in self.done]
                 if not need:
                     break
-                on = [_mentions(t, person) and bool(words & set(tokens(t))) for _, t in hits]
-                end = len(hits) < kb.page_size or not on[-1]
+                # Index notes share the words of the search (and a surname), so they rank among
+                # the sentences of a lookup; they say nothing about whether the person's own
+                # sentence is further down, so the page is judged by its sentences only.
+                on = [_mentions(t, person) and bool(words & set(tokens(t)))
+                      for nid, t in hits if nid not in kb.titles]
+                end = len(hits) < kb.page_size or not on or not on[-1]
                 if "friend" in need:
                     # A friend list is a long sentence: shorter notes naming the person outrank
                     # it. Nearly everyone has friends, so page while the person is still named.
                     end = len(hits) < kb.page_size or not any(_mentions(t, person)
                                                               for _, t in hits)
-                if end and not any(self._implied(p, person) for p in need):
+                if end and not any(self._implied(p, person) for p in need) \
+                        and not (CH <= set(need) and self._married(person)):
                     for p in need:
                         self.done.add((p, person))
                     break
@@ -565,14 +629,18 @@ class Engine:
             return {q.person}
         return (yield from self.holders(q.attr, q.value))
 
+    def follow(self, people: set[str], chain: Iterable[str]) -> Plan:
+        """The people ``chain`` reaches from ``people``, one relation after another."""
+        for rel in chain:
+            out: set[str] = set()
+            for p in sorted(people):
+                out |= yield from self.relation(p, rel)
+            people = out
+        return people
+
     def members(self, q: PWQuestion) -> Plan:
         people = yield from self.start(q)
-        if q.rel is None:
-            return people
-        out: set[str] = set()
-        for p in sorted(people):
-            out |= yield from self.relation(p, q.rel)
-        return out
+        return (yield from self.follow(people, q.chain))
 
     def evaluate(self, q: PWQuestion) -> Plan:
         """The answer text of ``q``."""
@@ -594,18 +662,18 @@ class Engine:
 
     def _opening(self, q: PWQuestion) -> Plan:
         """Search the first hop of the named person; when the page shows an index covering the
-        whole question (two-level) or a multi-hop relation of it, read that index."""
-        rel = q.rel if q.rel is not None else q.final[1]
-        group = first_group(rel)
+        whole question or a chain of it (longest first; a single relation only when it takes
+        several hops), read that index."""
+        chain = q.index_chain
+        group = first_group(chain[0])
         if all((p, q.person) in self.done for p in group):
             return
         yield from self._search(group_query(group, q.person))
-        wants = []
-        if q.rel is not None and q.final[0] != "list":
-            wants.append(Title(q.rel, q.person, q.final))
-        hops = RELATIONS[rel][0]
-        if len(hops) > 1 or not isinstance(hops[0], frozenset):
-            wants.append(Title(rel, q.person))  # one hop: the lookup reads it if need be
+        wants = [Title(chain, q.person, q.index_attr)] if q.index_attr else []
+        hops = RELATIONS[chain[0]][0]
+        multi = len(hops) > 1 or not isinstance(hops[0], frozenset)
+        wants += [Title(chain[:k], q.person) for k in range(len(chain), 0, -1)
+                  if k > 1 or multi]  # one hop: the lookup reads it if need be
         for want in wants:
             for nid, t in sorted(self.kb.titles.items(), key=lambda kv: _id_key(kv[0])):
                 if t == want and nid not in self.absorbed:
@@ -650,6 +718,10 @@ class PWReader(BaseAgent):
         self._task: str | None = None
         self._plan: Plan | None = None
         self.question: PWQuestion | None = None
+        #: how the last episode ended: ``complete`` (the plan ran to its answer), ``budget``
+        #: (the step budget ran out first: the answer is a guess from what was shown) or
+        #: ``unparsed`` (not a PhantomWiki question shape).
+        self.outcome: str | None = None
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -665,13 +737,16 @@ class PWReader(BaseAgent):
         if self._plan is None:
             self.question = parse_pw_question(obs.question)
             if self.question is None:
+                self.outcome = "unparsed"
                 return {"action": "answer", "text": "unknown"}
             self._plan = self.engine.evaluate(self.question)
         if steps_left is not None and steps_left <= 1:
+            self.outcome = "budget"
             return {"action": "answer", "text": self.guess()}
         try:
             return next(self._plan)
         except StopIteration as stop:
+            self.outcome = "complete"
             return {"action": "answer", "text": stop.value or "unknown"}
 
     def guess(self) -> str:
@@ -753,7 +828,8 @@ class PWIndexCurator(BaseAgent):
             self.stats["unverified"] += 1
             return
         x = q.person
-        rel = q.rel if q.rel is not None else q.final[1]
+        chain, attr = q.index_chain, q.index_attr
+        rel = chain[0]
         eng.visited, eng.visited_attrs = set(), set()
         eng.fetch = False
         members = _run(eng.relation(x, rel))
@@ -762,14 +838,14 @@ class PWIndexCurator(BaseAgent):
         # lookups, or a friend list (which shorter notes outrank on the first page).
         if len({p for _, p in eng.visited}) > 1 or any(p == "friend" for p, _ in eng.visited):
             yield from self._write(relation_title(rel, x), level1)
-        if self.level2 and q.rel is not None and q.final[0] != "list":
-            if q.final[0] == "attr":
-                _run(eng.attrs(members, q.final[1]))
-            else:
-                for m in sorted(members):
-                    _run(eng.relation(m, q.final[1]))
+        if self.level2 and (len(chain) > 1 or attr is not None):
+            # The whole question: every relation of the chain (a count's last), then the
+            # attribute - one read answers it.
+            members = _run(eng.follow(members, chain[1:]))
+            if attr is not None:
+                _run(eng.attrs(members, attr))
             both = support_notes(self.kb, eng.visited, eng.visited_attrs)
-            yield from self._write(level2_title(q.final, q.rel, x), both)
+            yield from self._write(Title(chain, x, attr).text, both)
 
     def _find(self, title: str) -> Plan:
         kb = self.kb

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 
 from agents.base import Action, BaseAgent
-from agents.scripted.knowledge import Knowledge, Tier
+from agents.scripted.knowledge import Knowledge, LinkJudgedKnowledge, Tier, plural_forms
 from agents.scripted.queries import (
     children_query,
     friends_query,
@@ -29,6 +29,7 @@ from agents.scripted.queries import (
     spouse_query,
     value_query,
 )
+from agents.scripted.text import tokens
 from agents.scripted.text import (
     ParsedQuestion,
     gender_of,
@@ -47,13 +48,27 @@ SINGLE_ATTR_QUERY = {"job": "{n}'s job is", "hobby": "{n}'s hobby is",
 
 
 class ScriptedReader(BaseAgent):
-    """A deterministic reader for the 26 question shapes (no language model).
+    """A deterministic, curator-agnostic reader for the 26 question shapes (no language model).
+
+    Access structure is found by what a note names and links to, never by how it is worded:
+
+    - **Discovery.** Before paging a set that belongs to a person the question names (their
+      friends, children, grandchildren), the reader searches that person's bare name once:
+      any authored note naming them ranks on that page whatever else its title says. A
+      job/hobby/city set is searched by the bare value plus its plural (``cooper coopers``),
+      which finds ``Coopers.`` as well as ``People whose job is cooper.``. Notes that show up
+      on any other page are considered too.
+    - **Judgement.** A candidate is read, and its links decide whether it is a complete index
+      for the set (:class:`~agents.scripted.knowledge.LinkJudgedKnowledge`).
+    - **Statements.** §3 sentences are believed whoever wrote them (the newest wins on a
+      conflict), and so are answer statements (``The job of the spouse of X is baker.``).
 
     ``batch`` is how many people one attribute query asks about (``value_batch`` when the
     query also names the value sought, which makes the wanted note stand out); ``page_size`` and
     ``max_page`` must match the environment's paging (SPEC §1 defaults)."""
 
     name = "scripted-reader"
+    knowledge_cls: type[Knowledge] = LinkJudgedKnowledge
 
     def __init__(self, *, page_size: int = 5, max_page: int = 12, batch: int = 2,
                  value_batch: int = 4):
@@ -65,7 +80,8 @@ class ScriptedReader(BaseAgent):
 
     # -- agent interface ---------------------------------------------------------------
     def reset(self) -> None:
-        self.kb = Knowledge(self.page_size)
+        self.kb = self.knowledge_cls(self.page_size)
+        self._discovered: set[str] = set()
         self._plan: Plan | None = None
         self._task: str | None = None
         self._question: ParsedQuestion | None = None
@@ -152,12 +168,14 @@ class ScriptedReader(BaseAgent):
         (a single-valued relation found). Returns ``"complete"`` or ``""``."""
         kb = self.kb
         page = 1
+        irel = index_rel or rel
+        if done is None:
+            yield from self._discover(irel, key)
         while True:
             if (rel, key) in kb.complete:
                 return "complete"
             if done is not None and done():
                 return ""
-            irel = index_rel or rel
             for nid in kb.index_candidates(irel, key, ((irel, key),)):
                 yield from self._read(nid)
                 if kb.absorb_index(nid, irel, key):
@@ -170,6 +188,23 @@ class ScriptedReader(BaseAgent):
                 kb.complete.add((rel, key))
                 return "complete"
             page += 1
+
+    # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------
+    def _discover(self, rel: str, key: str) -> Plan:
+        """Search the bare name of a person the question names, once, before the first of
+        their sets is paged: any authored note naming them ranks on that page, whatever else
+        its title says."""
+        q = self._question
+        if (key in self._discovered or (rel, key) in self.kb.complete or q is None
+                or key not in (q.X, q.Y)):
+            return ""
+        self._discovered.add(key)
+        yield from self._search(key)
+        return ""
+
+    def _value_query(self, value: str) -> tuple[str, Tier]:
+        """A value's set query: the value and its plural (only index titles hold the plural)."""
+        return " ".join(plural_forms(value)), Tier(tokens(value))
 
     def _friends(self, x: str) -> Plan:
         yield from self._complete("friends", x, *friends_query(x))
@@ -199,7 +234,7 @@ class ScriptedReader(BaseAgent):
 
     def _holders(self, kind: str, value: str) -> Plan:
         """Everyone whose job/hobby/city is ``value``."""
-        yield from self._complete(kind, value, *value_query(value))
+        yield from self._complete(kind, value, *self._value_query(value))
         return self.kb.holders(kind, value)
 
     # -- attributes --------------------------------------------------------------------
@@ -356,7 +391,7 @@ class ScriptedReader(BaseAgent):
 
         # The first page of every key shows its index, if the library has one.
         for _, value in conds:
-            yield from self._search(*value_query(value))
+            yield from self._search(*self._value_query(value))
             if matches():
                 return matches()[0]
         for kind, value in conds:
@@ -406,7 +441,7 @@ class ScriptedReader(BaseAgent):
     def _plan_qc8_grandchildren(self, q):
         kb = self.kb
         x = q.X
-        yield from self._search(*children_query(x))
+        yield from self._grandchildren_discovery(x)
         for nid in kb.index_candidates("grandchildren", x):
             yield from self._read(nid)
             if kb.absorb_index(nid, "grandchildren", x):
@@ -417,6 +452,9 @@ class ScriptedReader(BaseAgent):
             grand |= (yield from self._children(kid))
             self._guess = str(len(grand))
         return str(len(grand))
+
+    def _grandchildren_discovery(self, x: str) -> Plan:
+        return (yield from self._discover("grandchildren", x))
 
     def _plan_qc8_friend_job(self, q):
         kb = self.kb
@@ -469,3 +507,27 @@ class ScriptedReader(BaseAgent):
         yield from self._attrs(cands, "married", stop=lambda: bool(married()))
         found = married()
         return min(kb.spouses(found[0])) if found else "unknown"
+
+
+class StrictReader(ScriptedReader):
+    """The first scripted reader (``scripted-reader-strict``), kept for comparison.
+
+    It trusts an authored note as an index only when its *wording* names the relation the way
+    the project's own index curator writes titles (``Friends of X``, ``Residents of C``), and it
+    finds such notes only when they rank on the pages of its own set queries, which those titles
+    were written to top. Reworded titles, entity pages and plurals earn little or nothing
+    under it; see ``scripts/curator_zoo.py``."""
+
+    name = "scripted-reader-strict"
+    knowledge_cls = Knowledge
+
+    def _discover(self, rel: str, key: str) -> Plan:
+        return ""
+        yield  # a generator that searches nothing
+
+    def _value_query(self, value: str) -> tuple[str, Tier]:
+        return value_query(value)
+
+    def _grandchildren_discovery(self, x: str) -> Plan:
+        yield from self._search(*children_query(x))
+        return ""

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from kbgym.universe import statements
 from kbgym.universe.templates import TEMPLATES
 from kbgym.universe.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST, MONTHS
 
@@ -28,7 +29,8 @@ def tokens(text: str) -> list[str]:
 
 
 NAME = r"[A-Z][A-Za-z-]* [A-Z][A-Za-z-]*"
-_NAME_RE = re.compile(rf"\b({NAME})\b")
+#: Overlapping matches, so a capitalised lead word (``About Felix Abernathy``) hides no name.
+_NAME_RE = re.compile(rf"(?=\b({NAME})\b)")
 _MALE = frozenset(MALE_FIRST)
 _FEMALE = frozenset(FEMALE_FIRST)
 
@@ -284,6 +286,14 @@ class ParsedQuestion:
         return self.slots.get("Y")
 
 
+_EMBEDDED = tuple(re.compile(p.pattern[1:-1].replace(r"\?", r"\??")) for _, _, p in _QUESTIONS)
+
+
+def embeds_question(text: str) -> bool:
+    """Whether ``text`` contains one of the 26 question shapes (a note about a question)."""
+    return any(p.search(text) for p in _EMBEDDED)
+
+
 def parse_question(text: str) -> ParsedQuestion | None:
     """Which of the 26 shapes ``text`` has, and its slots; ``None`` if it has none of them."""
     text = text.strip()
@@ -295,56 +305,33 @@ def parse_question(text: str) -> ParsedQuestion | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Answer statements (what the content writer writes; the reader recognises them)
-
-_STATEMENTS = {
-    "qc1_job": "The job of {X} is",
-    "qc1_hobby": "The hobby of {X} is",
-    "qc1_city": "The city where {X} lives is",
-    "qc2_spouse_job": "The job of the spouse of {X} is",
-    "qc2_father_hobby": "The hobby of the father of {X} is",
-    "qc2_mother_city": "The city where the mother of {X} lives is",
-    "qc3_spouse_father_hobby": "The hobby of the father of the spouse of {X} is",
-    "qc3_father_spouse_job": "The job of the spouse of the father of {X} is",
-    "qc3_spouse_mother_city": "The city where the mother of the spouse of {X} lives is",
-    "qc4_children": "The number of children of {X} is",
-    "qc4_friends": "The number of friends of {X} is",
-    "qc5_brother_job": "The job of the brother of {X} is",
-    "qc5_sister_hobby": "The hobby of the sister of {X} is",
-    "qc5_spouse_city": "The city where the spouse of {X} lives is",
-    "qc6_job_city": "The {job} who lives in the city of {city} is",
-    "qc6_job_hobby": "The {job} whose hobby is {hobby} is",
-    "qc6_job_city_hobby": "The {job} who lives in the city of {city} and whose hobby is {hobby} is",
-    "qc7_common_friend": "The friend of {X} who is also a friend of {Y} is",
-    "qc7_child_friend": "The child of {X} who is a friend of {Y} is",
-    "qc8_grandchildren": "The number of grandchildren of {X} is",
-    "qc8_friend_job": "The number of friends of {X} who have the job of {job} is",
-    "qc8_spouse_friends": "The number of friends of the spouse of {X} is",
-    "qc9_older_pair": "The older of {X} and {Y} is",
-    "qc9_oldest_child": "The oldest child of {X} is",
-    "qc10_spouse_job_city":
-        "The person whose spouse is the {job} who lives in the city of {city} is",
-    "qc10_spouse_job": "The person whose spouse has the job of {job} is",
-}
+# Answer statements (what the content writer writes; the reader recognises them). The forms
+# are the universe's (``kbgym.universe.statements``), shared with the misinformation metric.
 
 
 def statement_prefix(q: ParsedQuestion) -> str:
     """The start of the one-sentence answer to ``q``: ``The job of the spouse of X is``."""
-    return _STATEMENTS[q.template].format(**q.slots)
+    return statements.statement_prefix(q.template, q.slots)
 
 
 def answer_statement(q: ParsedQuestion, answer: str) -> str:
     """The sentence stating the answer: ``The job of the spouse of X is baker.``"""
-    return f"{statement_prefix(q)} {answer.strip().rstrip('.')}."
+    return statements.answer_statement(q.template, q.slots, answer.strip().rstrip("."))
 
 
 def statement_answer(q: ParsedQuestion, text: str) -> str | None:
     """The answer a note states for ``q``, when the note is ``q``'s answer statement."""
-    prefix = statement_prefix(q) + " "
-    if text.lower().startswith(prefix.lower()) and text.endswith("."):
-        answer = text[len(prefix):-1].strip()
-        return answer or None
-    return None
+    found = parse_statement(text)
+    if found is None or found[0] != q.template:
+        return None
+    slots = {k: v for k, v in q.slots.items() if v}
+    if {k: v.casefold() for k, v in found[1].items()} != {k: v.casefold()
+                                                          for k, v in slots.items()}:
+        return None
+    return found[2].strip() or None
+
+
+parse_statement = statements.parse_statement
 
 
 # ---------------------------------------------------------------------------------------------

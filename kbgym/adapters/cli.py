@@ -50,7 +50,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pr.add_argument("--run", required=True, help="a training run directory")
     pr.add_argument("--seed", type=SEED, help="default: the universe's seed")
     pr.add_argument("--per-template", type=int_range(1, 100_000), dest="per_template",
-                    help="cap each template's quota")
+                    help="cap each template's (stratum's) quota")
+    pr.add_argument("--stratify", choices=("template", "category"), default="template",
+                    help="equal quota per template (default) or per category (for generations "
+                         "with many types and few questions each)")
     pr.add_argument("--out", default="probe.json", help="output file (default probe.json)")
     pr.add_argument("--quiet", action="store_true", help="print nothing")
     pr.set_defaults(func=cmd_adapt_pw_probe)
@@ -88,7 +91,8 @@ def cmd_adapt_pw_probe(args) -> int:
     from kbgym.jsonio import write_canonical
 
     u = _load_universe(args.universe)
-    probe = make_pw_probe_from_run(u, args.run, seed=args.seed, per_template=args.per_template)
+    probe = make_pw_probe_from_run(u, args.run, seed=args.seed, per_template=args.per_template,
+                                   stratify=args.stratify)
     write_canonical(args.out, probe)
     if not args.quiet:
         print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items())

@@ -207,11 +207,14 @@ class KBGymEnv(gym.Env):
         configured search backend, dedup guard and text cap."""
         cfg = self.config
         if library is None:
-            lib = Library.from_universe(self.universe)
+            lib = Library.from_universe(self.universe, typed_links=cfg.typed_links)
         elif self.mode == "probe":
             lib = library.copy(search=None, dedup=None)
         else:
             lib = library
+        drift = self.universe.meta.get("drift")
+        if drift and not lib.track_hashes:  # source drift: stale links are noticed by hash
+            lib.enable_staleness({old: new for new, old in drift["supersedes"].items()})
         lib.max_text_chars = cfg.max_text_chars
         lib.link_batch_max = cfg.link_batch_max
         lib.dedup = DedupGuard(judge, threshold=cfg.dedup_threshold) if judge else None

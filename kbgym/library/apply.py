@@ -102,9 +102,13 @@ def read_result(library: Library, node_id: str, page: int | None = None,
         return f"ERROR: links_page must be 1 - {node.id} shows all its links at once"
     parts = [f"{node.id}: {node.text}\nlinks:"]
     types = node.link_types
+    stale = library.track_hashes or library.superseded  # source drift: mark stale links
     for lid in links:
         ltype = types.get(lid)
-        tag = f" [{ltype}]" if ltype else ""
+        tags = [ltype] if ltype else []
+        if stale and library.is_stale(node.id, lid):
+            tags.append("stale")
+        tag = f" [{', '.join(tags)}]" if tags else ""
         parts.append(f"\n- {lid}{tag}: {library[lid].text}")
     if links_per_page is not None and n > links_per_page:
         a = (p - 1) * links_per_page + 1

@@ -12,6 +12,7 @@ frozen library raises :class:`LibraryFrozenError`.
 from __future__ import annotations
 
 import gc
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -50,6 +51,11 @@ def gc_paused():
     finally:
         if was:
             gc.enable()
+
+
+def text_hash(text: str) -> str:
+    """The hidden content hash kept per link (16 hex digits of sha256)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def id_num(node_id: str) -> int:
@@ -115,7 +121,7 @@ class Node:
     """
 
     __slots__ = ("id", "num", "text", "links", "_types", "origin", "flag", "absorbed",
-                 "_in", "_ain")  # fmt: skip
+                 "_in", "_ain", "_hashes")  # fmt: skip
 
     def __init__(self, id: str, num: int, text: str, origin: str | None, flag: str | None,
                  absorbed: tuple[str, ...] = ()):  # fmt: skip
@@ -129,6 +135,7 @@ class Node:
         self.absorbed: tuple[str, ...] = absorbed
         self._in: dict[str, None] | None = None  # in-adjacency: source ids (insertion order)
         self._ain = 0  # authored in-degree
+        self._hashes: dict[str, str] | None = None  # target -> its text hash when linked
 
     @property
     def link_types(self) -> dict[str, str]:
@@ -164,6 +171,8 @@ class Node:
         }  # fmt: skip
         if self._types:
             d["link_types"] = dict(self._types)
+        if self._hashes:
+            d["link_hashes"] = dict(self._hashes)
         return d
 
     def __repr__(self) -> str:
@@ -221,6 +230,9 @@ class Library:
         self.max_text_chars = int(max_text_chars)
         self.link_batch_max = int(link_batch_max)
         self.dedup = dedup
+        # staleness (source drift): off until enable_staleness(); hidden from every observation
+        self.track_hashes = False
+        self.superseded: dict[str, str] = {}  # old note -> the note that supersedes it
         self.refresh_mode: RefreshMode = refresh
         self._search: Any = None
         self._dirty: dict[str, None] = {}
@@ -241,9 +253,20 @@ class Library:
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
-    def from_universe(cls, universe: Any, **kwargs: Any) -> "Library":
-        """B1: every universe node as an untouched original (origin = own id), no links."""
-        return cls.from_texts(((n.id, n.text) for n in universe.nodes), **kwargs)
+    def from_universe(cls, universe: Any, *, typed_links: bool = False, **kwargs: Any
+                      ) -> "Library":
+        """B1: every universe node as an untouched original (origin = own id), no links.
+
+        A drifted universe's B1 keeps link-target hashes and knows the superseded notes; with
+        ``typed_links`` each successor also gets a ``supersedes`` link to the note it replaces
+        (:func:`kbgym.universe.drift.apply_drift`)."""
+        lib = cls.from_texts(((n.id, n.text) for n in universe.nodes), **kwargs)
+        drift = (getattr(universe, "meta", None) or {}).get("drift")
+        if drift:
+            from kbgym.universe.drift import apply_drift
+
+            apply_drift(lib, drift, typed_links)
+        return lib
 
     @classmethod
     def from_texts(cls, nodes: Iterable[tuple[str, str]], **kwargs: Any) -> "Library":
@@ -301,6 +324,10 @@ class Library:
             except KeyError as err:
                 raise bad(f"node #{i} lacks field {err.args[0]!r}") from None
             types = nd.get("link_types", {})
+            hashes = nd.get("link_hashes", {})
+            if not isinstance(hashes, dict) or not all(
+                    k in links and isinstance(v, str) for k, v in hashes.items()):  # fmt: skip
+                raise bad(f"node {nd.get('id')!r} link_hashes must map linked ids to hashes")
             if not isinstance(nid, str) or not _ID_RE.fullmatch(nid):
                 raise bad(f"node #{i} has a bad id {nid!r}")
             if not isinstance(text, str):
@@ -318,7 +345,7 @@ class Library:
             if not isinstance(types, dict) or not all(
                     k in links and v in LINK_TYPES for k, v in types.items()):  # fmt: skip
                 raise bad(f"node {nid} link_types must map linked ids to known types")
-            parsed.append((id_num(nid), nid, text, links, origin, flag, absorbed, types))
+            parsed.append((id_num(nid), nid, text, links, origin, flag, absorbed, types, hashes))
         parsed.sort(key=lambda p: p[0])
         for p in parsed:
             if p[1] in lib._nodes:
@@ -326,7 +353,7 @@ class Library:
             if p[0] >= lib.next_id:
                 raise bad(f"node {p[1]} is not below next_id {lib.next_id}")
             lib._insert(Node(p[1], p[0], p[2], p[4], p[5], tuple(p[6])))
-        for _num, nid, _t, links, _o, _f, _a, types in parsed:
+        for _num, nid, _t, links, _o, _f, _a, types, hashes in parsed:
             src = lib._nodes[nid]
             for target in links:
                 dst = lib._nodes.get(target)
@@ -337,6 +364,8 @@ class Library:
                 if dst._in and nid in dst._in:
                     raise bad(f"node {nid} links to {target} twice")
                 lib._add_edge(src, dst, types.get(target))
+            if hashes:
+                src._hashes = dict(hashes)
         if search is not None:
             lib.attach_search(search, refresh=lib.refresh_mode)
         return lib
@@ -363,8 +392,10 @@ class Library:
             m._types = dict(n._types) if n._types else None
             m._in = dict(n._in) if n._in else None
             m._ain = n._ain
+            m._hashes = dict(n._hashes) if n._hashes else None
             other._nodes[m.id] = m
         other._carriers = dict(self._carriers)
+        other.superseded = dict(self.superseded)
         other._dirty = dict(self._dirty)
         other._regen = set(self._regen)
         if dedup is not _KEEP:
@@ -441,6 +472,54 @@ class Library:
                     g.add_edge(n.id, t, type=ltype)
         return g
 
+    # -- staleness (source drift) ------------------------------------------------------------
+    def enable_staleness(self, superseded: dict[str, str] | None = None) -> None:
+        """Keep, hidden, the text hash of each link's target as of when the link was made
+        (links that have none yet get their target's current one), and take ``superseded``
+        (old note -> successor, from a drifted universe). Idempotent."""
+        if superseded:
+            self.superseded.update(superseded)
+        if not self.track_hashes:
+            self.track_hashes = True
+            for n in self._nodes.values():
+                for t in n.links:
+                    if n._hashes is None:
+                        n._hashes = {}
+                    n._hashes.setdefault(t, text_hash(self._nodes[t].text))
+
+    def is_stale(self, source: str, target: str) -> bool:
+        """A link is stale when its target was superseded or its text changed since."""
+        if target in self.superseded:
+            return True
+        h = self._nodes[source]._hashes
+        recorded = h.get(target) if h else None
+        return recorded is not None and recorded != text_hash(self._nodes[target].text)
+
+    def staleness(self) -> dict:
+        """``stale_links`` and ``stale_index_notes`` (authored notes with a stale link)."""
+        links = notes = 0
+        for n in self._nodes.values():
+            k = sum(self.is_stale(n.id, t) for t in n.links)
+            links += k
+            notes += bool(k) and n.flag == AUTHORED
+        return {"stale_links": links, "stale_index_notes": notes}
+
+    def original_ceiling(self) -> int | None:
+        """The highest numeric id among the origins, if every authored node lies above it and
+        every other node at or below it (and, since only authored nodes are ever minted, from
+        ``next_id`` upwards, always will); else None.
+
+        With it, a node's id alone tells original from authored (``locate``). Computed once
+        per library: origins never change, and ``next_id`` only grows."""
+        cached = self.__dict__.get("_ceiling", _KEEP)
+        if cached is _KEEP:
+            top = max((id_num(o) for o in self.origins), default=0)
+            ok = self.next_id > top and all(
+                (n.num > top) == (n.flag == AUTHORED) for n in self._nodes.values())
+            cached = top if ok else None
+            self._ceiling = cached
+        return cached
+
     # -- stats ------------------------------------------------------------------------------
     def stats(self) -> dict:
         """SPEC §6.2, from incrementally maintained integer counters."""
@@ -458,6 +537,7 @@ class Library:
             "orphan_nodes": self._orph,
             "merges": self.merges,
             "index_coverage": self._indexed / total if total else 0.0,
+            **(self.staleness() if self.track_hashes else {}),
         }
 
     def recompute_stats(self) -> dict:
@@ -607,6 +687,10 @@ class Library:
         if dst._in is None:
             dst._in = {}
         dst._in[src.id] = None
+        if self.track_hashes:
+            if src._hashes is None:
+                src._hashes = {}
+            src._hashes[dst.id] = text_hash(dst.text)
         self._n_links += 1
         if src.flag == AUTHORED:
             dst._ain += 1
@@ -622,6 +706,8 @@ class Library:
         ltype = None
         if src._types:
             ltype = src._types.pop(dst.id, None)
+        if src._hashes:
+            src._hashes.pop(dst.id, None)
         del dst._in[src.id]  # type: ignore[union-attr]
         self._n_links -= 1
         if src.flag == AUTHORED:

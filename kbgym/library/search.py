@@ -361,6 +361,52 @@ class BM25Index:
         self._n_slots = len(self._slot_id)
         self._doc_slot = {d: s for s, d in enumerate(self._slot_id)}  # type: ignore[misc]
 
+    def slots_containing(self, terms: Iterable[str]) -> np.ndarray:
+        """Slots (ascending) of the indexed documents whose indexed text holds every term.
+
+        An intersection of the terms' live postings, rarest list first, each further term
+        looked up by binary search in its sorted posting list (``locate``, SPEC §18)."""
+        tids = []
+        for term in set(terms):
+            tid = self._vocab.get(term)
+            if tid is None or self._df[tid] <= 0:
+                return np.zeros(0, dtype=np.int64)
+            tids.append(tid)
+        if not tids:
+            raise ValueError("slots_containing needs at least one term")
+        tids.sort(key=lambda t: self._df[t])
+        n = self._pn[tids[0]]
+        slots = self._ps[tids[0]][:n]
+        if self._pdead[tids[0]]:
+            slots = slots[self._pc[tids[0]][:n] != 0]
+        for tid in tids[1:]:
+            if not len(slots):
+                break
+            n = self._pn[tid]
+            ps, pc = self._ps[tid][:n], self._pc[tid][:n]
+            dm = self._dmap.get(tid)
+            if dm is None and n >= max(self.DMAP_MIN, self._n_slots // self.DMAP_FRACTION):
+                dm = np.zeros(len(self._slot_num), dtype=np.int32)  # as MaxScore builds it
+                dm[ps] = pc
+                self._dmap[tid] = dm
+            if dm is not None:  # a very common term: one gather from its slot -> code map
+                slots = slots[dm[slots] != 0]
+                continue
+            pos = np.searchsorted(ps, slots)
+            np.minimum(pos, n - 1, out=pos)
+            slots = slots[(ps[pos] == slots) & (pc[pos] != 0)]
+        return slots
+
+    def slot_ids(self, slots: np.ndarray) -> list[str]:
+        ids = self._slot_id
+        return [ids[s] for s in slots.tolist()]  # type: ignore[misc]
+
+    def slot_nums(self, slots: np.ndarray) -> np.ndarray:
+        return self._slot_num[slots]
+
+    def slot_of(self, id: str) -> int | None:
+        return self._doc_slot.get(id)
+
     def refresh(self) -> None:
         """Nothing to do: every upsert and remove is applied at once."""
 

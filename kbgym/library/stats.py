@@ -114,7 +114,8 @@ def recompute_stats(lib: Library) -> dict:
                 carriers[o] = carriers.get(o, 0) + 1
     total = len(lib.origins)
     alive = len(carriers)
-    return {
+    extra = lib.staleness() if lib.track_hashes else {}
+    return {**extra, 
         "n_nodes": len(lib),
         "n_links": n_links,
         "origins_total": total,

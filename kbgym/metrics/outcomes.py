@@ -35,6 +35,24 @@ def rho_ci(steps_arm: Sequence[float], steps_base: Sequence[float], idx: np.ndar
     return float(lo), float(hi)
 
 
+def mean_diff_ci(values_arm: Sequence[float], values_base: Sequence[float], idx: np.ndarray
+                 ) -> tuple[float, float]:
+    """CI of mean(arm) − mean(base) over the paired resamples ``idx`` (the same matrix as
+    :func:`rho_ci`, so the F1 side and the steps side of formula (1) see the same draws)."""
+    diff = (np.asarray(values_arm, dtype=np.float64) - np.asarray(values_base, dtype=np.float64))
+    lo, hi = np.percentile(diff[idx].mean(axis=1), [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def f1_gate(rho_hi: float, f1_diff_hi: float, delta: float = 0.0) -> tuple[bool, bool]:
+    """Formula (1) on one arm × group: ``(star, f1_loss)``.
+
+    An F1 loss is a CI of F1(arm) − F1(base) lying entirely below −δ; a star needs the ρ CI
+    below 1 and no F1 loss. Saving steps by answering wrongly never earns a star."""
+    f1_loss = bool(f1_diff_hi < -delta)
+    return bool(rho_hi < 1.0) and not f1_loss, f1_loss
+
+
 def paired(rows_arm: Iterable[Mapping], rows_base: Iterable[Mapping], key: str = "qid"
            ) -> list[tuple[Mapping, Mapping]]:
     """Rows of two arms matched by ``key`` (in the base arm's order); both must cover it."""

@@ -1,6 +1,47 @@
-"""What the library's index layer looks like (SPEC §12.3): key resolution, precision and
-recall of index links, families, character, edge classes, out-degree and link-support
-alignment. Analysis-side: it reads the universe's people table, never the agent's view."""
+"""What the library's index layer looks like: key inference, precision and recall of index
+links, families, character, edge classes, out-degree and link-support alignment. Analysis-side:
+it reads the universe's people table, never the agent's view.
+
+**An authored note's key comes from its links, not its wording.** The note's title may say
+``Friends of X.``, ``X's circle of friends.``, ``About X`` or nothing at all: the metrics only
+look at what it links to, so identical links give identical precision, recall, family and
+(apart from ``materialized``, which is about the note's own text) character.
+
+Keys and members (from the hidden truth):
+
+- ``job:v`` / ``hobby:v`` / ``city:v``: the people whose fact states the value (distractors
+  included). Anchor: the value.
+- ``friends:P``, ``children:P``, ``parents:P``, ``spouse:P``, ``siblings:P`` (people sharing
+  a parent with P), ``grandchildren:P``: those people. Anchor: P.
+- ``hub:P``: every live original whose text names P (members are notes here, so a hub's
+  recall is the share of P's notes it links). Anchor: P.
+
+A link **names** a person when its target is an original whose text names that person (roster
+full names, :class:`kbgym.universe.keys.KeyFinder`), or an authored note whose own key
+(inferred in a first pass from its links to originals only) is anchored at that person (a hub
+or relation index of P names P; a value index names nobody). A link is **correct** for a key
+when it names a member (for ``hub:P``: when it names P). This lets an index of indexes (a value
+index linking its holders' hubs) score as correct.
+
+**Inference.** The candidates are the keys for which at least one link is correct. The key is
+the candidate ranked first by, in order: most correct links; most links whose target mentions
+the key's anchor (the person, or the value); the best match between the people the links name
+and the key's member set (Jaccard: shared / either; a hub's set is its one person here); the
+kind order :data:`KINDS` (relations before values before hubs); the key string. A note with
+links but no candidate is ``unscorable``; a note without links has no key (``empty``) and is
+left out of precision and recall, whatever its title promises.
+
+**Precision** = correct links / all links, over notes with a key. **Recall** = members named
+by some linked note (hubs: member notes linked) / all members, summed over notes with a key.
+
+**Families** (from the inferred key): job/hobby -> attribute, city -> city, a one-hop relation
+-> relation-1, grandchildren -> relation-2, hub -> hub; no links -> empty, links but no key ->
+unscorable. The family read from the title's wording (the older definition) is kept as
+``families_by_title``, and ``title_agrees`` counts the notes whose title names the same key.
+
+**Character**: ``empty`` (0 links), ``unscorable`` (links, no key), ``materialized`` (the
+note's own text names >= 2 members of its key's set; hubs exempt), else ``genuine``.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +57,6 @@ from kbgym.universe.types import Universe
 
 _RELATION_PREFIX = re.compile(
     r"^\s*(grandchildren|children|siblings|friends|parents|spouses?)\s+of\b", re.IGNORECASE)
-ONE_HOP = {"children", "siblings", "friends", "parents", "spouse", "spouses"}
 
 
 @dataclass(frozen=True)
@@ -29,7 +69,8 @@ class Resolution:
 
 
 def family(text: str) -> str:
-    """The §12.3 family of an index text, from its wording alone."""
+    """The family of an index text read from its wording alone (the older, title-based label:
+    ``families_by_title``); the metrics use the link-based family of :class:`LinkResolver`."""
     low = text.strip().casefold()
     if low.startswith("residents of") or "live in the city of" in low:
         return "city"
@@ -42,7 +83,7 @@ def family(text: str) -> str:
 
 
 class Resolver:
-    """Resolves index texts to member sets over one universe's people."""
+    """Member sets over one universe's people, and the title-based key of an index text."""
 
     def __init__(self, universe: Universe):
         self.u = universe
@@ -70,8 +111,8 @@ class Resolver:
         return frozenset([p.spouse] if p.spouse else [])  # spouse(s)
 
     def resolve(self, text: str) -> Resolution:
-        """Key resolution in the §12.3 order: one roster name (a relation prefix or a hub),
-        else the first job/hobby/city value, else unscorable."""
+        """The key a text's wording names (secondary label only): one roster name (a relation
+        prefix or a hub), else the first job/hobby/city value, else unscorable."""
         mentions = self.finder.mentions(text)
         people = list(dict.fromkeys(k for k in mentions if k.startswith("person:")))
         if len(people) == 1:
@@ -93,20 +134,149 @@ class Resolver:
         return {self.by_name[k[7:].casefold()] for k in self.finder(text) if k.startswith("person:")}
 
 
+#: Relation kinds, then value kinds, then the hub: the tie-break order of key inference.
+RELATIONS = ("children", "grandchildren", "friends", "siblings", "parents", "spouse")
+VALUES = ("job", "hobby", "city")
+KINDS = (*RELATIONS, *VALUES, "hub")
+_KIND_RANK = {k: i for i, k in enumerate(KINDS)}
+_FAMILY = {**{r: "relation-1" for r in RELATIONS}, "grandchildren": "relation-2",
+           "job": "attribute", "hobby": "attribute", "city": "city", "hub": "hub"}
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """An authored note's key inferred from its links (see the module docstring)."""
+
+    key: str | None  # "friends:p0012", "hub:p0012", "job:cooper"; None = no key
+    members: frozenset[str]  # pids; note ids for a hub
+    family: str
+    correct: int  # links correct for the key
+    links: int  # all links
+    covered: int  # members named (hubs: member notes linked)
+
+    @property
+    def anchor(self) -> str | None:
+        """The person (pid) or the value key the key is about."""
+        if self.key is None:
+            return None
+        kind, _, rest = self.key.partition(":")
+        return self.key if kind in VALUES else rest
+
+
+class LinkResolver:
+    """Infers authored notes' keys from their links, for one library and universe (a snapshot
+    in time: build a new one after the library changes). ``keys`` maps every authored note's
+    id to its :class:`Inferred` key."""
+
+    def __init__(self, library: Library, universe: Universe, resolver: Resolver | None = None):
+        self.lib = library
+        self.res = resolver or Resolver(universe)
+        self._mention: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # originals
+        # pid -> every non-hub key whose member set holds that pid
+        self.keys_of: dict[str, list[str]] = {p.pid: [] for p in universe.people}
+        self._members: dict[str, frozenset[str]] = dict(self.res._holders)
+        for key, pids in self.res._holders.items():
+            for pid in pids:
+                self.keys_of[pid].append(key)
+        for p in universe.people:
+            for rel in RELATIONS:
+                m = self.res.relation(rel, p.pid)
+                if m:
+                    key = f"{rel}:{p.pid}"
+                    self._members[key] = m
+                    for pid in sorted(m):
+                        self.keys_of[pid].append(key)
+        self._naming: dict[str, set[str]] = {}  # pid -> live originals naming them
+        for node in library:
+            if node.is_original:
+                for pid in self.mentions(node.id)[0]:
+                    self._naming.setdefault(pid, set()).add(node.id)
+        self._first: dict[str, Inferred] = {}
+        self.keys: dict[str, Inferred] = {}
+        authored = [n for n in library if n.is_authored]
+        for n in authored:  # pass 1: links to originals only
+            self._first[n.id] = self._infer(n.links, use_authored=False)
+        for n in authored:  # pass 2: authored targets stand for their pass-1 anchor
+            self.keys[n.id] = self._infer(n.links, use_authored=True)
+
+    def members(self, key: str) -> frozenset[str]:
+        if key.startswith("hub:"):
+            return frozenset(self._naming.get(key[4:], ()))
+        return self._members.get(key, frozenset())
+
+    def mentions(self, node_id: str, use_authored: bool = True
+                 ) -> tuple[frozenset[str], frozenset[str]]:
+        """(pids, value keys) a link to ``node_id`` names."""
+        node = self.lib[node_id]
+        if node.is_authored:
+            first = self._first.get(node_id) if use_authored else None
+            if first is None or first.key is None:
+                return frozenset(), frozenset()
+            a = first.anchor
+            return (frozenset(), frozenset([a])) if a.partition(":")[0] in VALUES \
+                else (frozenset([a]), frozenset())
+        got = self._mention.get(node_id)
+        if got is None:
+            pids, values = set(), set()
+            for k in self.res.finder(node.text):
+                if k.startswith("person:"):
+                    pids.add(self.res.by_name[k[7:].casefold()])
+                else:
+                    values.add(k)
+            got = self._mention[node_id] = (frozenset(pids), frozenset(values))
+        return got
+
+    def _infer(self, links: list[str], use_authored: bool) -> Inferred:
+        if not links:
+            return Inferred(None, frozenset(), "unscorable", 0, 0, 0)
+        named = [self.mentions(t, use_authored) for t in links]
+        correct: Counter = Counter()
+        anchor: Counter = Counter()
+        for pids, values in named:
+            keys = {f"hub:{p}" for p in pids}
+            for p in pids:
+                keys.update(self.keys_of[p])
+            correct.update(keys)
+            anchor.update({f"{k}:{p}" for p in pids for k in (*RELATIONS, "hub")} | values)
+        if not correct:
+            return Inferred(None, frozenset(), "unscorable", 0, len(links), 0)
+
+        everyone = frozenset().union(*(p for p, _ in named))
+
+        def rank(key: str):
+            kind, _, rest = key.partition(":")
+            people = frozenset([rest]) if kind == "hub" else self._members[key]
+            match = len(people & everyone) / len(people | everyone)
+            return (-correct[key], -anchor[key], -match, _KIND_RANK[kind], key)
+
+        key = min(correct, key=rank)
+        members = self.members(key)
+        if key.startswith("hub:"):
+            covered = len(members.intersection(links))
+        else:
+            covered = len(members & everyone)
+        return Inferred(key, members, _FAMILY[key.partition(":")[0]], correct[key], len(links),
+                        covered)
+
+
 def index_structure(library: Library, universe: Universe) -> dict:
-    """Precision, recall, families, character and out-degree of the authored (index) nodes."""
+    """Precision, recall, families, character and out-degree of the authored (index) nodes,
+    with every key inferred from the note's links (see the module docstring)."""
     res = Resolver(universe)
+    keys = LinkResolver(library, universe, res).keys
     correct = total = 0
     recall_hit = recall_all = 0
-    families, character = Counter(), Counter()
+    families, by_title, character = Counter(), Counter(), Counter()
     degrees = []
-    scorable = 0
+    scorable = agree = 0
     for node in library:
         if not node.is_authored:
             continue
         degrees.append(len(node.links))
-        r = res.resolve(node.text)
-        families[r.family] += 1
+        r = keys[node.id]
+        title = res.resolve(node.text)
+        by_title[title.family] += 1
+        families[r.family if node.links else "empty"] += 1
         if not node.links:
             character["empty"] += 1
         elif r.key is None:
@@ -118,15 +288,10 @@ def index_structure(library: Library, universe: Universe) -> dict:
         if r.key is None:
             continue
         scorable += 1
-        covered: set[str] = set()
-        for t in node.links:
-            target = library[t]
-            total += 1
-            hit = res.named(target.text) & r.members
-            covered |= hit  # recall: members named by any linked note
-            if hit and target.is_original:  # precision: only originals count as correct
-                correct += 1
-        recall_hit += len(covered)
+        agree += title.key == r.key
+        total += r.links
+        correct += r.correct
+        recall_hit += r.covered
         recall_all += len(r.members)
     n_index = len(degrees)
     return {
@@ -135,6 +300,8 @@ def index_structure(library: Library, universe: Universe) -> dict:
         "recall": recall_hit / recall_all if recall_all else None,
         "links_scored": total, "links_correct": correct,
         "families": dict(sorted(families.items())),
+        "families_by_title": dict(sorted(by_title.items())),
+        "title_agrees": agree,
         "character": {k: character.get(k, 0) for k in ("genuine", "empty", "materialized",
                                                        "unscorable")},
         "out_degree": {

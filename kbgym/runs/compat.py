@@ -1,5 +1,6 @@
 """Refuse to compare what is not comparable: ``probe table`` arms (SPEC §13.7 — every arm on
-the same probe, with the same reader, at the same budget) and ``test --out`` directories.
+the same probe, with the same reader, at the same budget; the ``prior`` arm, which reads
+nothing, only needs the same probe) and ``test --out`` directories.
 
 The checks read what the exams recorded: each arm directory's ``test_log.jsonl`` rows and,
 when present, its ``test_meta.json`` (budget ``m``, reader ``model``, the probe file's hash).
@@ -19,6 +20,8 @@ from kbgym.runs.logs import read_jsonl
 
 #: test_meta.json fields that must agree across the arms of one table.
 SAME_ACROSS_ARMS = ("m", "model", "questions_hash")
+#: The reader name of the prior arm, which is exempt from the same-reader/budget check.
+PRIOR_READER = "prior"
 
 
 def load_probe_file(path: str | Path) -> dict:
@@ -104,7 +107,7 @@ def check_probe_arms(probe_path: str | Path, specs: Iterable[str], base: str = "
         if len(labels) > 1:
             raise ConfigError(f"--arm {name}: {d} holds several examinations (labels "
                               f"{', '.join(labels)}); give each its own --out")
-        keys = [(r["split"], r["qid"]) for r in rows]
+        keys = [(r["split"], r["qid"], r.get("repeat")) for r in rows]  # --repeats: R rows
         if len(set(keys)) != len(keys):
             raise ConfigError(f"--arm {name}: {d} holds a question twice - two examinations "
                               "were appended into one directory")
@@ -116,9 +119,12 @@ def check_probe_arms(probe_path: str | Path, specs: Iterable[str], base: str = "
         if values["questions_hash"] not in (None, probe_hash):
             raise ConfigError(f"--arm {name}: examined on another probe file "
                               f"({values['questions_hash']}, not {probe_hash})")
+        # the prior arm (kbgym test --reader prior) reads nothing and answers in one step: it
+        # is the reference for what guessing earns, so its reader and budget are not compared
+        prior = PRIOR_READER in (meta.get("reader"), meta.get("model"))
         for field in SAME_ACROSS_ARMS:
             v = values[field]
-            if v is None:
+            if v is None or (prior and field in ("m", "model")):
                 continue
             if field in seen and seen[field][1] != v:
                 other, ov = seen[field]

@@ -27,7 +27,8 @@ from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
 from kbgym.library.graph import Library
 from kbgym.runs.episode import arun_episode
-from kbgym.runs.exam import examine, load_questions, select
+from kbgym.metrics.consistency import evidence_set
+from kbgym.runs.exam import examine, load_questions, plan, select
 from kbgym.runs.recorder import test_row
 from kbgym.universe.types import Question, Universe
 
@@ -77,6 +78,8 @@ async def aexamine(
     files: Any = None,
     progress: Callable[[int, int, dict], None] | None = None,
     max_concurrent: int = DEFAULT_MAX_CONCURRENT,
+    repeats: int = 1,
+    seed: int = 0,
 ) -> list[dict]:
     """Examine ``library`` with up to ``max_concurrent`` questions in flight; returns the
     test_log rows in the sequential order. Arguments as :func:`kbgym.runs.exam.examine`."""
@@ -85,7 +88,7 @@ async def aexamine(
     if questions is None:
         questions, splits = load_questions(universe, None)
     names = [split] if isinstance(split, str) else list(split)
-    items = select(questions, splits, names, limit)
+    items = plan(select(questions, splits, names, limit), repeats, seed)
     spawn = getattr(reader, "spawn", None)
     workers = min(max_concurrent if spawn is not None else 1, len(items)) or 1
     cfg = env_config or KBGymConfig()
@@ -106,16 +109,17 @@ async def aexamine(
         """Write every finished result whose predecessors are all written."""
         nonlocal written
         while written < len(items) and results[written] is not None:
-            name, q, summary, trace, wall = results[written]
+            name, q, rep, summary, trace, wall = results[written]
             row = test_row(label, name, q, summary)
             rows.append(row)
             if files is not None:
+                ctx = {} if rep is None else {"repeat": rep}
                 for r in trace:
                     files.log("trace").write({"run_id": run_id, "kind": "test", "epoch": label,
-                                              "iteration": None, "split": name, **r})
+                                              "iteration": None, "split": name, **ctx, **r})
                 files.log("test_log").write({"run_id": run_id, **row})
                 files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
-                                           "seconds": round(wall, 6)})
+                                           **ctx, "seconds": round(wall, 6)})
             results[written] = ()  # written; keep the slot non-None
             written += 1
 
@@ -138,10 +142,11 @@ async def aexamine(
                     i = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                name, q = items[i]
+                name, q, rep, rseed = items[i]
                 agent = spawn() if spawn is not None else reader
-                summary, trace, wall = await arun_episode(env, agent, q.qid)
-                results[i] = (name, q, summary, trace, wall)
+                summary, trace, wall = await arun_episode(env, agent, q.qid, rseed)
+                summary = dict(summary, evidence=evidence_set(trace, env.library), repeat=rep)
+                results[i] = (name, q, rep, summary, trace, wall)
                 finished += 1
                 flush()
                 if progress is not None:

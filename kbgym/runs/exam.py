@@ -12,10 +12,12 @@ from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
 from kbgym.files import read_json
 from kbgym.library.graph import Library
+from kbgym.metrics.consistency import consistency, evidence_set
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder, test_row
 from kbgym.runs.logs import write_json
 from kbgym.scoring import score_block
+from kbgym.seeding import derive
 from kbgym.universe.types import Question, Universe
 
 
@@ -46,6 +48,25 @@ def load_questions(universe: Universe, source: str | Path | None) -> tuple[dict[
     return qs, {k: list(v) for k, v in splits.items()}
 
 
+def repeat_seed(seed: int, repeat: int, qid: str) -> int:
+    """The seed repeat ``repeat`` of question ``qid`` hands the reader (31 bits, so any
+    sampling API takes it): independent of question order, so sequential and concurrent
+    exams agree."""
+    return derive(seed, f"exam/repeat/{repeat}/{qid}") % 2**31
+
+
+def plan(items: list[tuple[str, Question]], repeats: int, seed: int
+         ) -> list[tuple[str, Question, int | None, int | None]]:
+    """(split, question, repeat, reader seed) per episode: every question once per repeat,
+    repeat by repeat. A single run (repeats 1) passes no repeat and no seed, as before."""
+    if repeats < 1:
+        raise ConfigError(f"repeats must be at least 1, got {repeats}")
+    if repeats == 1:
+        return [(name, q, None, None) for name, q in items]
+    return [(name, q, r, repeat_seed(seed, r, q.qid)) for r in range(repeats)
+            for name, q in items]
+
+
 def select(questions: dict[str, Question], splits: dict[str, list[str]], names: Sequence[str],
            limit: int | None = None) -> list[tuple[str, Question]]:
     """(split, question) pairs for the named splits, in split then draw order."""
@@ -73,15 +94,19 @@ def examine(
     run_id: str | None = None,
     files: Any = None,
     progress: Callable[[int, int, dict], None] | None = None,
+    repeats: int = 1,
+    seed: int = 0,
 ) -> list[dict]:
     """Examine ``library`` (frozen copy) with ``reader``; returns the test_log rows.
 
-    With ``out``, rows are appended to ``test_log.jsonl`` and ``trace.jsonl`` there.
+    With ``out``, rows are appended to ``test_log.jsonl`` and ``trace.jsonl`` there. With
+    ``repeats`` R > 1 every question is examined R times (rows carry ``repeat``), the reader
+    getting :func:`repeat_seed` through ``reset(seed=)`` when it takes one.
     """
     if questions is None:
         questions, splits = load_questions(universe, None)
     names = [split] if isinstance(split, str) else list(split)
-    items = select(questions, splits, names, limit)
+    items = plan(select(questions, splits, names, limit), repeats, seed)
     env = KBGymEnv(universe, mode="probe", library=library, questions=list(questions.values()),
                    split="all", config=env_config or KBGymConfig())
     own = files is None and out is not None
@@ -92,14 +117,16 @@ def examine(
     runner = env if files is None else RunRecorder(env, files, run_id)  # trace + test_log
     rows = []
     try:
-        for i, (name, q) in enumerate(items, start=1):
+        for i, (name, q, rep, rseed) in enumerate(items, start=1):
             if files is not None:
-                runner.begin(epoch=label, split=name)
-            summary, _, wall = run_episode(runner, reader, q.qid)
+                runner.begin(epoch=label, split=name, repeat=rep)
+            summary, trace, wall = run_episode(runner, reader, q.qid, rseed)
+            summary = dict(summary, evidence=evidence_set(trace, env.library), repeat=rep)
             row = test_row(label, name, q, summary)
             rows.append(row)
             if files is not None:
                 files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
+                                           **({} if rep is None else {"repeat": rep}),
                                            "seconds": round(wall, 6)})
             if progress is not None:
                 progress(i, len(items), row)
@@ -111,13 +138,18 @@ def examine(
 
 def write_test_meta(out: str | Path, *, library: str, questions: str | None, splits: list[str],
                     label: Any, model: str, m: int, limit: int | None, rows: list[dict],
-                    **extra: Any) -> dict:
+                    repeats: int = 1, seed: int | None = None, **extra: Any) -> dict:
     """test_meta.json; ``extra`` adds fields (e.g. the probe file's hash, the reader)."""
     meta = {**extra,
         "schema_version": 1, "library": library, "questions": questions, "splits": splits,
         "epoch": label, "model": model, "m": m, "limit": limit, "n_questions": len(rows),
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
+        "tokens_cached": sum(r.get("tokens_cached", 0) for r in rows),
         "score": score_block(rows),
     }
+    if repeats > 1:
+        meta.update(repeats=repeats, seed=seed,
+                    consistency={name: consistency(r for r in rows if r["split"] == name)
+                                 for name in splits})
     write_json(Path(out) / "test_meta.json", meta)
     return meta

@@ -23,13 +23,59 @@ def _pyplot():
     return plt
 
 
-def plot_run(run_dir: str | Path, out: str | Path | None = None) -> list[Path]:
-    """Write gradient.png (if curve.json exists), growth.png and out_degree.png."""
+def plot_probe_table(table: dict, path: Path) -> Path:
+    """rho per group and arm with its CI as error bars; the F1 gate marks each bar (``*`` for
+    a star, ``F1↓`` for an F1 loss) and the dashed line is rho = 1."""
+    from kbgym.runs.probe import mark
+
+    plt = _pyplot()
+    groups = [g for g in GROUP_ORDER if g in table["groups"]]
+    groups += [g for g in table["groups"] if g not in groups]
+    arms = [a for a in next(iter(table["groups"].values()))["all"] if a != table["base"]]
+    fig, ax = plt.subplots(figsize=(1.6 * len(groups) + 2, 4))
+    width = 0.8 / max(1, len(arms))
+    for i, arm in enumerate(arms):
+        xs, ys, err, marks = [], [], [[], []], []
+        for j, g in enumerate(groups):
+            c = table["groups"][g]["all"].get(arm)
+            if not c or not c["n"]:
+                continue
+            xs.append(j + (i - (len(arms) - 1) / 2) * width)
+            ys.append(c["rho"])
+            lo, hi = c["ci"] or (c["rho"], c["rho"])
+            err[0].append(c["rho"] - lo)
+            err[1].append(hi - c["rho"])
+            marks.append(mark(c))
+        ax.bar(xs, ys, width, yerr=err, capsize=3, label=arm)
+        for x, y, e, m in zip(xs, ys, err[1], marks):
+            if m:
+                ax.annotate(m, (x, y + e), ha="center", va="bottom", fontsize=9)
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set(ylabel=f"rho = steps(arm) / steps({table['base']})",
+           title="Gradient probe (* saves steps with no F1 loss; F1↓ loses F1)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_run(run_dir: str | Path, out: str | Path | None = None,
+             probe_table: str | Path | None = None) -> list[Path]:
+    """Write gradient.png (if curve.json exists), probe_table.png (if a probe table is given
+    or the run directory holds probe_table.json), growth.png and out_degree.png."""
+    from kbgym.runs.report import find_probe_table
+
     plt = _pyplot()
     run_dir = Path(run_dir)
     out = Path(out) if out else run_dir
     out.mkdir(parents=True, exist_ok=True)
     written = []
+
+    table = find_probe_table(run_dir, probe_table)
+    if table is not None:
+        written.append(plot_probe_table(table, out / "probe_table.png"))
 
     curve_path = run_dir / "curve.json"
     if curve_path.exists():
@@ -61,6 +107,18 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> list[Path]:
         ax.legend()
         fig.tight_layout()
         written.append(out / "growth.png")
+        fig.savefig(written[-1], dpi=110)
+        plt.close(fig)
+
+    if series and "stale_links" in series[0]:  # a run on a drifted universe
+        its = [s["iteration"] for s in series]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot(its, [s["stale_links"] for s in series], label="stale links")
+        ax.plot(its, [s["stale_index_notes"] for s in series], label="stale index notes")
+        ax.set(xlabel="training iteration", title="Staleness after source drift")
+        ax.legend()
+        fig.tight_layout()
+        written.append(out / "staleness.png")
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
 

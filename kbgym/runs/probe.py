@@ -9,7 +9,16 @@ import numpy as np
 
 from kbgym.errors import ConfigError
 from kbgym.jsonio import sha256_hex
-from kbgym.metrics.outcomes import DEFAULT_RESAMPLES, bootstrap_indices, paired, rho, rho_ci
+from kbgym.metrics.consistency import consistency
+from kbgym.metrics.outcomes import (
+    DEFAULT_RESAMPLES,
+    bootstrap_indices,
+    f1_gate,
+    mean_diff_ci,
+    paired,
+    rho,
+    rho_ci,
+)
 from kbgym.runs.logs import read_jsonl
 from kbgym.seeding import stream
 from kbgym.universe.generate import full_pools
@@ -89,32 +98,50 @@ def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int 
     return make_probe(universe, rows, per_group=per_group, seed=seed, train_log_hash=digest)
 
 
-def _cell(arm_rows: list[Mapping], base_rows: list[Mapping], idx: np.ndarray | None) -> dict:
+def _cell(arm_rows: list[Mapping], base_rows: list[Mapping], idx: np.ndarray | None,
+          delta: float) -> dict:
     steps_a = [r["steps"] for r in arm_rows]
     steps_b = [r["steps"] for r in base_rows]
+    f1_a = [r["f1"] for r in arm_rows]
+    f1_b = [r["f1"] for r in base_rows]
     n = len(arm_rows)
     cell = {"n": n, "mean_steps": float(np.mean(steps_a)) if n else None,
-            "f1": float(np.mean([r["f1"] for r in arm_rows])) if n else None,
-            "rho": rho(steps_a, steps_b) if n else None, "ci": None, "star": False}
+            "f1": float(np.mean(f1_a)) if n else None,
+            "f1_diff": float(np.mean(f1_a) - np.mean(f1_b)) if n else None,
+            "rho": rho(steps_a, steps_b) if n else None, "ci": None, "f1_diff_ci": None,
+            "star": False, "f1_loss": False}
     if n and idx is not None:
         lo, hi = rho_ci(steps_a, steps_b, idx)
         cell["ci"] = [lo, hi]
-        cell["star"] = bool(hi < 1.0)
+        cell["f1_diff_ci"] = list(mean_diff_ci(f1_a, f1_b, idx))
+        cell["star"], cell["f1_loss"] = f1_gate(hi, cell["f1_diff_ci"][1], delta)
     return cell
 
 
 def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: str = "B1",
-                seed: int | None = None, resamples: int = DEFAULT_RESAMPLES) -> dict:
-    """rho, CI, star, mean steps and F1 for every arm × group, paired with ``base`` on gids.
+                seed: int | None = None, resamples: int = DEFAULT_RESAMPLES,
+                delta: float = 0.0) -> dict:
+    """rho, CI, mean steps, F1 and the F1 gate for every arm × group, paired with ``base`` on
+    gids.
+
+    Formula (1): a cell is starred when its ρ CI lies below 1 **and** the paired CI of
+    F1(arm) − F1(base) does not lie entirely below −``delta``; a cell whose F1-difference CI
+    does lie below −δ is an F1 loss (``f1_loss``, printed ``F1↓``) whatever its steps.
+
+    Repeated exams (rows with ``repeat``): rho, steps and F1 come from the first repeat, and
+    ``jaccard`` is the mean pairwise Jaccard of the evidence sets over all repeats (None for
+    a single run; :mod:`kbgym.metrics.consistency`).
 
     The same R×n resample matrix (stream ``probe/bootstrap/{group}``) serves every arm. The
     table is repeated over the gids where the base arm exhausted its budget
     (``/exhausted``) and over the rest (``/rest``), each with its own matrix.
     """
     seed = probe.get("seed", 0) if seed is None else seed
+    repeated = arms  # every repeat's rows; the rest of the table uses the first repeat's
+    arms = {arm: [r for r in rows if not r.get("repeat")] for arm, rows in arms.items()}
     if base not in arms:
         raise ValueError(f"the base arm {base!r} is missing; arms: {', '.join(arms)}")
-    out: dict = {"base": base, "resamples": resamples, "groups": {}}
+    out: dict = {"base": base, "resamples": resamples, "delta": delta, "groups": {}}
     order = [g for g in GROUPS if g in probe["splits"]]
     order += [g for g in probe["splits"] if g not in order]  # e.g. PW probes' own groups
     for group in order:
@@ -133,23 +160,43 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
             cells = {}
             for arm, rows in arms.items():
                 pairs = paired([r for r in rows if r["split"] == group], rows_b)
-                cells[arm] = _cell([a for a, _ in pairs], [b for _, b in pairs], idx)
+                cells[arm] = _cell([a for a, _ in pairs], [b for _, b in pairs], idx, delta)
+                gids_here = {b["qid"] for b in rows_b}
+                cells[arm]["jaccard"] = consistency(
+                    r for r in repeated[arm] if r["split"] == group and r["qid"] in gids_here)
             out["groups"][group][subset] = cells
     return out
 
 
+def mark(cell: Mapping) -> str:
+    """``*`` for a starred cell, ``F1↓`` for an F1 loss, else blank."""
+    return "*" if cell.get("star") else ("F1↓" if cell.get("f1_loss") else "")
+
+
 def format_table(table: Mapping, subset: str = "all") -> str:
-    """A fixed-width text table: one row per arm × group."""
-    lines = [f"{'group':14s}{'arm':12s}{'n':>4s}{'steps':>8s}{'rho':>8s}  {'95% CI':15s}"
-             f"{'F1':>6s}"]
+    """A fixed-width text table: one row per arm × group, with the F1 gate (formula (1)).
+    The group and arm columns widen to the longest name, so every row stays aligned."""
     groups = table["groups"]
-    for group in [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]:
+    order = [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]
+    gw = max([14] + [len(g) + 2 for g in order])
+    aw = max([12] + [len(a) + 2 for g in order for a in groups[g][subset]])
+    lines = [f"{'group':{gw}s}{'arm':{aw}s}{'n':>4s}{'steps':>8s}{'rho':>7s}{'':4s}{'95% CI':13s}"
+             f"{'F1':>6s}{'dF1':>8s}  {'dF1 95% CI':15s}"]
+    lines[0] += f"{'J':>7s}"  # mean pairwise Jaccard of evidence sets (repeated exams)
+    for group in order:
         for arm, c in groups[group][subset].items():
             if not c["n"]:
-                lines.append(f"{group:14s}{arm:12s}{0:4d}")
+                lines.append(f"{group:{gw}s}{arm:{aw}s}{0:4d}")
                 continue
             ci = f"{c['ci'][0]:.3f}-{c['ci'][1]:.3f}" if c["ci"] else ""
-            star = "*" if c["star"] else " "
-            lines.append(f"{group:14s}{arm:12s}{c['n']:4d}{c['mean_steps']:8.2f}"
-                         f"{c['rho']:7.3f}{star}  {ci:15s}{c['f1']:6.3f}")
+            dci = (f"{c['f1_diff_ci'][0]:+.3f}..{c['f1_diff_ci'][1]:+.3f}"
+                   if c.get("f1_diff_ci") else "")
+            lines.append(f"{group:{gw}s}{arm:{aw}s}{c['n']:4d}{c['mean_steps']:8.2f}"
+                         f"{c['rho']:7.3f}{mark(c):4s}{ci:13s}{c['f1']:6.3f}"
+                         f"{c['f1_diff']:+8.3f}  {dci:15s}")
+            j = c.get("jaccard")
+            lines[-1] += f"{j:7.3f}" if j is not None else f"{'-':>7s}"
+    lines.append("* = rho CI below 1 and no F1 loss; F1↓ = the F1-difference CI lies below "
+                 f"-delta (delta = {table.get('delta', 0.0):g}); J = mean pairwise Jaccard of "
+                 "evidence sets over repeated exams")
     return "\n".join(lines)

@@ -3,8 +3,9 @@
 One trace row per step, and one train_log row (train mode) or test_log row (probe mode) per
 episode, including an episode abandoned by a mid-episode ``reset`` (SPEC §9.1), which the
 env reports in the reset's ``info["abandoned"]``. Runners tell the recorder the agent's token
-counts with :meth:`note_usage` before each step, and the next episode's epoch, iteration and
-split with :meth:`begin`; without ``begin`` iterations are numbered 1, 2, … in epoch 1.
+counts with :meth:`note_usage` before each step (prompt, completion, and ``tokens_cached``, the
+part of the prompt the server read from its cache), and the next episode's epoch, iteration
+and split with :meth:`begin`; without ``begin`` iterations are numbered 1, 2, … in epoch 1.
 """
 
 from __future__ import annotations
@@ -15,23 +16,30 @@ from typing import Any
 import gymnasium as gym
 
 from kbgym.env.env import EPISODE_OVER
+from kbgym.metrics.consistency import evidence_set
 from kbgym.runs.episode import PHASE_CODE
 from kbgym.universe.types import Question
 
 TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
                     "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
-                    "abandoned", "tokens_in", "tokens_out")
+                    "abandoned", "tokens_in", "tokens_out", "tokens_cached")
 
 
 def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
-    """One test_log row (SPEC §15.1) from an episode summary."""
-    return {
+    """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
+    set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
+    the summary has them."""
+    row = {
         "epoch": label, "split": split, "qid": q.qid, "template": q.template,
         "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
         "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
         "answer": summary["answer"], "tokens_in": summary["tokens_in"],
-        "tokens_out": summary["tokens_out"],
+        "tokens_out": summary["tokens_out"], "tokens_cached": summary.get("tokens_cached", 0),
     }
+    for key in ("evidence", "repeat"):
+        if summary.get(key) is not None:
+            row[key] = summary[key]
+    return row
 
 
 
@@ -48,17 +56,20 @@ class RunRecorder(gym.Wrapper):
         self._pending: dict | None = None
         self._ctx: dict = {}
         self._auto = 0
-        self._usage = (0, 0)
-        self._tokens = [0, 0]
+        self._usage = (0, 0, 0)
+        self._tokens = [0, 0, 0]
+        self._shown: list[dict] = []  # this test episode's trace rows (its evidence set)
 
     def begin(self, *, epoch: Any = None, iteration: int | None = None,
-              split: str | None = None) -> None:
-        """Context of the episode the next ``reset`` starts."""
+              split: str | None = None, repeat: int | None = None) -> None:
+        """Context of the episode the next ``reset`` starts (``repeat``: repeated exams)."""
         self._pending = {"epoch": epoch, "iteration": iteration, "split": split}
+        if repeat is not None:
+            self._pending["repeat"] = repeat
 
-    def note_usage(self, tokens_in: int, tokens_out: int) -> None:
+    def note_usage(self, tokens_in: int, tokens_out: int, tokens_cached: int = 0) -> None:
         """The agent's tokens for the action about to be stepped."""
-        self._usage = (int(tokens_in), int(tokens_out))
+        self._usage = (int(tokens_in), int(tokens_out), int(tokens_cached))
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
@@ -71,7 +82,8 @@ class RunRecorder(gym.Wrapper):
         self._ctx, self._pending = self._pending, None
         if self.kind == "test":
             self._ctx["iteration"] = None
-        self._tokens = [0, 0]
+        self._tokens = [0, 0, 0]
+        self._shown = []
         return obs, info
 
     def step(self, action):
@@ -81,22 +93,27 @@ class RunRecorder(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if over or info["result"] == EPISODE_OVER:  # nothing changes and nothing is logged
             return obs, reward, terminated, truncated, info
-        t_in, t_out = self._usage
-        self._usage = (0, 0)
+        t_in, t_out, cached = self._usage
+        self._usage = (0, 0, 0)
         self._tokens[0] += t_in
         self._tokens[1] += t_out
-        self.files.log("trace").write({
+        self._tokens[2] += cached
+        row = {
             "run_id": self.run_id, "kind": self.kind, **self._ctx, "qid": ep.question.qid,
             "phase": phase, "step": step_no, "action": info["action"], "input": info["input"],
             "result": info["result"], "valid": info["action_valid"],
-            "tokens_in": t_in, "tokens_out": t_out,
-        })
+            "tokens_in": t_in, "tokens_out": t_out, "tokens_cached": cached,
+        }
+        self.files.log("trace").write(row)
+        if self.kind == "test":
+            self._shown.append(row)
         if terminated or truncated:
             self._episode_row(info["episode"])
         return obs, reward, terminated, truncated, info
 
     def _episode_row(self, summary: dict) -> None:
-        summary = dict(summary, tokens_in=self._tokens[0], tokens_out=self._tokens[1])
+        summary = dict(summary, tokens_in=self._tokens[0], tokens_out=self._tokens[1],
+                       tokens_cached=self._tokens[2])
         if self.kind == "train":
             row = {"run_id": self.run_id, "epoch": self._ctx.get("epoch"),
                    "iteration": self._ctx.get("iteration"),
@@ -104,6 +121,8 @@ class RunRecorder(gym.Wrapper):
             self.files.log("train_log").write(row)
         else:
             q = self.env.unwrapped.question(summary["qid"])
+            summary["evidence"] = evidence_set(self._shown, self.env.unwrapped.library)
+            summary["repeat"] = self._ctx.get("repeat")
             self.files.log("test_log").write(
                 {"run_id": self.run_id, **test_row(self._ctx.get("epoch"),
                                                    self._ctx.get("split"), q, summary)})

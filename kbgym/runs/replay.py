@@ -49,12 +49,26 @@ def load_run_universe(run_dir: Path, universe: Universe | str | Path | None = No
     return u
 
 
+def start_library(run_dir: Path, u: Universe) -> Library:
+    """The library a run began from: ``kb_start.json`` when it was given one
+    (``--resume-from-library``), else B1 (with the run's typed-links setting)."""
+    start = run_dir / "kb_start.json"
+    if start.exists():
+        lib, _ = load_snapshot(start)
+        drift = u.meta.get("drift")
+        if drift:
+            lib.enable_staleness({old: new for new, old in drift["supersedes"].items()})
+        return lib
+    meta = read_run_meta(run_dir) if (run_dir / "meta.json").exists() else {}
+    return Library.from_universe(u, typed_links=bool(meta.get("typed_links")))
+
+
 def replay_run(run_dir: str | Path, at: int | None = None,
                universe: Universe | str | Path | None = None) -> Library:
     """The library of ``run_dir`` after iteration ``at`` (the last one when None)."""
     run_dir = Path(run_dir)
     u = load_run_universe(run_dir, universe)
-    return replay_rows(Library.from_universe(u), read_jsonl(run_dir / "trace.jsonl"), at)
+    return replay_rows(start_library(run_dir, u), read_jsonl(run_dir / "trace.jsonl"), at)
 
 
 def first_difference(a: Library, b: Library) -> str | None:
@@ -94,7 +108,7 @@ def rebuild_series(run_dir: str | Path, universe: Universe | str | Path | None =
     """series.jsonl recomputed by replaying iteration by iteration."""
     run_dir = Path(run_dir)
     u = load_run_universe(run_dir, universe)
-    lib = Library.from_universe(u)
+    lib = start_library(run_dir, u)
     log = read_jsonl(run_dir / "train_log.jsonl")
     rows_by_it: dict[int, list[dict]] = {}
     for r in read_jsonl(run_dir / "trace.jsonl"):

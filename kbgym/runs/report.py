@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from kbgym.env.actions import EDIT_ACTIONS
+from kbgym.errors import ConfigError
 from kbgym.library.snapshot import load_snapshot
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
+from kbgym.metrics.costs import PriceTable, cached_share, exam_costs, tokens_of
+from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
+from kbgym.runs.probe import format_table
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
@@ -91,7 +96,44 @@ def coverage_dynamics(train_log: list[dict], series: list[dict]) -> dict:
     return {"index_coverage": cov, "points_per_distinct_question": slope}
 
 
-def build_report(run_dir: str | Path, universe=None) -> dict:
+def token_costs(meta: dict, train_log: list[dict], curve: dict, prices=None) -> dict:
+    """Prompt, completion and cached prompt tokens of training and of each exam, the cached
+    share, and with a price table (:mod:`kbgym.metrics.costs`) the cost with and without the
+    cache discount and the cost per correct exam answer. The run's agent model is priced."""
+    model = (meta.get("agent") or {}).get("model")
+    table = PriceTable.load(prices) if prices is not None else None
+    t_in, t_out, cached = tokens_of(train_log)
+    train = {"tokens_in": t_in, "tokens_out": t_out, "tokens_cached": cached,
+             "cached_share": cached_share(t_in, cached), "cost_usd": None,
+             "cost_usd_no_cache": None}
+    if table is not None:
+        train["cost_usd"] = table.cost(model, t_in, t_out, cached)
+        train["cost_usd_no_cache"] = table.cost(model, t_in, t_out)
+    return {"model": model, "priced": table is not None, "train": train,
+            "exams": {label: exam_costs(rows, model, table) for label, rows in curve.items()}}
+
+
+def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> dict | None:
+    """The probe table to include: ``probe_table`` if given, else ``run_dir/probe_table.json``
+    when a ``kbgym probe table --out`` (or the demo) left one there."""
+    path = Path(probe_table) if probe_table else run_dir / "probe_table.json"
+    if not path.exists():
+        if probe_table:
+            raise ConfigError(f"{probe_table}: no such probe table file")
+        return None
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{path}: not a probe table ({e})") from None
+    if not isinstance(table, dict) or "groups" not in table:
+        raise ConfigError(f"{path}: not a probe table (no 'groups'; write one with "
+                          "kbgym probe table --out)")
+    return table
+
+
+def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None,
+                 prices=None) -> dict:
+    """The report of a run; ``prices`` (a price table or its file) adds money to the costs."""
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
@@ -110,7 +152,8 @@ def build_report(run_dir: str | Path, universe=None) -> dict:
         "schema_version": 1, "run_id": meta["run_id"],
         "learning_curve": {k: score_block(v) for k, v in curve.items()},
         "final_test": breakdowns(curve[labels[-1]]) if labels else None,
-        "costs": {"tokens": meta["tokens"], "train_iterations": len(train_log)},
+        "costs": {"tokens": meta["tokens"], "train_iterations": len(train_log),
+                  **token_costs(meta, train_log, curve, prices)},
         "kb_size": {k: final_lib.stats()[k] for k in ("n_nodes", "n_links",
                                                        "authored_statements")},
         "train_forward": {"by_epoch": forward_by_epoch(train_log)},
@@ -124,15 +167,32 @@ def build_report(run_dir: str | Path, universe=None) -> dict:
                 final_lib, [u.question(q) for q in sorted({r["qid"] for r in train_log})]),
         },
         "structure": index_structure(final_lib, u),
+        "misinformation": misinformation(final_lib, u),
         "edge_classes": edge_classes(final_lib),
         "link_alignment": link_support_alignment(final_lib, u, meta["seed"]),
         "kb_stats": kb_stats,
         "tokens": meta["tokens"],
+        # logs written before cached tokens were recorded read as 0
+        "tokens_cached": meta.get("tokens_cached") or {
+            "train": tokens_of(train_log)[2], "test": tokens_of(test_log)[2]},
+        "probe_table": find_probe_table(run_dir, probe_table),
     }
 
 
 def _fmt(x, spec=".3f"):
     return "-" if x is None else format(x, spec)
+
+
+def misinformation_line(m: dict) -> str:
+    """One line: statements in the notes the agent wrote, checked against the universe."""
+    ids = ", ".join(m["false_ids"]) + (" ..." if m["false_notes"] > len(m["false_ids"]) else "")
+    if not m.get("applies", True):
+        return (f"- misinformation: not checked ({m['unverifiable_statements']} statements in "
+                "the generated universes' forms; this universe has its own)")
+    return (f"- misinformation: {m['false_statements']} false, {m['true_statements']} true, "
+            f"{m['unverifiable_statements']} unverifiable statements; {m['false_notes']} of "
+            f"{m['notes_written']} written notes state something false"
+            + (f" ({ids})" if ids else ""))
 
 
 def render_markdown(rep: dict) -> str:
@@ -156,6 +216,9 @@ def render_markdown(rep: dict) -> str:
               f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
               f"({s['scorable']} scorable of {s['index_nodes']})",
               "- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
+              "- index families (from links): " + ", ".join(
+                  f"{k} {v}" for k, v in s["families"].items()) + "; by title wording: "
+              + ", ".join(f"{k} {v}" for k, v in s.get("families_by_title", {}).items()),
               f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
               "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
@@ -163,16 +226,46 @@ def render_markdown(rep: dict) -> str:
               f"per distinct question; question_index_coverage "
               f"{rep['coverage']['question_index_coverage']['covered']}/"
               f"{rep['coverage']['question_index_coverage']['total']} trained questions"]
+    if rep.get("misinformation"):
+        lines.append(misinformation_line(rep["misinformation"]))
     if rep["learning_curve"]:
         lines += ["", "## Evaluation by epoch", "", "| epoch | n | F1 | mean steps |",
                   "|---|---|---|---|"]
         for e, b in rep["learning_curve"].items():
             lines.append(f"| {e} | {b['n']} | {_fmt(b['f1'])} | {_fmt(b['mean_steps'], '.2f')} |")
+    if rep.get("probe_table"):
+        lines += ["", "## Gradient probe (formula (1))", "",
+                  "* = the rho CI lies below 1 and there is no F1 loss; F1↓ = the paired CI of "
+                  "F1(arm) - F1(base) lies entirely below -delta.", "", "```",
+                  format_table(rep["probe_table"]), "```"]
+    lines += _token_lines(rep["costs"])
     return "\n".join(lines) + "\n"
 
 
-def write_report(run_dir: str | Path, universe=None) -> dict:
-    rep = build_report(run_dir, universe)
+def _token_lines(costs: dict) -> list[str]:
+    """The tokens section: shown when any tokens were spent or a price table was given."""
+    parts = {"train": costs["train"], **{f"exam {k}": v for k, v in costs["exams"].items()}}
+    if not costs["priced"] and not any(p["tokens_in"] or p["tokens_out"]
+                                       for p in parts.values()):
+        return []
+    lines = ["", "## Tokens", "",
+             "prompt tokens (in), the part read from the server's prompt cache (cached, share), "
+             "completion tokens (out)" + (f"; USD for {costs['model']}, with and without the "
+                                          "cache discount" if costs["priced"] else ""), "",
+             "| part | in | cached | share | out | USD | USD no cache | USD/correct | "
+             "USD/correct no cache |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, p in parts.items():
+        lines.append(f"| {name} | {p['tokens_in']} | {p['tokens_cached']} | "
+                     f"{_fmt(p['cached_share'], '.2f')} | {p['tokens_out']} | "
+                     f"{_fmt(p['cost_usd'], '.4g')} | {_fmt(p['cost_usd_no_cache'], '.4g')} | "
+                     f"{_fmt(p.get('cost_per_correct_usd'), '.4g')} | "
+                     f"{_fmt(p.get('cost_per_correct_usd_no_cache'), '.4g')} |")
+    return lines
+
+
+def write_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None,
+                 prices=None) -> dict:
+    rep = build_report(run_dir, universe, probe_table, prices)
     write_json(Path(run_dir) / "report.json", rep)
     (Path(run_dir) / "report.md").write_text(render_markdown(rep), encoding="utf-8")
     return rep

@@ -132,11 +132,15 @@ def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
     return order
 
 
-def replay_library(universe: Universe, trace_rows: list[dict], upto: int | None = None) -> Library:
-    """The library after iteration ``upto`` (all if None), rebuilt from trace rows (§15.3)."""
+def replay_library(universe: Universe, trace_rows: list[dict], upto: int | None = None,
+                   start: Library | None = None, typed_links: bool = False) -> Library:
+    """The library after iteration ``upto`` (all if None), rebuilt from trace rows (§15.3),
+    from ``start`` (a copy; a run begun from a given library) or B1."""
     from kbgym.runs.replay import replay_rows
 
-    return replay_rows(Library.from_universe(universe), trace_rows, upto)
+    base = start.copy(search=None) if start is not None else \
+        Library.from_universe(universe, typed_links=typed_links)
+    return replay_rows(base, trace_rows, upto)
 
 
 def train(
@@ -153,20 +157,25 @@ def train(
     resume: bool = False,
     progress: Callable[[int, int, dict], None] | None = None,
     agent_spec: Mapping | None = None,
+    start_library: Library | None = None,
 ) -> dict:
     """Train ``agent`` on ``universe``'s train split; returns the final meta.json content.
 
     ``agent_spec`` ({"name": plugin or module:factory, "options": {...}}) names the curator
     in the run id. The run directory is locked for the whole run (one writer per ``out``).
+    ``start_library`` (``kbgym train --resume-from-library``) starts from that library, e.g.
+    one trained on the universe this one drifted from, instead of B1; it is kept in the run
+    directory as ``kb_start.json`` so that replay and resume start from it too.
     """
     with run_lock(out):
         return _train(universe, agent, out, env_config=env_config, config=config,
                       universe_path=universe_path, judge=judge, judge_meta=judge_meta,
-                      reader=reader, resume=resume, progress=progress, agent_spec=agent_spec)
+                      reader=reader, resume=resume, progress=progress, agent_spec=agent_spec,
+                      start_library=start_library)
 
 
 def _train(universe, agent, out, *, env_config, config, universe_path, judge, judge_meta,
-           reader, resume, progress, agent_spec) -> dict:
+           reader, resume, progress, agent_spec, start_library) -> dict:
     env_cfg = env_config or KBGymConfig()
     cfg = config or TrainConfig()
     if cfg.train_size is not None and env_cfg.train_size != cfg.train_size:
@@ -175,6 +184,10 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     agent_meta = dict(getattr(agent, "meta", None) or {"model": type(agent).__name__})
     curator = curator_identity(agent, agent_spec)
     rc = run_config(universe, env_cfg, cfg, seed, agent_meta, curator)
+    if start_library is not None:
+        from kbgym.library.snapshot import snapshot_hash
+
+        rc = dict(rc, start_library=snapshot_hash(start_library))
     run_id = run_id_of(rc)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
@@ -212,11 +225,15 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                           if _epoch_before(r.get("epoch"), stats_done)])
         rewrite_existing(root / "timing.jsonl",
                          [r for r in read_jsonl(root / "timing.jsonl") if keep(r)])
-        library = replay_library(universe, trace, n_done)
+        library = replay_library(universe, trace, n_done, start_library, env_cfg.typed_links)
     else:
         for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log"):
             (root / f"{name}.jsonl").unlink(missing_ok=True)
-        library = Library.from_universe(universe)
+        if start_library is not None:
+            write_snapshot(root / "kb_start.json", start_library, "start", uref)
+            library = start_library.copy(search=None)
+        else:
+            library = Library.from_universe(universe, typed_links=env_cfg.typed_links)
 
     env = KBGymEnv(universe, mode="train", library=library, config=env_cfg, judge=judge)
     library = env.library
@@ -226,7 +243,10 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     tokens = {"train_in": sum(r["tokens_in"] for r in done_rows),
               "train_out": sum(r["tokens_out"] for r in done_rows),
               "test_in": sum(r["tokens_in"] for r in kept_tests),
-              "test_out": sum(r["tokens_out"] for r in kept_tests)}
+              "test_out": sum(r["tokens_out"] for r in kept_tests),
+              # the part of the prompt tokens a server read from its cache (0 if unreported)
+              "train_cached": sum(r.get("tokens_cached", 0) for r in done_rows),
+              "test_cached": sum(r.get("tokens_cached", 0) for r in kept_tests)}
     judge_calls_before = sum(r["judge_calls"] for r in done_rows)
 
     def meta() -> dict:
@@ -244,6 +264,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                       # replay never calls the judge: calls before a resume come from train_log
                       "judge_calls": judge_calls_before + dedup_counters(library)["judge_calls"],
                       "judge_errors": dedup_counters(library)["judge_errors"]},
+            "tokens_cached": {"train": tokens["train_cached"], "test": tokens["test_cached"]},
             "tokens": {"train": [tokens["train_in"], tokens["train_out"]],
                        "test": [tokens["test_in"], tokens["test_out"]]},
             "curator": curator, "schema_version": 1,
@@ -261,6 +282,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                            out=root, run_id=run_id, files=files)
             tokens["test_in"] += sum(r["tokens_in"] for r in rows)
             tokens["test_out"] += sum(r["tokens_out"] for r in rows)
+            tokens["test_cached"] += sum(r["tokens_cached"] for r in rows)
         files.log("kb_stats").write(stats_row(
             epoch=epoch, run_id=run_id, train_iterations=iteration,
             train_tokens_in=tokens["train_in"], train_tokens_out=tokens["train_out"]))
@@ -292,6 +314,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                 summary, _, wall = run_episode(recorder, agent, qid)  # trace + train_log
                 tokens["train_in"] += summary["tokens_in"]
                 tokens["train_out"] += summary["tokens_out"]
+                tokens["train_cached"] += summary["tokens_cached"]
                 files.log("series").write(stats_row(iteration=iteration, epoch=epoch,
                                                     run_id=run_id))
                 files.log("timing").write({"kind": "train", "iteration": iteration,

@@ -22,7 +22,10 @@ def build_world(config: UniverseConfig):
     n_d = config.n_distractors
     vocab = build_vocab(config.n_people, n_d, config.n_cities)
     people, mode = generate_people(stream(config.seed, "universe"), vocab, config.n_people, n_d,
-                                   config.friend_degree)
+                                   config.friend_degree,
+                                   children_per_couple=config.children_per_couple,
+                                   common_jobs=config.common_jobs,
+                                   common_job_share=config.common_job_share)
     nodes = build_nodes(people)
     vocab["templates"] = {t.name: t.to_json() for t in TEMPLATES}
     world = World(people, nodes, vocab)
@@ -56,6 +59,7 @@ def generate(config: UniverseConfig | None = None) -> Universe:
         "eval_sizes": list(config.eval_sizes), "hard_frac": config.hard_frac,
         "birthdate_mode": mode, "split_shortfall": shortfall,
         "generator_version": GENERATOR_VERSION,
+        **config.options(),  # only non-default options, so default universes keep their hash
     }
     return Universe(meta=meta, vocab=vocab, people=tuple(people), nodes=tuple(nodes),
                     questions=tuple(questions), splits={k: tuple(v) for k, v in splits.items()})

@@ -2,13 +2,21 @@
 
 Every draw comes from the ``universe`` stream, strictly in the SPEC's order. People are
 addressed by their 0-based index in person order while building; pids come last.
+
+Two options change the paper's distribution (``UniverseConfig``): ``common_jobs`` draws jobs
+with two tiers of weights instead of ``choice`` (one ``choices`` draw per job), and
+``children_per_couple`` draws each couple's number of children in step 3 (``randint(lo, hi)``
+per couple, in couple order, as its children are cut from the generation below) instead of
+the fixed triples. At their defaults neither draws anything.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from kbgym.universe.types import Person
 
@@ -41,8 +49,12 @@ def _draw_names(rng: random.Random, vocab: dict, n: int) -> list[_Draft]:
     return [_Draft(name, gender) for name, gender in names[:n]]
 
 
-def _draw_attributes(rng: random.Random, vocab: dict, d: _Draft) -> None:
-    d.job = rng.choice(vocab["jobs"])
+def _draw_attributes(rng: random.Random, vocab: dict, d: _Draft,
+                     job_weights: list[float] | None = None) -> None:
+    if job_weights is None:
+        d.job = rng.choice(vocab["jobs"])
+    else:
+        d.job = rng.choices(vocab["jobs"], cum_weights=job_weights)[0]
     d.hobby = rng.choice(vocab["hobbies"])
     d.city = rng.choice(vocab["cities"])
 
@@ -58,8 +70,34 @@ def _adopt(people: list[_Draft], children: list[int], couple: tuple[int, int]) -
             people[p].children.append(c)
 
 
-def _build_families(people: list[_Draft]) -> None:
-    """Three generations of couples and children; no draws (§2.3 step 3)."""
+def job_cum_weights(n: int, common: int, share: float) -> list[float] | None:
+    """Cumulative weights of ``n`` jobs whose first ``common`` share ``share`` evenly and the
+    rest share ``1 - share`` evenly; None for ``common`` 0 (uniform ``choice``)."""
+    if not common:
+        return None
+    common = min(common, n)
+    rare = n - common
+    weights = [share / common] * common + ([(1 - share) / rare] * rare if rare else [])
+    return list(accumulate(weights))
+
+
+def _families(kids: list[int], couples: list[tuple[int, int]],
+              size: Callable[[], int] | None) -> list[tuple[list[int], tuple[int, int]]]:
+    """Consecutive slices of ``kids``, one per couple in order, until the kids run out:
+    triples (``size`` None), else ``size()`` children each, drawn per couple."""
+    out, start = [], 0
+    for couple in couples:
+        if start >= len(kids):
+            break
+        k = 3 if size is None else size()
+        out.append((kids[start:start + k], couple))
+        start += k
+    return out
+
+
+def _build_families(people: list[_Draft], size: Callable[[], int] | None = None) -> None:
+    """Three generations of couples and children (§2.3 step 3); no draws unless ``size``
+    draws each couple's number of children."""
     n = len(people)
     males = [i for i, d in enumerate(people) if d.gender == "male"]
     females = [i for i, d in enumerate(people) if d.gender == "female"]
@@ -77,9 +115,8 @@ def _build_families(people: list[_Draft]) -> None:
     for i in gen2:
         people[i].generation = 2
 
-    for j, start in enumerate(range(0, len(gen1), 3)):
-        if j < len(gen0_couples):
-            _adopt(people, gen1[start:start + 3], gen0_couples[j])
+    for kids, couple in _families(gen1, gen0_couples, size):
+        _adopt(people, kids, couple)
 
     # Each gen-1 male, in order, marries the first unmarried gen-1 female sharing no parent
     # with him. `free` keeps the unmarried females in order; at most two sisters are skipped.
@@ -97,9 +134,8 @@ def _build_families(people: list[_Draft]) -> None:
                 gen1_couples.append((m, f))
                 break
 
-    for j, start in enumerate(range(0, len(gen2), 3)):
-        if j < len(gen1_couples):
-            _adopt(people, gen2[start:start + 3], gen1_couples[j])
+    for kids, couple in _families(gen2, gen1_couples, size):
+        _adopt(people, kids, couple)
 
 
 def _build_friendships(rng: random.Random, people: list[_Draft], p: float) -> None:
@@ -128,7 +164,7 @@ def _build_friendships(rng: random.Random, people: list[_Draft], p: float) -> No
 
 
 def _draw_distractors(rng: random.Random, vocab: dict, real: list[_Draft], k: int,
-                      taken: set[str]) -> list[_Draft]:
+                      taken: set[str], job_weights: list[float] | None = None) -> list[_Draft]:
     out = []
     for _ in range(k):
         while True:
@@ -139,7 +175,7 @@ def _draw_distractors(rng: random.Random, vocab: dict, real: list[_Draft], k: in
                 break
         taken.add(name)
         d = _Draft(name, source.gender, distractor=True)
-        _draw_attributes(rng, vocab, d)
+        _draw_attributes(rng, vocab, d, job_weights)
         out.append(d)
     return out
 
@@ -169,14 +205,22 @@ def _draw_birthdates(rng: random.Random, people: list[_Draft], mode: str) -> Non
 
 
 def generate_people(rng: random.Random, vocab: dict, n_people: int, n_distractors: int,
-                    friend_degree: float) -> tuple[list[Person], str]:
+                    friend_degree: float, *, children_per_couple: tuple[int, int] | None = None,
+                    common_jobs: int = 0, common_job_share: float = 0.9
+                    ) -> tuple[list[Person], str]:
     """All people in pid order (real, then distractors) and the birthdate mode."""
+    weights = job_cum_weights(len(vocab["jobs"]), common_jobs, common_job_share)
     real = _draw_names(rng, vocab, n_people)
     for d in real:
-        _draw_attributes(rng, vocab, d)
-    _build_families(real)
+        _draw_attributes(rng, vocab, d, weights)
+    size = None
+    if children_per_couple is not None:
+        def size() -> int:
+            return rng.randint(*children_per_couple)
+    _build_families(real, size)
     _build_friendships(rng, real, min(1.0, friend_degree / n_people))
-    distractors = _draw_distractors(rng, vocab, real, n_distractors, {d.name for d in real})
+    distractors = _draw_distractors(rng, vocab, real, n_distractors, {d.name for d in real},
+                                    weights)
     everyone = real + distractors
     mode = birthdate_mode(everyone)
     _draw_birthdates(rng, everyone, mode)

@@ -52,20 +52,47 @@ class Fact:
 
 
 @dataclass(frozen=True, slots=True)
+class Source:
+    """Where an imported note came from (``kbgym import corpus``): the file (relative POSIX
+    path), its 1-based inclusive line range, and ``sha256:`` + the hash of the note's text,
+    the claim identity a changed source is detected by."""
+
+    path: str
+    first_line: int
+    last_line: int
+    hash: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "lines": [self.first_line, self.last_line],
+                "hash": self.hash}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Source":
+        return cls(d["path"], d["lines"][0], d["lines"][1], d["hash"])
+
+
+@dataclass(frozen=True, slots=True)
 class Node:
-    """One original document: a sentence rendered from one fact."""
+    """One original document: a sentence rendered from one fact (``source``: imported
+    corpora only)."""
 
     id: str
     text: str
     fact: Fact
+    source: Source | None = None
 
     def to_json(self) -> dict:
-        return {"id": self.id, "text": self.text, "fact": self.fact.to_json()}
+        d = {"id": self.id, "text": self.text, "fact": self.fact.to_json()}
+        if self.source is not None:
+            d["source"] = self.source.to_json()
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> "Node":
         f = d["fact"]
-        return cls(d["id"], d["text"], Fact(f["kind"], f["subject"], f["object"]))
+        src = d.get("source")
+        return cls(d["id"], d["text"], Fact(f["kind"], f["subject"], f["object"]),
+                   None if src is None else Source.from_json(src))
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,3 +72,22 @@ def test_import_script(pw_src, pw_universe, tmp_path):
                      "--eval-out", "4"]) == 0
     assert out.read_text(encoding="utf-8") == pw_universe.dumps()
     assert mod.main(["--src", str(tmp_path / "missing"), "--out", str(out)]) == 2
+
+
+def test_pw_probe_command_stratify(pw_universe, tmp_path):
+    upath = tmp_path / "u.json"
+    upath.write_text(pw_universe.dumps(), encoding="utf-8")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "train_log.jsonl").write_text(
+        "".join(f'{{"qid": "{q}"}}\n' for q in pw_universe.splits["train"][:12]),
+        encoding="utf-8")
+    out = tmp_path / "probe.json"
+    assert _run(["adapt", "phantomwiki-probe", "--universe", str(upath), "--run", str(run),
+                 "--stratify", "category", "--out", str(out), "--quiet"]) == 0
+    probe = json.loads(out.read_text())
+    assert probe["stratify"] == "category" and set(probe["quota"]) <= {
+        "PW_REL", "PW_PERSON", "PW_ATTR", "PW_AGG"}
+    with pytest.raises(SystemExit):
+        _run(["adapt", "phantomwiki-probe", "--universe", str(upath), "--run", str(run),
+              "--stratify", "hops"])

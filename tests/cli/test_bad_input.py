@@ -19,6 +19,7 @@ from kbgym.universe import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 PW_SRC = HERE.parent / "adapters" / "data" / "phantomwiki_seed1"
+CORPUS = HERE.parent.parent / "examples" / "corpus"
 sys.path.insert(0, str(HERE.parent / "runs"))
 import toy_agents  # noqa: E402
 
@@ -41,6 +42,9 @@ def world(tmp_path_factory):
         assert main(["test", "--universe", str(w / "u.json"), "--questions",
                      str(w / "probe.json"), "--split", splits, "--m", m, "--out",
                      str(w / name), "--quiet"]) == 0
+    assert main(["test", "--universe", str(w / "u.json"), "--questions", str(w / "probe.json"),
+                 "--split", splits, "--reader", "prior", "--out", str(w / "exam_prior"),
+                 "--quiet"]) == 0
     shutil.copytree(w / "exam_b1", w / "exam_twice")
     assert main(["test", "--universe", str(w / "u.json"), "--questions", str(w / "probe.json"),
                  "--split", splits, "--out", str(w / "exam_twice_2"), "--epoch", "x",
@@ -95,7 +99,9 @@ NUMERIC = {  # command prefix -> [(flag, bad values)]
                  ("--friend-degree", ["inf", "nan", "-1", "1e9"]),
                  ("--cities", ["0", "-3", "1000000000"]), ("--hard-frac", ["2", "nan"]),
                  ("--train", ["-1", "x"]), ("--test-in", ["-5"]), ("--test-out", ["1e3"]),
-                 ("--eval-in", ["-1"]), ("--eval-out", ["10000000"])],
+                 ("--eval-in", ["-1"]), ("--eval-out", ["10000000"]),
+                 ("--children", ["5-2", "x", "0-21", "-1", "1-x"]),
+                 ("--common-jobs", ["-1", "51", "x"]), ("--common-job-share", ["1.5", "nan"])],
     ("train", "--out", "{w}/new"): [
         ("--epochs", ["0", "-1", "x", "1001"]), ("--train-size", ["0", "-2", "2.5"]),
         ("--seed", ["-1", "abc"]), ("--n1", ["0", "-1", "100000"]), ("--n2", ["0", "x"]),
@@ -103,11 +109,17 @@ NUMERIC = {  # command prefix -> [(flag, bad values)]
         ("--dedup-threshold", ["1.5", "-1", "nan"])],
     ("test", "--universe", U, "--out", "{w}/new"): [
         ("--m", ["0", "-1", "x", "99999"]), ("--limit", ["0", "-1", "x"]),
-        ("--max-concurrent", ["0", "-1", "5000"])],
+        ("--max-concurrent", ["0", "-1", "5000"]), ("--repeats", ["0", "-1", "101", "x"]),
+        ("--seed", ["-1", "x"])],
     ("probe", "make", "--run", RUN, "--out", "{w}/new.json"): [
         ("--per-group", ["0", "-1", "x", "100000"]), ("--seed", ["-1", "x"])],
     ("probe", "table", "--probe", PROBE, "--arm", "B1={w}/exam_b1"): [
-        ("--resamples", ["0", "-1", "1000000000", "x"])],
+        ("--resamples", ["0", "-1", "1000000000", "x"]), ("--delta", ["-0.1", "2", "nan"])],
+    ("drift", "--universe", U, "--out", "{w}/new.json"): [
+        ("--changes", ["-1", "x", "1000000"]), ("--seed", ["-1", "x"])],
+    ("import", "corpus", "--docs", str(CORPUS / "docs"), "--questions",
+     str(CORPUS / "questions.jsonl"), "--out", "{w}/new.json"): [
+        ("--seed", ["-1"]), ("--train", ["-1", "x"]), ("--eval-out", ["2000000"])],
     ("replay", "--run", RUN): [("--at", ["-1", "x", "1.5"])],
     ("demo", "--out", "{w}/new"): [("--epochs", ["0", "-1"]), ("--train-size", ["0"]),
                                    ("--per-group", ["0", "-3"]), ("--seed", ["-1"])],
@@ -190,6 +202,36 @@ CASES += [
     (["probe", "table", "--probe", PROBE, "--arm", "B1={w}/exam_b1", "--arm",
       "B1={w}/exam_m4"], "--arm B1"),
     (["probe", "table", "--probe", PROBE, "--arm", "x={w}/exam_b1"], "--base"),
+    # report, plot and table inputs: probe tables and price tables
+    *[([*cmd, flag, f"{{w}}/{f}"], f)
+      for cmd, flag in ((["report", "--run", RUN], "--probe-table"),
+                        (["report", "--run", RUN], "--prices"),
+                        (["plot", "--run", RUN, "--out", "{w}/new"], "--probe-table"),
+                        (["probe", "table", "--probe", PROBE, "--arm", "B1={w}/exam_b1"],
+                         "--prices"))
+      for f in ("missing.json", "empty.json", "list.json", "text.json")],
+    # source drift
+    *[(["drift", "--universe", f"{{w}}/{f}", "--changes", "1", "--out", "{w}/new.json"], f)
+      for f in ("missing.json", "empty.json", "list.json", "text.json", "probe.json")],
+    *[(["drift-report", "--universe", f"{{w}}/{f}"], f)
+      for f in ("missing.json", "list.json", "text.json")],
+    (["drift-report", "--universe", U, "--test", "B1={w}/exam_b1"], "drifted"),
+    (["drift-report", "--universe", U, "--test", "B1"], "--test"),
+    (["drift-report", "--universe", U, "--test", "x={w}/missing_dir"], "missing_dir"),
+    (["drift-report", "--universe", U, "--run", "{w}/missing_dir"], "missing_dir"),
+    # a training run from a given library
+    *[(["train", "--universe", U, "--resume-from-library", f"{{w}}/{f}", "--out", "{w}/new"], f)
+      for f in ("missing.json", "empty.json", "list.json", "text.json", "snap_tampered.json",
+                "probe.json")],
+    (["train", "--universe", U1, "--resume-from-library", f"{RUN}/kb_epoch_1.json", "--out",
+      "{w}/new"], "kb_epoch_1.json"),
+    # your own documents
+    (["import", "corpus", "--docs", "{w}/missing_dir", "--questions",
+      str(CORPUS / "questions.jsonl"), "--out", "{w}/new.json"], "missing_dir"),
+    *[(["import", "corpus", "--docs", str(CORPUS / "docs"), "--questions", f"{{w}}/{f}",
+        "--out", "{w}/new.json"], f) for f in ("missing.json", "list.json", "text.json")],
+    (["adapt", "phantomwiki-probe", "--universe", U, "--run", RUN, "--stratify", "x", "--out",
+      "{w}/new.json"], "--stratify"),
     # PhantomWiki
     (["adapt", "phantomwiki", "--src", "{w}/missing_dir", "--out", "{w}/new.json"],
      "missing_dir"),
@@ -202,6 +244,18 @@ CASES += [
     (["build", "--config", "{w}/missing.yaml"], "missing.yaml"),
     (["build", "--config", "{w}/list.json"], "list.json"),
 ]
+
+
+def test_the_prior_arm_joins_a_table_whatever_its_reader_and_budget(world, capsys):
+    """The prior arm reads nothing (one step, reader 'prior'): it is exempt from the
+    same-reader/budget check, not from the same-probe one."""
+    argv = ["probe", "table", "--probe", str(world / "probe.json"), "--resamples", "50",
+            "--arm", f"B1={world}/exam_b1", "--arm", f"prior={world}/exam_prior"]
+    assert main(argv) == 0
+    assert "prior" in capsys.readouterr().out
+    # a real reader at another budget is still refused next to it
+    assert main([*argv, "--arm", f"short={world}/exam_m4"]) == 2
+    assert "budgets" in capsys.readouterr().err
 
 
 def test_there_are_enough_cases():

@@ -16,6 +16,20 @@ a garbage body, or a fixed raw reply (wrong tool name, broken arguments, no call
 Every request body is kept in ``server.requests``. The default responder, :class:`ToyPolicy`,
 is a deterministic function of the observation text, so sequential and concurrent runs agree.
 
+Prompt caching (``cache=``, off by default) imitates a server that reuses the longest prefix
+a new prompt shares with one of the last ``cache_slots`` prompts it saw (llama.cpp keeps one
+per slot), counted in the server's toy tokens (4 characters each), rounded down to
+``cache_block`` tokens and 0 under ``cache_min_tokens`` (OpenAI caches from 1024 tokens in
+steps of 128). It reports the cached tokens the way the request's server would:
+
+- ``usage``: OpenAI's ``usage.prompt_tokens_details.cached_tokens``;
+- ``timings``: llama.cpp's ``timings`` block (``cache_n`` cached, ``prompt_n`` processed,
+  ``predicted_n`` generated, and their milliseconds), with a plain ``usage``;
+- ``both``: the two together, as recent llama.cpp servers do.
+
+``prompt_ms_per_token`` adds a delay per *processed* (uncached) prompt token, so that a
+cache-friendly prompt layout is also faster here, as it is on a real local server.
+
 Run standalone (for the benchmark): ``python fake_server.py --latency 0.1`` prints
 ``PORT <n>`` and serves until killed.
 """
@@ -144,6 +158,25 @@ def _tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
+def prompt_text(body: dict) -> tuple[str, int]:
+    """The prompt as the cache sees it (the offered tools, then each message in order) and
+    the length of its tools part, which the toy usage does not count as prompt tokens."""
+    tools = json.dumps(body.get("tools") or [], sort_keys=True)
+    return tools + "".join(f"\x1e{m.get('role')}\x1f{m.get('content') or ''}"
+                           for m in body.get("messages", [])), len(tools)
+
+
+def common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+CACHE_MODES = ("off", "usage", "timings", "both")
+
+
 def render(body: dict, reply: Intent | Raw, *, text_unless_named: bool,
            fenced: bool) -> dict:
     """The chat completion for ``reply`` as the request ``body`` asks for it."""
@@ -187,8 +220,19 @@ class FakeServer:
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  text_unless_named: bool = False, fenced: bool = True,
-                 host: str = "127.0.0.1", port: int = 0, keep_requests: bool = True):
+                 host: str = "127.0.0.1", port: int = 0, keep_requests: bool = True,
+                 cache: str = "off", cache_slots: int = 1, cache_min_tokens: int = 0,
+                 cache_block: int = 1, prompt_ms_per_token: float = 0.0):
+        if cache not in CACHE_MODES:
+            raise ValueError(f"cache must be one of {', '.join(CACHE_MODES)}, not {cache!r}")
         self.responder = responder or ToyPolicy()
+        self.cache = cache
+        self.cache_slots = max(1, cache_slots)
+        self.cache_min_tokens = cache_min_tokens
+        self.cache_block = max(1, cache_block)
+        self.prompt_ms_per_token = prompt_ms_per_token
+        self.cached_prompts: collections.deque[str] = collections.deque(maxlen=self.cache_slots)
+        self.cached_total = 0  # cached tokens reported so far (the tests' ground truth)
         self.latency = latency
         self.text_unless_named = text_unless_named
         self.fenced = fenced
@@ -253,6 +297,36 @@ class FakeServer:
 
     def chat_requests(self) -> list[dict]:
         return [r for r in self.requests if "messages" in r]
+
+    def cached_tokens(self, body: dict) -> int:
+        """The prompt tokens of ``body`` the cache holds now; then remember its prompt."""
+        usage_in = sum(_tokens(str(m.get("content") or "")) for m in body.get("messages", []))
+        text, n_tools = prompt_text(body)
+        with self._lock:
+            shared = max((common_prefix(text, p) for p in self.cached_prompts), default=0)
+            self.cached_prompts.append(text)
+        cached = min(max(0, shared - n_tools) // 4, usage_in)
+        cached -= cached % self.cache_block
+        return cached if cached >= self.cache_min_tokens else 0
+
+    async def _prompt_cache(self, body: dict, out: dict) -> None:
+        """Count the cached prompt tokens, wait for the processed ones, and report them."""
+        usage = out["usage"]
+        cached = self.cached_tokens(body) if self.cache != "off" else 0
+        processed = usage["prompt_tokens"] - cached
+        prompt_ms = processed * self.prompt_ms_per_token
+        if prompt_ms:
+            await asyncio.sleep(prompt_ms / 1000)
+        if self.cache == "off":
+            return
+        self.cached_total += cached
+        if self.cache in ("usage", "both"):
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        if self.cache in ("timings", "both"):
+            n_out = usage["completion_tokens"]
+            out["timings"] = {"cache_n": cached, "prompt_n": processed,
+                              "prompt_ms": prompt_ms, "predicted_n": n_out,
+                              "predicted_ms": float(n_out)}
 
     # HTTP
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
@@ -330,6 +404,8 @@ class FakeServer:
                 reply = self.responder(body)
             out = render(body, reply, text_unless_named=self.text_unless_named,
                          fenced=self.fenced)
+            if self.cache != "off" or self.prompt_ms_per_token:
+                await self._prompt_cache(body, out)
             return 200, {}, json.dumps(out).encode()
         finally:
             self.in_flight -= 1
@@ -340,9 +416,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--latency", type=float, default=0.0)
     p.add_argument("--text-unless-named", action="store_true")
+    p.add_argument("--cache", choices=CACHE_MODES, default="off",
+                   help="report cached prompt tokens in usage, timings or both")
+    p.add_argument("--prompt-ms-per-token", type=float, default=0.0,
+                   help="delay per processed (uncached) prompt token")
     args = p.parse_args(argv)
     srv = FakeServer(latency=args.latency, text_unless_named=args.text_unless_named,
-                     port=args.port, keep_requests=False).start()
+                     port=args.port, keep_requests=False, cache=args.cache,
+                     prompt_ms_per_token=args.prompt_ms_per_token).start()
     print(f"PORT {srv.port}", flush=True)
     try:
         while True:

@@ -186,7 +186,7 @@ def test_spawn_shares_counters_and_settings(server):
     child = agent.spawn()
     child.act(PROBE_OBS, {})
     assert agent.stats["calls"] == 1 and child.meta == agent.meta
-    assert agent.last_usage == (0, 0) and child.last_usage != (0, 0)
+    assert agent.last_usage == (0, 0, 0) and child.last_usage != (0, 0, 0)
 
 
 def test_intent_rendering_round_trip(server):

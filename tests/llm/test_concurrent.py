@@ -3,8 +3,6 @@ timing.jsonl, at most max_concurrent questions in flight, and a fallback for pla
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from llm_helpers import make
@@ -22,22 +20,18 @@ def _files(d):
 def test_concurrent_logs_equal_sequential_logs(universe, tmp_path):
     lib = Library.from_universe(universe)
     with FakeServer(latency=0.02) as srv:
-        t0 = time.perf_counter()
         seq = examine(universe, lib, make("reader", srv), split=["test_in", "test_out"],
                       limit=10, out=tmp_path / "seq", run_id="r-x", label="B1")
-        t_seq = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        assert srv.max_in_flight == 1
         conc = examine_concurrent(universe, lib, make("reader", srv),
                                   split=["test_in", "test_out"], limit=10,
                                   out=tmp_path / "conc", run_id="r-x", label="B1",
                                   max_concurrent=8)
-        t_conc = time.perf_counter() - t0
-        assert srv.max_in_flight == 8
+        assert srv.max_in_flight == 8  # overlap shown by the server, not by a wall clock
     assert conc == seq
     assert _files(tmp_path / "conc") == _files(tmp_path / "seq")
     timing = read_jsonl(tmp_path / "conc" / "timing.jsonl")
     assert sorted(r["qid"] for r in timing) == sorted(r["qid"] for r in seq)
-    assert t_conc < t_seq / 2
 
 
 def test_in_flight_never_exceeds_the_limit(universe):

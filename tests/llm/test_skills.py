@@ -82,3 +82,19 @@ def test_reader_and_forward_send_the_same_system_message(server, mode):
     assert bwd.startswith(load_skill("curation"))
     if mode != "text":
         assert fwd == load_skill("retrieval")
+
+
+PLAN_LINE = ("Plan before each action, in one line: the fact you still need, and the one action "
+             "that gets it.")
+
+
+def test_plan_variant_is_retrieval_plus_one_line(server):
+    """retrieval_plan (a measured variant, scripts/llm_variants.py) must not drift from
+    RETRIEVAL: removing its plan line gives RETRIEVAL byte for byte."""
+    plan = load_skill("retrieval_plan")
+    assert plan.count(PLAN_LINE) == 1
+    assert plan.replace("\n" + PLAN_LINE + "\n", "", 1) == load_skill("retrieval")
+    agent = make("reader", server, skills={"probe": "retrieval_plan"})
+    agent.act({"phase": 0, "steps_left": 3, "text": "QUESTION q1\nWho?\n"}, {})
+    assert server.chat_requests()[-1]["messages"][0]["content"] == plan
+    assert agent.meta["skills"]["probe"]["name"] == "retrieval_plan"

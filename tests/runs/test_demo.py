@@ -33,6 +33,15 @@ def test_demo_directions(demo):
     assert cell["share2"]["rho"] <= cell["share1"]["rho"] <= cell["share0"]["rho"]
     assert abs(cell["share0"]["rho"] - 1) < 0.05
     assert res["report"]["structure"]["precision"] >= 0.94
+    m = res["report"]["misinformation"]  # the index curator writes titles, never claims
+    assert m["false_statements"] == 0 and m["notes_written"] > 0
+
+
+def test_demo_report_prints_misinformation_and_link_families(demo):
+    out, _ = demo
+    md = (out / "train" / "report.md").read_text(encoding="utf-8")
+    assert "- misinformation: 0 false," in md
+    assert "- index families (from links): " in md and "by title wording: " in md
 
 
 def test_demo_is_byte_deterministic(demo):

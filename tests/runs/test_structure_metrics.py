@@ -1,4 +1,4 @@
-"""Index structure metrics (SPEC §12.3) on hand-built index notes."""
+"""Index structure metrics on hand-built index notes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from kbgym.library.graph import Library
 from kbgym.metrics.outcomes import per_point
-from kbgym.metrics.structure import edge_classes, family, index_structure
+from kbgym.metrics.structure import LinkResolver, edge_classes, family, index_structure
 from kbgym.universe import UniverseConfig, generate
 
 
@@ -20,45 +20,60 @@ def _node_of(u, kind, pid):
 
 
 def test_precision_recall_and_character(u):
+    """Keys come from links: a friends index with one stray link, an index of indexes (a value
+    index linking its holders' hubs), an empty note and a note linking only an empty note."""
     lib = Library.from_universe(u)
     x = next(p for p in u.people if len(p.friends) >= 2)
     friends = [n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == x.pid]
+    stray = next(p for p in u.people if p.pid != x.pid and p.pid not in x.friends
+                 and x.pid not in p.friends)
     idx = lib.add(f"Friends of {x.name}.").id
-    lib.link_many(idx, friends + [_node_of(u, "job", x.pid)])  # the job note names only X
-    job = u.people[0].job
+    lib.link_many(idx, friends + [_node_of(u, "job", stray.pid)])  # names neither X nor a friend
+    job = next(j for j in u.vocab["jobs"] if sum(p.job == j for p in u.people) >= 2)
     holders = [p for p in u.people if p.job == job]
+    hubs = []
+    for h in holders:
+        hub = lib.add(f"Index of notes about {h.name}.").id
+        lib.link_many(hub, [n.id for n in u.nodes if h.pid in (n.fact.subject, n.fact.object)])
+        hubs.append(hub)
     jidx = lib.add(f"People whose job is {job}.").id
-    hub = lib.add(f"Index of notes about {holders[0].name}.").id
-    lib.link(jidx, hub)  # a link to an authored note: wrong for precision, fine for recall
+    lib.link_many(jidx, hubs)  # an index of indexes: every linked hub is a holder's hub
     empty = lib.add("Residents of Nowhere.").id
+    dangling = lib.add(f"People whose hobby is {x.hobby}.").id
+    lib.link(dangling, empty)  # links only to a note without a key: unscorable
+    keys = LinkResolver(lib, u).keys
+    assert keys[idx].key == f"friends:{x.pid}" and keys[idx].correct == len(friends)
+    assert keys[jidx].key == f"job:{job}" and keys[jidx].correct == len(holders)
+    assert keys[empty].key is None and keys[dangling].key is None
     st = index_structure(lib, u)
-    assert st["links_scored"] == len(friends) + 2
-    assert st["links_correct"] == len(friends)
-    assert st["families"]["relation-1"] == 1 and st["families"]["attribute"] == 1
-    assert st["character"]["empty"] == 2  # the hub and "Residents of Nowhere."
-    assert st["out_degree"]["max"] == len(friends) + 1 and st["out_degree"]["empty"] == 2
-    # recall: X's friends all named, one job holder named through the hub, and the empty
-    # hub's own member missing
-    want = (len(x.friends) + 1) / (len(x.friends) + len(holders) + 1)
-    assert st["recall"] == pytest.approx(want)
-    assert edge_classes(lib)["index->index"] == 1
-    assert empty in lib
+    assert st["scorable"] == 2 + len(holders)
+    n_hub_links = sum(len(lib[h].links) for h in hubs)
+    assert st["links_scored"] == len(friends) + 1 + n_hub_links + len(holders)
+    assert st["links_correct"] == st["links_scored"] - 1
+    assert st["recall"] == 1.0
+    assert st["families"] == {"attribute": 1, "empty": 1, "hub": len(holders),
+                              "relation-1": 1, "unscorable": 1}
+    assert st["families_by_title"]["relation-1"] == 1
+    assert st["character"] == {"genuine": 2 + len(holders), "empty": 1, "materialized": 0,
+                               "unscorable": 1}
+    assert st["out_degree"]["empty"] == 1
+    assert edge_classes(lib)["index->index"] == len(holders) + 1
 
 
 def test_materialized_index(u):
-    """An index that writes its members into its own sentence is materialized (§12.3); a
-    text with several roster names and no value is unscorable."""
+    """An index that writes its members into its own sentence is materialized; a note whose
+    single link names one person is that person's hub (hubs are never materialized)."""
     lib = Library.from_universe(u)
     job = next(j for j in u.vocab["jobs"] if sum(p.job == j for p in u.people) >= 2)
     a, b = [p for p in u.people if p.job == job][:2]
     idx = lib.add(f"People whose job is {job}: {a.name} and {b.name}.").id
-    lib.link(idx, _node_of(u, "job", a.pid))
+    lib.link_many(idx, [_node_of(u, "job", a.pid), _node_of(u, "job", b.pid)])
     two = lib.add(f"{a.name} and {b.name}.").id
     lib.link(two, _node_of(u, "job", b.pid))
     st = index_structure(lib, u)
-    assert st["character"] == {"genuine": 0, "empty": 0, "materialized": 1, "unscorable": 1}
-    assert st["scorable"] == 1 and st["precision"] == 1.0
-    assert two in lib
+    assert st["character"] == {"genuine": 1, "empty": 0, "materialized": 1, "unscorable": 0}
+    assert st["scorable"] == 2 and st["precision"] == 1.0
+    assert LinkResolver(lib, u).keys[two].key == f"hub:{b.pid}"
 
 
 @pytest.mark.parametrize("text, fam", [

@@ -101,6 +101,9 @@ def test_questions_match_oracle(seed, n_people):
     (7, 90, {"distractor_frac": 0.5, "n_cities": 5}),
     (6, 30, {"friend_degree": 100.0}),
     (12, 3800, {"distractor_frac": 1.0}),  # birthdate mode "repeat": QC9 must skip ties
+    (5, 150, {"children_per_couple": (0, 5), "common_jobs": 4, "friend_degree": 10.0}),
+    (8, 200, {"children_per_couple": (1, 6), "common_jobs": 5, "common_job_share": 0.95,
+              "friend_degree": 14.0}),  # configs/varied.yaml's options
 ])
 def test_questions_match_oracle_fixed(universe_of, seed, n_people, kw):
     u = universe_of(seed, n_people, **kw)
@@ -148,6 +151,8 @@ def check_splits(u, cfg) -> list[str]:
     (0, 500, {}), (1, 500, {}), (3, 120, {}), (1, 6, {}), (4, 13, {}),
     (7, 90, {"distractor_frac": 0.5, "n_cities": 5}),
     (12, 3800, {"distractor_frac": 1.0}),  # "repeat" mode: a tied friend pair is skipped
+    (8, 200, {"children_per_couple": (1, 6), "common_jobs": 5, "common_job_share": 0.95,
+              "friend_degree": 14.0}),  # configs/varied.yaml's options
 ])
 def test_splits_replay_fixed(universe_of, seed, n_people, kw):
     u = universe_of(seed, n_people, **kw)

@@ -27,14 +27,15 @@ from pathlib import Path
 from kbgym.adapters.phantomwiki.documents import node_rows
 from kbgym.adapters.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore, parse_sentence
 from kbgym.adapters.phantomwiki.questions import (
-    CATEGORIES,
     NO_TIER,
-    RESERVED_TYPES,
+    Shape,
     SupportResult,
+    category,
     drop_repeats,
     golds,
     recompute_support,
     template_name,
+    type_shapes,
 )
 from kbgym.adapters.phantomwiki.source import PWArticle, PWQuestion, PWSourceError, read_source
 from kbgym.seeding import stream
@@ -73,9 +74,10 @@ def _people_and_nodes(articles: Sequence[PWArticle]):
     known = set(pid_of.values())
     rows = node_rows((a.title, a.article) for a in articles)
     said: dict[str, dict[str, list[str]]] = {t: defaultdict(list) for t in pid_of}
-    nodes, unparsed = [], 0
+    nodes, parsed_rows, unparsed = [], [], 0
     for node_id, title, text in rows:
         parsed = parse_sentence(text)
+        parsed_rows.append((node_id, parsed))
         if parsed is None or parsed.subject != title:
             unparsed += 1
             fact = Fact("pw_text", pid_of[title], "")
@@ -103,7 +105,7 @@ def _people_and_nodes(articles: Sequence[PWArticle]):
             children=in_person_order(s["son"] + s["daughter"] + s["child"]),
             friends=in_person_order(s["friend"]),
         ))
-    return people, nodes, unparsed
+    return people, nodes, unparsed, FactStore.from_parsed(parsed_rows)
 
 
 # -- questions and splits -------------------------------------------------------------------
@@ -115,23 +117,25 @@ def _check_sizes(sizes: Sequence[int], eval_sizes: Sequence[int]) -> tuple[tuple
     return sizes, eval_sizes
 
 
-def _draw(by_type: dict[int, list[int]], seed: int, sizes: tuple, eval_sizes: tuple):
+def _draw(by_type: dict[int, list[int]], reserved_types: set[int], seed: int, sizes: tuple,
+          eval_sizes: tuple):
     """``(split, question index, eval_flavor)`` in draw order, and the shortfall per draw
-    (SPEC §5 with §17's changes: no tiers, types 0 and 6 reserved)."""
+    (SPEC §5 with §17's changes: no tiers, the reserved shapes held out - types 0 and 6 at the
+    default depth)."""
     rng = stream(seed, "splits")
     pools: dict[str, deque[int]] = {}
     for t, items in by_type.items():  # table order: ascending type
         items = list(items)
         rng.shuffle(items)
         pools[template_name(t)] = deque(items)
-    trained = [template_name(t) for t in by_type if t not in RESERVED_TYPES]
-    reserved = [template_name(t) for t in by_type if t in RESERVED_TYPES]
+    trained = [template_name(t) for t in by_type if t not in reserved_types]
+    reserved = [template_name(t) for t in by_type if t in reserved_types]
     return draw_splits(pools, sizes, eval_sizes, lambda n: take(pools, trained, n), reserved)
 
 
-def _templates_vocab(types: Sequence[int]) -> dict:
-    return {template_name(t): {"category": CATEGORIES[t], "tier": NO_TIER, "hops": None,
-                               "reserved": t in RESERVED_TYPES} for t in types}
+def _templates_vocab(shapes: dict[int, Shape | None]) -> dict:
+    return {template_name(t): {"category": category(s), "tier": NO_TIER, "hops": None,
+                               "reserved": bool(s and s.reserved)} for t, s in shapes.items()}
 
 
 def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion], *,
@@ -141,22 +145,20 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
     sizes, eval_sizes = _check_sizes(sizes, eval_sizes)
     if not articles:
         raise PWSourceError("articles.json holds no articles")
-    people, nodes, unparsed = _people_and_nodes(articles)
-    store = FactStore.from_nodes((n.id, n.text) for n in nodes)
+    people, nodes, unparsed, store = _people_and_nodes(articles)
 
     kept, dropped = drop_repeats(questions)
     types = sorted({q.type for q in kept})
-    unknown = [t for t in types if t not in CATEGORIES]
-    if unknown:
-        raise PWSourceError(f"question types {unknown} are not PhantomWiki 1.0.3's types 0-7 - "
-                            "generate with the default --question-depth 6")
+    first_shapes = type_shapes(kept)
+    shapes = {t: first_shapes[t] for t in types}  # ascending type: the table order
+    reserved_types = {t for t, s in shapes.items() if s is not None and s.reserved}
     by_type: dict[int, list[int]] = {t: [] for t in types}
     for i, q in enumerate(kept):
         by_type[q.type].append(i)
 
     finder = KeyFinder((p.name for p in people), (), (), ())
     supports: list[SupportResult] = [recompute_support(q, store) for q in kept]
-    rows, shortfall = _draw(by_type, seed, sizes, eval_sizes)
+    rows, shortfall = _draw(by_type, reserved_types, seed, sizes, eval_sizes)
     drawn = {i for _, i, _ in rows}
     rows += [(None, i, None) for t in types for i in by_type[t] if i not in drawn]
 
@@ -165,7 +167,8 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
         q, sup = kept[i], supports[i]
         qid = "q%04d" % n
         out_questions.append(Question(
-            qid=qid, template=template_name(q.type), category=CATEGORIES[q.type], tier=NO_TIER,
+            qid=qid, template=template_name(q.type), category=category(shapes[q.type]),
+            tier=NO_TIER,
             hops=q.difficulty, text=q.text, golds=golds(q.answer), support=sup.support,
             keys=finder(q.text), unanswerable=not q.answer, support_status=sup.status,
             eval_flavor=flavor))
@@ -177,14 +180,14 @@ def build_universe(articles: Sequence[PWArticle], questions: Sequence[PWQuestion
         "source": "phantomwiki", "source_format": "phantom-wiki 1.0.3 json",
         "adapter_version": ADAPTER_VERSION, "seed": seed, "n_people": len(people),
         "n_distractors": 0, "sizes": list(sizes), "eval_sizes": list(eval_sizes),
-        "reserved_templates": [template_name(t) for t in RESERVED_TYPES],
+        "reserved_templates": [template_name(t) for t in sorted(reserved_types)],
         "split_shortfall": shortfall, "adapter_report": report,
     }
     vocab = {
         "jobs": sorted({o for _, o, _ in store.match("job", None, None)}),
         "hobbies": sorted({o for _, o, _ in store.match("hobby", None, None)}),
         "cities": [],
-        "templates": _templates_vocab(types),
+        "templates": _templates_vocab(shapes),
     }
     return Universe(meta=meta, vocab=vocab, people=tuple(people), nodes=tuple(nodes),
                     questions=tuple(out_questions),
@@ -230,9 +233,12 @@ def summarize(universe: Universe) -> str:
         f"unsplit {r['unsplit']})",
         f"support      recomputed={sup['recomputed']}  unavailable={sup['unavailable']} "
         f"(unmapped {sup['unmapped']}, answer mismatch {sup['answer_mismatch']})",
+    ]
+    lines += [f"  unmapped     {why}" for why in r["unmapped"]]
+    lines += [
         f"hash         {universe.hash}",
         "",
-        f"{'template':14s}" + "".join(f"{s:>9s}" for s in SPLIT_NAMES),
+        f"{'template':14s}{'category':10s}" + "".join(f"{s:>9s}" for s in SPLIT_NAMES),
     ]
     split_of = {qid: s for s in SPLIT_NAMES for qid in universe.splits[s]}
     counts: dict[tuple[str, str], int] = defaultdict(int)
@@ -241,9 +247,9 @@ def summarize(universe: Universe) -> str:
             counts[(q.template, split_of[q.qid])] += 1
     for name, t in universe.vocab["templates"].items():
         mark = " R" if t["reserved"] else ""
-        lines.append(f"{name + mark:14s}" + "".join(f"{counts[(name, s)]:9d}"
-                                                     for s in SPLIT_NAMES))
-    lines.append(f"{'total':14s}" + "".join(f"{len(universe.splits[s]):9d}" for s in SPLIT_NAMES))
+        lines.append(f"{name + mark:14s}{t['category']:10s}"
+                     + "".join(f"{counts[(name, s)]:9d}" for s in SPLIT_NAMES))
+    lines.append(f"{'total':24s}" + "".join(f"{len(universe.splits[s]):9d}" for s in SPLIT_NAMES))
     short = {k: v for k, v in universe.meta["split_shortfall"].items() if v}
     lines.append("shortfall " + (", ".join(f"{k}={v}" for k, v in short.items()) or "none"))
     return "\n".join(lines)

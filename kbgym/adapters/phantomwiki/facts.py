@@ -55,15 +55,19 @@ SENTENCE_FORMS: tuple[tuple[str, str, str | None], ...] = (
 ATTRIBUTE_PREDICATES = frozenset({"dob", "job", "hobby", "gender"})
 
 
-def _compile(form: str) -> re.Pattern:
+def _branch(i: int, form: str) -> str:
     head, tail = form.split("<subject>")
-    return re.compile("^" + re.escape(head) + r"(?P<s>.+?)" + re.escape(tail)
-                      + r" (?P<o>.+)\.$")
+    return (f"(?P<f{i}>" + re.escape(head) + f"(?P<s{i}>.+?)" + re.escape(tail)
+            + f" (?P<o{i}>.+)\\.)")
 
 
-_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
-    (pred, _compile(form)) for pred, one, many in SENTENCE_FORMS for form in (one, many) if form
-)
+_FORMS: tuple[str, ...] = tuple(
+    pred for pred, one, many in SENTENCE_FORMS for form in (one, many) if form)
+#: Every form as one anchored alternation, tried in table order: the first form that matches
+#: the whole sentence wins, as a loop over the forms would (one C-level match per sentence).
+_PATTERN = re.compile("^(?:" + "|".join(
+    _branch(i, form) for i, form in enumerate(
+        form for _, one, many in SENTENCE_FORMS for form in (one, many) if form)) + ")$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +79,12 @@ class ParsedSentence:
 
 def parse_sentence(text: str) -> ParsedSentence | None:
     """The sentence's predicate, subject and objects, or None for a form not in the table."""
-    for pred, pattern in _PATTERNS:
-        m = pattern.match(text)
-        if m:
-            objects = tuple(o.strip() for o in m.group("o").split(", ") if o.strip())
-            return ParsedSentence(pred, m.group("s"), objects) if objects else None
-    return None
+    m = _PATTERN.match(text)
+    if m is None:
+        return None
+    i = m.lastgroup[1:]  # the outer group f{i} closes last
+    objects = tuple(o.strip() for o in m.group("o" + i).split(", ") if o.strip())
+    return ParsedSentence(_FORMS[int(i)], m.group("s" + i), objects) if objects else None
 
 
 class FactStore:
@@ -100,9 +104,13 @@ class FactStore:
     @classmethod
     def from_nodes(cls, nodes) -> "FactStore":
         """Parse ``(node id, text)`` pairs; unparsed sentences add nothing."""
+        return cls.from_parsed((node_id, parse_sentence(text)) for node_id, text in nodes)
+
+    @classmethod
+    def from_parsed(cls, rows) -> "FactStore":
+        """``(node id, ParsedSentence or None)`` pairs, already parsed."""
         store = cls()
-        for node_id, text in nodes:
-            parsed = parse_sentence(text)
+        for node_id, parsed in rows:
             if parsed is not None:
                 for obj in parsed.objects:
                     store.add(parsed.predicate, parsed.subject, obj, node_id)

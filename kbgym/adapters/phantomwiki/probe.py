@@ -8,6 +8,10 @@
   number of questions of each template; templates with an empty pool contribute nothing.
 - Sampling: per group, one stream ``probe/pw/{group}``; each template's pool, in qid order, is
   shuffled in table order and its first ``quota`` questions taken.
+- ``stratify="category"`` (not the SPEC default) takes the quota per category (PW_REL,
+  PW_ATTR, PW_AGG, in first-template order) instead of per template: a generation with many
+  types and few questions per type (``--question-depth 20``: 50 types) often has a template
+  pool of 0 somewhere in every template, which leaves the per-template probe empty.
 
 The file has the format of :func:`kbgym.runs.probe.make_probe` (kind ``kbgym.probe``, one split
 per group), plus ``variant: "pw"`` and the per-template ``quota``; ``per_group`` is each group's
@@ -19,36 +23,47 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from kbgym.errors import ConfigError
 from kbgym.runs.probe import read_train_log, trained_qids
 from kbgym.seeding import stream
 from kbgym.universe.types import Question, Universe
 
 PW_GROUPS = ("exact", "share1", "share0")
+STRATA = ("template", "category")
 
 
 def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int | None = None,
-                  per_template: int | None = None, train_log_hash: str | None = None) -> dict:
+                  per_template: int | None = None, train_log_hash: str | None = None,
+                  stratify: str = "template") -> dict:
     """The probe file object of a training run on a PhantomWiki universe.
 
-    ``per_template`` optionally caps each template's quota.
+    ``per_template`` optionally caps each stratum's quota; ``stratify`` is ``template`` (SPEC
+    §17) or ``category``.
     """
+    if stratify not in STRATA:
+        raise ConfigError(f"stratify must be one of {', '.join(STRATA)}, not {stratify!r}")
     seed = universe.meta["seed"] if seed is None else seed
     trained = [universe.question(qid) for qid in trained_qids(train_log)]
     train_keys = {k for q in trained for k in q.keys}
     trained_texts = {q.text for q in trained}
     trained_ids = {q.qid for q in trained}
 
+    def stratum(q: Question) -> str:
+        return q.template if stratify == "template" else q.category
+
     pools: dict[str, dict[str, list[Question]]] = {g: {} for g in PW_GROUPS}
     for q in trained:
         if len(q.keys) == 1:
-            pools["exact"].setdefault(q.template, []).append(q)
+            pools["exact"].setdefault(stratum(q), []).append(q)
     for q in universe.questions:  # qid order
         if q.qid in trained_ids or q.text in trained_texts or len(q.keys) != 1:
             continue
         group = "share1" if q.keys[0] in train_keys else "share0"
-        pools[group].setdefault(q.template, []).append(q)
+        pools[group].setdefault(stratum(q), []).append(q)
 
-    templates = list(universe.vocab["templates"])  # table order
+    table = universe.vocab["templates"]  # table order
+    templates = list(table) if stratify == "template" else list(
+        dict.fromkeys(t["category"] for t in table.values()))
     quota = {}
     for t in templates:
         n = min(len(pools[g].get(t, ())) for g in PW_GROUPS)
@@ -69,17 +84,20 @@ def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int
                     item.golds, item.support, item.keys, item.unanswerable, item.support_status,
                     None, item.qid if group == "exact" else None))
                 splits[group].append(gid)
-    return {
+    out = {
         "schema_version": 1, "kind": "kbgym.probe", "variant": "pw",
         "universe_hash": universe.hash, "train_log_hash": train_log_hash,
         "per_group": sum(quota.values()), "quota": quota, "seed": seed,
         "questions": [q.to_json() for q in questions], "splits": splits,
     }
+    if stratify != "template":
+        out["stratify"] = stratify
+    return out
 
 
 def make_pw_probe_from_run(universe: Universe, run_dir: str | Path, *, seed: int | None = None,
-                           per_template: int | None = None) -> dict:
+                           per_template: int | None = None, stratify: str = "template") -> dict:
     """:func:`make_pw_probe` over ``run_dir/train_log.jsonl``."""
     rows, digest = read_train_log(run_dir)
     return make_pw_probe(universe, rows, seed=seed, per_template=per_template,
-                         train_log_hash=digest)
+                         train_log_hash=digest, stratify=stratify)

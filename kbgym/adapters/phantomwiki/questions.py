@@ -6,21 +6,102 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kbgym.adapters.phantomwiki.facts import FactStore
-from kbgym.adapters.phantomwiki.query import Unmapped, evaluate
+from kbgym.adapters.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore
+from kbgym.adapters.phantomwiki.query import Comp, Const, Unmapped, evaluate, parse_literal
 from kbgym.adapters.phantomwiki.source import PWQuestion
 from kbgym.scoring import normalize
 from kbgym.universe.vocab import NUMBER_WORDS
 
-#: PhantomWiki 1.0.3 question type (default question depth 6) -> KBGym category.
-CATEGORIES: dict[int, str] = {0: "PW_REL", 1: "PW_REL", 2: "PW_PERSON", 3: "PW_ATTR",
-                              4: "PW_ATTR", 5: "PW_AGG", 6: "PW_AGG", 7: "PW_AGG"}
-#: Types held out of training: they appear only in test_out and eval-out.
-RESERVED_TYPES: tuple[int, ...] = (0, 6)
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What a PhantomWiki question template asks, whatever its type index.
+
+    phantom-wiki numbers its templates in the order its grammar generates them at the chosen
+    ``--question-depth`` (8 types at the default depth 6, 20 at depth 10, 50 at depth 20), so a
+    type index means nothing across depths. Every template is one of three heads over a chain
+    of ``hops`` relations from an anchor:
+
+    - ``head``: ``who`` ("Who is ...?"), ``what`` ("What is the <attribute> of ...?") or
+      ``count`` ("How many <relations> does ... have?");
+    - ``hops``: the number of ``<relation>`` steps between the anchor and the head (the counted
+      relation of a ``count`` question is not one of them);
+    - ``anchor``: ``name`` (a named person) or ``attribute`` ("the person whose <attribute> is
+      <value>").
+    """
+
+    head: str
+    hops: int
+    anchor: str
+
+    @property
+    def category(self) -> str:
+        if self.head == "count":
+            return "PW_AGG"
+        if self.head == "what":
+            return "PW_ATTR"
+        return "PW_REL" if self.hops else "PW_PERSON"
+
+    @property
+    def reserved(self) -> bool:
+        return self in RESERVED_SHAPES
+
+    def __str__(self) -> str:
+        return f"{self.head}/{self.hops}/{self.anchor}"
+
+
+#: Shapes held out of training (they appear only in test_out and eval-out): at the default
+#: depth 6 these are types 0 ("Who is the <relation> of the person whose <attribute> is
+#: <value>?") and 6 ("How many <relations> does the person whose ... have?"). Every depth >= 6
+#: has both shapes, so the held-out templates ask the same thing at every depth.
+RESERVED_SHAPES = frozenset({Shape("who", 1, "attribute"), Shape("count", 0, "attribute")})
+#: The category of a template whose query could not be read (its support is unavailable too).
+OTHER_CATEGORY = "PW_OTHER"
+
+
+def question_shape(q: PWQuestion) -> Shape | None:
+    """The shape of a question's template, read from its ``prolog.query`` (outermost literal
+    first); None when the query is not a phantom-wiki 1.0.3 chain."""
+    try:
+        lits = [parse_literal(lit) for lit in q.query]
+    except Unmapped:
+        return None
+    if not lits or not all(isinstance(t, Comp) for t in lits):
+        return None
+    first, last = lits[0], lits[-1]
+    if first.functor == "aggregate_all":
+        head = "count"
+        inner = first.args[1] if len(first.args) == 3 else None
+        if len(lits) == 1:  # "How many <relations> does <name> have?"
+            return Shape(head, 0, "name") if isinstance(inner, Comp) else None
+    elif first.functor in ATTRIBUTE_PREDICATES and len(lits) > 1:
+        head = "what"
+    else:
+        head = "who"
+    chain = lits[1:] if head != "who" else lits
+    anchor = ("attribute" if last.functor in ATTRIBUTE_PREDICATES and len(last.args) == 2
+              and isinstance(last.args[1], Const) else "name")
+    hops = sum(t.functor not in ATTRIBUTE_PREDICATES for t in chain)
+    return Shape(head, hops, anchor)
+
+
 #: PhantomWiki has no easy/hard tiers; every PW record carries this tier.
 NO_TIER = "none"
 
 _INTEGER = re.compile(r"\d+")
+
+
+def type_shapes(questions: Iterable[PWQuestion]) -> dict[int, Shape | None]:
+    """Each type's shape, from its first question in file order."""
+    out: dict[int, Shape | None] = {}
+    for q in questions:
+        if q.type not in out:
+            out[q.type] = question_shape(q)
+    return out
+
+
+def category(shape: Shape | None) -> str:
+    return OTHER_CATEGORY if shape is None else shape.category
 
 
 def template_name(qtype: int) -> str:

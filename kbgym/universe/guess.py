@@ -1,0 +1,85 @@
+"""How guessable a universe's templates are: each template's most frequent canonical gold.
+
+A template whose questions mostly share one answer ("3" for every ``qc4_children`` under the
+paper's fixed triples) can be answered without reading anything. ``answer_shares`` measures
+this per template, ``guessable`` flags the templates over a threshold and ``prior_answers``
+gives the answers of the ``prior`` arm (each template's most frequent *training* answer).
+
+Shares are over canonical golds (``golds[0]``). Ties are broken deterministically: the most
+frequent answer first, then the smallest string.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from kbgym.universe.templates import TEMPLATES
+from kbgym.universe.types import Question, Universe
+
+#: The templates whose gold is a count (QC4 aggregation and QC8 deep counts).
+COUNT_TEMPLATES = tuple(t.name for t in TEMPLATES if t.category in ("QC4", "QC8"))
+#: Guessable above this share of a template's questions.
+GUESSABLE_SHARE = 0.5
+
+
+def top_answer(golds: Iterable[str]) -> tuple[str, int] | None:
+    """(most frequent answer, its count), ties to the smallest string; None for no answers."""
+    counts = Counter(golds)
+    if not counts:
+        return None
+    answer = min(counts, key=lambda a: (-counts[a], a))
+    return answer, counts[answer]
+
+
+def _share_row(golds: list[str]) -> dict:
+    top = top_answer(golds)
+    return {"n": len(golds), "answer": top and top[0],
+            "share": top[1] / len(golds) if top else None}
+
+
+def _questions(universe: Universe, splits: Sequence[str] | None) -> list[Question]:
+    if splits is None:
+        return list(universe.questions)
+    return [universe.question(qid) for s in splits for qid in universe.splits.get(s, ())]
+
+
+def answer_shares(universe: Universe, splits: Sequence[str] | None = None) -> dict[str, dict]:
+    """Per template, in table order: ``n`` questions, the top ``answer`` and its ``share``
+    (None when the template has no questions), over ``splits`` (default: every question)."""
+    by_template: dict[str, list[str]] = {t.name: [] for t in TEMPLATES}
+    for q in _questions(universe, splits):
+        by_template.setdefault(q.template, []).append(q.golds[0])
+    return {name: _share_row(golds) for name, golds in by_template.items()}
+
+
+def guessable(universe: Universe, threshold: float = GUESSABLE_SHARE,
+              splits: Sequence[str] | None = None, min_questions: int = 2) -> dict[str, float]:
+    """``{template: top answer share}`` for the templates whose most frequent canonical gold
+    is more than ``threshold`` of their questions (QC5's "unknown" always is). A template
+    with fewer than ``min_questions`` questions is not judged (one question is always 100 %).
+    """
+    return {name: row["share"] for name, row in answer_shares(universe, splits).items()
+            if row["n"] >= min_questions and row["share"] > threshold}
+
+
+def empty_templates(universe: Universe) -> list[str]:
+    """Templates with no question in any split, in table order."""
+    return [name for name, row in answer_shares(universe).items() if not row["n"]]
+
+
+def pool_answer_shares(config) -> dict[str, dict]:
+    """``answer_shares`` over every template's *full pool* (all instances the universe of
+    ``config`` could ask, before the splits draw a few): the population the splits sample."""
+    from kbgym.universe.generate import build_world, full_pools
+
+    *_, world = build_world(config)
+    return {name: _share_row([world.answer(i)[0][0] for i in insts])
+            for name, insts in full_pools(world, config.seed).items()}
+
+
+def prior_answers(universe: Universe, split: str = "train") -> dict[str, str]:
+    """Each template's most frequent canonical gold in ``split`` (templates it lacks are
+    absent): the answers of the ``prior`` arm."""
+    return {name: row["answer"] for name, row in answer_shares(universe, [split]).items()
+            if row["n"]}

@@ -1,0 +1,183 @@
+"""The examiner credits structure, not wording (issue: curator-agnostic measurement).
+
+Metamorphic: the canonical trained library with its index titles rewritten in other styles
+(the same links) must cost the reader the same. Curators written differently from ours must be
+credited for useful structure and must not earn a star for misinformation."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.scripted.knowledge import LinkJudgedKnowledge
+from agents.zoo.curators import ZOO
+from agents.zoo.titles import STYLES, restyle, title
+from kbgym.library.graph import Library
+from kbgym.library.snapshot import load_snapshot
+from kbgym.plugins import make_agent
+from kbgym.runs.gradient import examine_probe
+from kbgym.runs.probe import make_probe_from_run, probe_table
+from kbgym.runs.train import TrainConfig, train
+from kbgym.universe import UniverseConfig, generate
+
+#: Styles whose cost must match the canonical titles' (the others are documented outliers:
+#: ``about`` and ``bare`` titles crowd the reader's search pages, ``sentence`` titles are too
+#: long to rank on the page of the key's bare name).
+INVARIANT = ("reworded", "plural", "possessive", "dash", "slash")
+GROUPS = ("exact", "share2")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    u = generate(UniverseConfig(seed=3, n_people=200))
+    out = tmp_path_factory.mktemp("fair")
+    cfg = TrainConfig(epochs=2, train_size=60, snapshot_every=1000)
+    runs = {}
+    for name in ("scripted-index", "entity-pages", "false-statements", "false-facts"):
+        train(u, make_agent(ZOO[name], seed=0), out / name, config=cfg)
+        runs[name], _ = load_snapshot(out / name / "kb_epoch_2.json")
+    probe = make_probe_from_run(u, out / "scripted-index", per_group=60, seed=3)
+    probe["splits"] = {g: probe["splits"][g] for g in GROUPS}
+    byid = {p.pid: p for p in u.people}
+    byname = {p.name: p for p in u.people}
+
+    def spouse(n):
+        p = byname.get(n)
+        return byid[p.spouse].name if p and p.spouse else None
+
+    reader = make_agent("scripted-reader")
+    arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe)}
+    for name, lib in runs.items():
+        arms[name] = examine_probe(u, lib, reader, probe)
+    for style in INVARIANT:
+        lib, _ = load_snapshot(out / "scripted-index" / "kb_epoch_2.json")
+        assert restyle(lib, style, spouse)  # titles really changed
+        arms[f"restyled:{style}"] = examine_probe(u, lib, reader, probe)
+    return probe_table(arms, probe, resamples=2000)
+
+
+def _cell(table, group, arm):
+    return table["groups"][group]["all"][arm]
+
+
+def test_b1_is_answered_perfectly(world):
+    for g in GROUPS:
+        assert _cell(world, g, "B1")["f1"] == 1.0
+
+
+def test_canonical_index_saves_steps(world):
+    c = _cell(world, "exact", "scripted-index")
+    assert c["star"] and c["rho"] < 0.85
+
+
+@pytest.mark.parametrize("style", INVARIANT)
+def test_same_links_other_words_same_rho(world, style):
+    for g in GROUPS:
+        canon = _cell(world, g, "scripted-index")["rho"]
+        assert abs(_cell(world, g, f"restyled:{style}")["rho"] - canon) <= 0.03, (g, style)
+
+
+def test_entity_pages_are_credited(world):
+    c = _cell(world, "exact", "entity-pages")
+    assert c["rho"] < 1 and c["ci"][1] < 1 and c["star"]
+
+
+@pytest.mark.parametrize("arm", ["false-statements", "false-facts"])
+def test_false_answers_show_as_f1_harm_never_a_star(world, arm):
+    c = _cell(world, "exact", arm)
+    assert c["f1_diff"] < 0 and c["f1_loss"] and not c["star"]
+
+
+def test_every_style_names_the_key():
+    for style, rels in STYLES.items():
+        for rel in rels:
+            key = "Fenmarch" if rel == "city" else ("cooper" if rel == "job" else (
+                "fishing" if rel == "hobby" else "Felix Abernathy"))
+            text = title(style, rel, key, "Nora Vance")
+            assert "{" not in text
+            if style != "canonical":
+                from agents.scripted.knowledge import names_key
+                assert names_key(text, key), (style, rel, text)
+
+
+# -- the judgement, unit by unit ------------------------------------------------------------
+
+FRIENDS = ["s1: Felix Abernathy is a friend of Nora Vance.",
+           "s2: Milo Quimby is a friend of Felix Abernathy."]
+
+
+def _kb(note: str, links: list[str], extra: list[str] = ()) -> LinkJudgedKnowledge:
+    kb = LinkJudgedKnowledge()
+    body = "\n".join(f"- {x}" for x in links) if links else ""
+    kb.ingest_entry("read", {"id": "s90"}, f"s90: {note}\nlinks:" + ("\n" + body if body else
+                                                                     " (none)"))
+    for line in extra:
+        nid, text = line.split(": ", 1)
+        kb.note(nid, text)
+    return kb
+
+
+@pytest.mark.parametrize("note", ["Friends of Felix Abernathy.", "About Felix Abernathy's pals.",
+                                  "Felix Abernathy.", "Index: Felix Abernathy / f"])
+def test_any_wording_with_member_links_is_an_index(note):
+    kb = _kb(note, FRIENDS)
+    assert kb.index_candidates("friends", "Felix Abernathy") == ["s90"]
+    assert kb.absorb_index("s90", "friends", "Felix Abernathy")
+    assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby"}
+    assert ("friends", "Felix Abernathy") in kb.complete
+
+
+def test_links_about_someone_else_are_not_an_index():
+    kb = _kb("Friends of Felix Abernathy.", ["s3: Olive Yardley's job is baker.",
+                                             "s4: Tobias Vance is a friend of Greta Oakley."])
+    assert not kb.absorb_index("s90", "friends", "Felix Abernathy")
+    assert ("friends", "Felix Abernathy") not in kb.complete
+
+
+def test_a_note_mixing_two_peoples_sets_promises_neither():
+    kb = _kb("Which friends do Felix Abernathy and Olive Yardley share",
+             FRIENDS + ["s5: Olive Yardley is a friend of Harold Vance."])
+    assert not kb.absorb_index("s90", "friends", "Felix Abernathy")
+    assert not kb.absorb_index("s90", "friends", "Olive Yardley")
+
+
+def test_a_couples_children_under_one_title():
+    kids = ["s6: Felix Abernathy is the father of Milo Abernathy.",
+            "s7: Nora Abernathy is the mother of Milo Abernathy."]
+    kb = _kb("Children of Felix Abernathy and Nora Abernathy.", kids)
+    assert kb.absorb_index("s90", "children", "Felix Abernathy")
+    assert kb.absorb_index("s90", "children", "Nora Abernathy")
+    assert kb.children("Nora Abernathy") == {"Milo Abernathy"}
+
+
+def test_an_entity_page_is_complete_for_every_relation():
+    page = ["s8: Felix Abernathy's job is baker.", "s9: Felix Abernathy's hobby is chess.",
+            *FRIENDS]
+    kb = _kb("Everything on Felix Abernathy", page)
+    assert kb.absorb_index("s90", "children", "Felix Abernathy")  # no children: complete, empty
+    assert ("friends", "Felix Abernathy") in kb.complete
+    assert kb.children("Felix Abernathy") == set()
+
+
+def test_statements_and_question_notes_are_not_index_candidates():
+    kb = _kb("The job of the spouse of Felix Abernathy is baker.", FRIENDS)
+    assert kb.index_candidates("friends", "Felix Abernathy") == []
+    kb = _kb("Notes for: How many friends does Felix Abernathy have?", FRIENDS)
+    assert kb.index_candidates("friends", "Felix Abernathy") == []
+    kb = _kb("Word is that the answer to 'How many friends does Felix Abernathy have' is 3.",
+             FRIENDS)
+    assert kb.index_candidates("friends", "Felix Abernathy") == []
+
+
+def test_value_index_by_plural():
+    kb = _kb("Coopers.", ["s10: Felix Abernathy's job is cooper.",
+                          "s11: Nora Vance's job is cooper."])
+    assert kb.index_candidates("job", "cooper") == ["s90"]
+    assert kb.absorb_index("s90", "job", "cooper")
+    assert kb.holders("job", "cooper") == {"Felix Abernathy", "Nora Vance"}
+
+
+def test_the_newest_statement_wins():
+    kb = LinkJudgedKnowledge()
+    kb.note("s0005", "Felix Abernathy's job is baker.")
+    kb.note("s6001", "Felix Abernathy's job is tanner.")
+    assert kb.attr("Felix Abernathy", "job") == "tanner"

@@ -1,0 +1,150 @@
+"""The misinformation metric: stated facts and answers checked against the hidden truth."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from kbgym.library.graph import Library
+from kbgym.metrics.misinformation import Truth, misinformation, sentences
+from kbgym.universe import UniverseConfig, generate
+from kbgym.universe.documents import render_date
+from kbgym.universe.questions import World
+from kbgym.universe.statements import answer_statement, question_slots
+
+
+@pytest.fixture(scope="module")
+def u():
+    return generate(UniverseConfig(n_people=60, n_cities=8, sizes=(10, 5, 5), eval_sizes=(2, 2)))
+
+
+@pytest.fixture(scope="module")
+def truth(u):
+    return Truth(u)
+
+
+def test_every_original_sentence_is_true(u, truth):
+    assert {truth.sentence(n.text) for n in u.nodes} == {("fact", "true")}
+
+
+def test_fact_forms_that_contradict_the_universe_are_false(u, truth):
+    by = {p.pid: p for p in u.people}
+    p = next(q for q in u.people if q.children and q.spouse and q.friends)
+    other_job = next(j for j in u.vocab["jobs"] if j != p.job)
+    other_city = next(c for c in u.vocab["cities"] if c != p.city)
+    stranger = next(q for q in u.people if q.pid not in p.friends and q.pid != p.pid)
+    child = by[p.children[0]]
+    wrong_role = "mother" if p.gender == "male" else "father"
+    false = [f"{p.name}'s job is {other_job}.", f"{p.name} lives in the city of {other_city}.",
+             f"{p.name} is a friend of {stranger.name}.", f"{p.name} is a child of {child.name}.",
+             f"{p.name} is the {wrong_role} of {child.name}.",
+             f"{p.name} is married to {stranger.name}.",
+             f"{p.name} was born on {render_date('1700-01-02')}."]
+    for s in false:
+        assert truth.sentence(s) == ("fact", "false"), s
+    assert truth.sentence(f"Nobody Known's job is {p.job}.") == ("fact", "unverifiable")
+    assert truth.sentence(f"{p.name} is a friend of Nobody Known.") == ("fact", "unverifiable")
+    assert truth.sentence(f"Friends of {p.name}.") is None
+
+
+def test_answer_statements_are_checked_against_every_instance_gold(u, truth):
+    """Each instance's gold stated in its form is true; another instance's different gold of
+    the same template is false."""
+    world = World(u.people, u.nodes, u.vocab)
+    checked = 0
+    for name, pool in world.pools(random.Random(7)).items():
+        golds = [world.answer(i)[0] for i in pool]
+        for inst, gold in zip(pool, golds):
+            slots = question_slots(name, world.text(inst))
+            assert truth.sentence(answer_statement(name, slots, gold[0])) == ("answer", "true")
+            wrong = next((g[0] for g in golds if not set(g) & set(gold)), None)
+            if wrong is not None:
+                got = truth.sentence(answer_statement(name, slots, wrong))
+                assert got == ("answer", "false"), (name, slots, wrong)
+                checked += 1
+    assert checked > 100
+
+
+def test_case_and_quoted_questions(u, truth):
+    p = next(q for q in u.real_people if q.spouse)
+    sp = u.person(p.spouse)
+    wrong = next(j for j in u.vocab["jobs"] if j != sp.job)
+    assert truth.sentence(f"the job of the spouse of {p.name.upper()} is {sp.job.upper()}.") \
+        == ("answer", "true")
+    assert truth.sentence(f"Word is that the answer to 'What is the job of the spouse of "
+                          f"{p.name}?' is {wrong}.") == ("quoted", "false")
+    assert truth.sentence(f"\u201cWhat is the job of {p.name}?\u201d is {p.job}") == \
+        ("quoted", "true")
+    assert truth.sentence("The answer to 'Is it raining?' is yes.") is None
+
+
+def test_no_instance_is_unverifiable(u, truth):
+    by = {p.pid: p for p in u.people}
+    # X has a brother: "the brother of X" is no question of this universe
+    x = next(p for p in u.real_people if any(
+        by[s].gender == "male" for q in p.parents for s in by[q].children if s != p.pid))
+    assert truth.sentence(f"The job of the brother of {x.name} is baker.") == \
+        ("answer", "unverifiable")
+    # a QC5 instance (no brother) is unanswerable: "unknown" is its true answer
+    y = next(p for p in u.real_people if not any(
+        by[s].gender == "male" for q in p.parents for s in by[q].children if s != p.pid))
+    assert truth.sentence(f"The job of the brother of {y.name} is unknown.") == ("answer", "true")
+    assert truth.sentence(f"The job of the brother of {y.name} is baker.") == ("answer", "false")
+    # a job and city that two people share
+    pairs = Counter((p.job, p.city) for p in u.people)
+    job, city = next(k for k, v in pairs.items() if v >= 2)
+    assert truth.sentence(f"The {job} who lives in the city of {city} is Ann Lee.") == \
+        ("answer", "unverifiable")
+    assert truth.sentence("The job of Nobody Known is baker.") == ("answer", "unverifiable")
+
+
+def test_misinformation_counts_authored_and_edited_notes(u):
+    lib = Library.from_universe(u)
+    p, q = u.real_people[0], u.real_people[1]
+    wrong_job = next(j for j in u.vocab["jobs"] if j != p.job)
+    slots = {"X": p.name}
+    n_false_answer = lib.add(answer_statement("qc1_job", slots, wrong_job)).id
+    n_true_answer = lib.add(answer_statement("qc1_job", slots, p.job)).id
+    n_false_fact = lib.add(f"Index. {q.name}'s job is {wrong_job if wrong_job != q.job else p.job}."
+                           f" {p.name}'s hobby is {p.hobby}.").id
+    lib.add("Friends of somebody.")
+    lib.add(f"{p.name} works as a {wrong_job}.")  # natural wording: not a form, not counted
+    edited = next(n.id for n in u.nodes if n.fact.kind == "city" and n.fact.subject == q.pid)
+    other_city = next(c for c in u.vocab["cities"] if c != q.city)
+    lib.edit(edited, f"{q.name} lives in the city of {other_city}.")
+    m = misinformation(lib, u)
+    assert m["notes_written"] == 6 and m["authored_notes"] == 5
+    assert (m["false_statements"], m["true_statements"], m["unverifiable_statements"]) == (3, 2, 0)
+    assert m["false_ids"] == sorted([n_false_answer, n_false_fact, edited],
+                                    key=lambda i: int(i[1:]))
+    assert m["false_notes"] == 3 and m["false_note_share"] == pytest.approx(3 / 6)
+    assert m["by_form"]["answer"] == {"true": 1, "false": 1, "unverifiable": 0}
+    assert n_true_answer not in m["false_ids"]
+    assert misinformation(Library.from_universe(u), u)["false_note_share"] is None
+    assert len(misinformation(lib, u, max_ids=1)["false_ids"]) == 1
+
+
+def test_sentences():
+    assert sentences("A b. C d was born on March 9, 1957. E") == \
+        ["A b.", "C d was born on March 9, 1957.", "E."]
+    assert sentences("  ") == []
+
+
+def test_imported_universe_is_not_judged():
+    """On a PhantomWiki universe the generated forms and golds do not apply: recognised
+    sentences are unverifiable, nothing is called false, nothing raises."""
+    from pathlib import Path
+
+    from kbgym.adapters.phantomwiki import adapt_phantomwiki
+
+    src = Path(__file__).parents[1] / "adapters" / "data" / "phantomwiki_seed1"
+    u = adapt_phantomwiki(src, seed=0, sizes=(24, 12, 12), eval_sizes=(6, 4))
+    lib = Library.from_universe(u)
+    p = u.people[0]
+    lib.add(f"The job of the spouse of {p.name} is baker.")
+    lib.add(f"{p.name}'s job is baker.")
+    m = misinformation(lib, u)
+    assert m["applies"] is False
+    assert (m["false_statements"], m["unverifiable_statements"]) == (0, 2)
