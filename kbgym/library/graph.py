@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import re
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from types import MappingProxyType
@@ -218,6 +219,11 @@ class Library:
         self._tokens = 0
         self._orph = 0
         self._indexed = 0  # live originals with an authored in-link
+        # content identity for caches: (lineage, version), or the parent's key until a fork
+        # diverges (see state_key)
+        self._lineage = uuid.uuid4().hex
+        self._base_key: tuple[str, int] | None = None
+        self._base_version = -1
         if search is not None:
             self.attach_search(search, refresh=refresh)
 
@@ -346,6 +352,8 @@ class Library:
             m._in = dict(n._in) if n._in else None
             m._ain = n._ain
             other._nodes[m.id] = m
+        other._lineage = uuid.uuid4().hex
+        other._base_key, other._base_version = self.state_key(), self.version
         other._carriers = dict(self._carriers)
         other._dirty = dict(self._dirty)
         other._regen = set(self._regen)
@@ -363,6 +371,20 @@ class Library:
             if search is not None:
                 other.attach_search(search, refresh=self.refresh_mode)
         return other
+
+    def fork(self) -> "Library":
+        """A copy for a group rollout: independent, unfrozen, with its own copy of the search
+        index and the same dedup guard; :meth:`state_key` equals this library's until either
+        one is edited."""
+        return self.copy()
+
+    def state_key(self) -> tuple[str, int]:
+        """A key that identifies this library's content (nodes, links, texts): equal keys mean
+        equal content. Every edit changes it; a fresh copy shares its parent's key until the
+        copy is edited. Reward caches are keyed on it (kbgym.env.reward)."""
+        if self._base_key is not None and self.version == self._base_version:
+            return self._base_key
+        return (self._lineage, self.version)
 
     # -- access -----------------------------------------------------------------------------
     def __len__(self) -> int:
