@@ -9,7 +9,8 @@ The pool is the episode's own question (when it is a training question) plus ``r
 others taken in a fixed, seeded order from the env's train split (never a test, eval or probe
 question). The others are the same in every episode, so the scores of one episode's "after"
 library serve as the next episode's "before": results are cached per (library content key,
-qid) and an episode costs about ``k + 2`` examinations, none at all when it made no edit.
+qid) and an episode costs about ``k + 2`` examinations, none at all when it made no edit. The
+cache is shared by the envs of a process with the same exam setup.
 
 Each examination is an ordinary probe-mode episode (``kbgym.runs.episode.run_episode`` on a
 probe-mode ``KBGymEnv``) on a read-only view of the live library: the library object itself,
@@ -27,8 +28,17 @@ from kbgym.library.graph import Library
 from kbgym.seeding import stream
 from kbgym.universe.types import Question
 
-#: Cached (state key, qid) -> (f1, steps) results kept per env, least recently used dropped.
+#: Examination results kept per process, least recently used dropped first.
 CACHE_MAX = 65_536
+
+#: (exam setup, library state key, qid, question text) -> (f1, steps), shared by every env of
+#: the process with the same exam setup (so G rollouts forked from one library examine its
+#: "before" pool once).
+_CACHE: OrderedDict[tuple, tuple[float, int]] = OrderedDict()
+
+#: The config fields that can change what the frozen reader does on a library.
+_EXAM_FIELDS = ("m", "memory_k", "page_size", "max_page", "search_backend", "typed_links",
+                "toolset", "collapse_repeats", "reward_reader")
 
 
 @contextmanager
@@ -75,7 +85,8 @@ class CurationReward:
         self.config = config
         self.k, self.mu, self.m = config.reward_k, config.reward_mu, config.m
         self.exams = 0  # examinations run (for benchmarks and tests)
-        self._cache: OrderedDict[tuple, tuple[float, int]] = OrderedDict()
+        self._setup_key = (getattr(universe, "hash", None),) + tuple(
+            str(getattr(config, f)) for f in _EXAM_FIELDS)
         self._env: Any = None
         self._reader: Any = None
 
@@ -95,10 +106,10 @@ class CurationReward:
 
     def examine(self, library: Library, qid: str) -> tuple[float, int]:
         """(F1, steps) of the frozen reader on ``qid`` over ``library`` (cached by content)."""
-        key = (library.state_key(), qid)
-        hit = self._cache.get(key)
+        key = (self._setup_key, library.state_key(), qid, self.questions[qid].text)
+        hit = _CACHE.get(key)
         if hit is not None:
-            self._cache.move_to_end(key)
+            _CACHE.move_to_end(key)
             return hit
         if self._env is None:
             self._setup()
@@ -113,9 +124,9 @@ class CurationReward:
             env.library = None  # hold no reference to the examined library
         self.exams += 1
         result = (float(summary["f1"]), int(summary["steps"]))
-        self._cache[key] = result
-        if len(self._cache) > CACHE_MAX:
-            self._cache.popitem(last=False)
+        _CACHE[key] = result
+        if len(_CACHE) > CACHE_MAX:
+            _CACHE.popitem(last=False)
         return result
 
     def score(self, library: Library, pool: list[str]) -> dict:
