@@ -344,14 +344,17 @@ class Library:
         other = Library.__new__(Library)
         other.__dict__.update(self.__dict__)
         other.frozen = False
-        other._nodes = {}
-        for n in self._nodes.values():
-            m = Node(n.id, n.num, n.text, n.origin, n.flag, n.absorbed)
-            m.links = list(n.links)
-            m._types = dict(n._types) if n._types else None
-            m._in = dict(n._in) if n._in else None
-            m._ain = n._ain
-            other._nodes[m.id] = m
+        other._nodes = nodes = {}
+        new = Node.__new__
+        with gc_paused():  # millions of new objects: cyclic GC passes would dominate
+            for n in self._nodes.values():
+                m = new(Node)
+                m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain = (
+                    n.id, n.num, n.text, n.origin, n.flag, n.absorbed, n._ain)
+                m.links = n.links.copy()
+                m._types = n._types.copy() if n._types else None
+                m._in = n._in.copy() if n._in else None
+                nodes[n.id] = m
         other._lineage = uuid.uuid4().hex
         other._base_key, other._base_version = self.state_key(), self.version
         other._carriers = dict(self._carriers)
@@ -376,7 +379,8 @@ class Library:
         """A copy for a group rollout: independent, unfrozen, with its own copy of the search
         index and the same dedup guard; :meth:`state_key` equals this library's until either
         one is edited."""
-        return self.copy()
+        with gc_paused():
+            return self.copy()
 
     def state_key(self) -> tuple[str, int]:
         """A key that identifies this library's content (nodes, links, texts): equal keys mean
