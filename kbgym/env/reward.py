@@ -19,6 +19,7 @@ frozen for the duration, with its search index as it stands (no copy, no re-inde
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ CACHE_MAX = 65_536
 #: the process with the same exam setup (so G rollouts forked from one library examine its
 #: "before" pool once).
 _CACHE: OrderedDict[tuple, tuple[float, int]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()  # envs of one process may step in threads (kbgym serve)
 
 #: The config fields that can change what the frozen reader does on a library.
 _EXAM_FIELDS = ("m", "memory_k", "page_size", "max_page", "search_backend", "typed_links",
@@ -107,10 +109,11 @@ class CurationReward:
     def examine(self, library: Library, qid: str) -> tuple[float, int]:
         """(F1, steps) of the frozen reader on ``qid`` over ``library`` (cached by content)."""
         key = (self._setup_key, library.state_key(), qid, self.questions[qid].text)
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
+        with _CACHE_LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+                return hit
         if self._env is None:
             self._setup()
         from kbgym.runs.episode import run_episode
@@ -124,9 +127,10 @@ class CurationReward:
             env.library = None  # hold no reference to the examined library
         self.exams += 1
         result = (float(summary["f1"]), int(summary["steps"]))
-        _CACHE[key] = result
-        if len(_CACHE) > CACHE_MAX:
-            _CACHE.popitem(last=False)
+        with _CACHE_LOCK:
+            _CACHE[key] = result
+            if len(_CACHE) > CACHE_MAX:
+                _CACHE.popitem(last=False)
         return result
 
     def score(self, library: Library, pool: list[str]) -> dict:
