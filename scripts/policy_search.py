@@ -2,7 +2,7 @@
 curator's parameters, judged on the gradient probe afterwards.
 
     python scripts/policy_search.py [--seeds 0,1,2] [--iterations 4] [--population 8]
-        [--elite 3] [--search-size 25] [--train-size 100] [--out runs/policy_search]
+        [--elite 3] [--search-size 25] [--train-size 100] [--workers 2] [--out DIR]
 
 The curator (agents.scripted.variants.param_trainer) has parameters: which key families to
 index (hub, job, hobby, city, friends, children, grandchildren), how much of each member list to
@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # agents/ from a checkout
 
 FAMILIES = ("hub", "job", "hobby", "city", "friends", "children", "grandchildren")
 MEMBER_FRACS = (0.25, 0.5, 1.0)
@@ -110,6 +112,36 @@ def search(universe, b1, seed: int, args, config: dict, say) -> dict:
     return {"mode": params_of(dist.mode()), "history": history, "first_sample": first}
 
 
+def one_seed(job) -> dict:
+    """Search with one seed, then train and examine the first sample and the learned mode."""
+    seed, args = job
+    from kbgym.env.env import default_universe
+    from kbgym.library.graph import Library
+    from kbgym.library.search import make_backend
+    from kbgym.plugins import make_agent
+    from kbgym.runs.gradient import examine_probe
+    from kbgym.runs.probe import make_probe, probe_table
+
+    u = default_universe()
+    b1 = Library.from_universe(u, search=make_backend("bm25"))
+    config = {"reward": "curation", "reward_k": args.k, "reward_mu": args.mu}
+    reader = make_agent("scripted-reader")
+    qids = list(u.splits["train"])[: args.train_size]
+    probe = make_probe(u, [{"qid": q} for q in qids], per_group=args.per_group)
+    found = search(u, b1, seed, args, config, lambda m: print(m, file=sys.stderr))
+    arms = {"noop": examine_probe(u, b1, reader, probe, label="noop")}  # no-op: B1 as is
+    for name in ("first_sample", "mode"):
+        lib, total = train(u, b1, found[name], qids, config, seed)
+        arms[name] = examine_probe(u, lib, reader, probe, label=name)
+        found[f"{name}_train_reward"] = total
+    table = probe_table(arms, probe, base="noop", seed=seed)
+    found["probe"] = {arm: {g: {k: table["groups"][g]["all"][arm][k]
+                                for k in ("rho", "ci", "star", "f1", "mean_steps")}
+                            for g in ("exact", "share2", "share1")}
+                      for arm in arms}
+    return found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="0,1,2")
@@ -121,38 +153,19 @@ def main() -> None:
     ap.add_argument("--per-group", type=int, default=30)
     ap.add_argument("--k", type=int, default=16)
     ap.add_argument("--mu", type=float, default=0.5)
+    ap.add_argument("--workers", type=int, default=2, help="seeds searched in parallel")
     ap.add_argument("--out", default="runs/policy_search")
     args = ap.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from kbgym.env.env import default_universe
-    from kbgym.library.graph import Library
-    from kbgym.library.search import make_backend
-    from kbgym.plugins import make_agent
-    from kbgym.runs.gradient import examine_probe
-    from kbgym.runs.probe import make_probe, probe_table
-
     t0 = time.perf_counter()
-    u = default_universe()
-    b1 = Library.from_universe(u, search=make_backend("bm25"))
-    config = {"reward": "curation", "reward_k": args.k, "reward_mu": args.mu}
-    reader = make_agent("scripted-reader")
-    qids = list(u.splits["train"])[: args.train_size]
-    probe = make_probe(u, [{"qid": q} for q in qids], per_group=args.per_group)
-    base = examine_probe(u, b1, reader, probe, label="noop")  # the no-op leaves B1 as it is
-    results = {}
-    for seed in [int(s) for s in args.seeds.split(",")]:
-        found = search(u, b1, seed, args, config, lambda m: print(m, file=sys.stderr))
-        arms = {"noop": base}
-        for name in ("first_sample", "mode"):
-            lib, total = train(u, b1, found[name], qids, config, seed)
-            arms[name] = examine_probe(u, lib, reader, probe, label=name)
-            found[f"{name}_train_reward"] = total
-        table = probe_table(arms, probe, seed=seed)
-        found["probe"] = {arm: {g: {k: table["groups"][g]["all"][arm][k]
-                                    for k in ("rho", "ci", "star", "f1", "mean_steps")}
-                                for g in ("exact", "share2", "share1")}
-                          for arm in arms}
-        results[seed] = found
+    seeds = [int(s) for s in args.seeds.split(",")]
+    if args.workers > 1 and len(seeds) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(args.workers, len(seeds))) as ex:
+            done = list(ex.map(one_seed, [(seed, args) for seed in seeds]))
+    else:
+        done = [one_seed((seed, args)) for seed in seeds]
+    results = dict(zip(seeds, done))
     wall = time.perf_counter() - t0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
