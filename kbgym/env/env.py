@@ -176,7 +176,7 @@ class KBGymEnv(gym.Env):
             raise ValueError(f"unknown split {self.split!r}; known: {', '.join(self._splits)}")
 
         self.library: Library = self._prepare_library(library, judge, search_backend)
-        self._judge, self._search_backend = judge, search_backend
+        self._judge = judge  # for libraries given to reset(options={"library": ...})
         self._curation = self._make_curation()
 
         top = max(config.n1, config.n2, config.m)
@@ -300,8 +300,6 @@ class KBGymEnv(gym.Env):
         if self._episode is not None and not self._episode.over:
             abandoned = self._end_episode(self._episode, abandoned=True)
 
-        if "library" in options:
-            self._use_library(options["library"])
         if "qid" in options:
             qid = options["qid"]
             if qid not in self._questions:
@@ -315,6 +313,8 @@ class KBGymEnv(gym.Env):
                 raise ValueError(f"split {split!r} has no questions")
             qid = pool[int(self.np_random.integers(len(pool)))]
         q = self._questions[qid]
+        if "library" in options:  # after the qid checks: a bad qid changes nothing
+            self._use_library(options["library"])
 
         memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats)
         if self.mode == "train":

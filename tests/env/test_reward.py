@@ -218,6 +218,10 @@ def test_reset_from_a_snapshot_object_and_path(small_universe, tmp_path):
     assert fresh.library.search("Index", 3) == env.library.search("Index", 3)
     with pytest.raises(ValueError, match="options\\['library'\\]"):
         fresh.reset(options={"library": 42})
+    before = fresh.library
+    with pytest.raises(ValueError, match="unknown qid"):
+        fresh.reset(options={"library": Library.from_universe(u), "qid": "q9999"})
+    assert fresh.library is before  # a refused reset changes nothing
 
 
 def test_probe_env_reset_with_a_library_freezes_a_copy(small_universe):
