@@ -1,8 +1,8 @@
 """Learning curation from the reward alone: a cross-entropy-method search over a scripted
 curator's parameters, judged on the gradient probe afterwards.
 
-    python scripts/policy_search.py [--seeds 0,1,2] [--iterations 4] [--population 8]
-        [--elite 3] [--search-size 25] [--train-size 100] [--workers 2] [--out DIR]
+    python scripts/policy_search.py [--seeds 0,1,2] [--iterations 5] [--population 10]
+        [--elite 3] [--search-size 30] [--train-size 100] [--workers 2] [--out DIR]
 
 The curator (agents.scripted.variants.param_trainer) has parameters: which key families to
 index (hub, job, hobby, city, friends, children, grandchildren), how much of each member list to
@@ -10,7 +10,8 @@ link, full or short titles, and when to stop (a backward step cap). The search s
 uniform distribution over them (random parameters), samples a population, scores every
 candidate by the total curation reward it earns training a fresh B1 library on
 ``--search-size`` training questions (nothing else: no probe, no gold, no F1 table), keeps the
-elite and refits the distribution. The final policy (the distribution's mode) then trains a
+elite (the best candidates evaluated so far: evaluations are deterministic) and refits the
+distribution. The final policy (the best candidate found) then trains a
 fresh B1 on ``--train-size`` training questions and is examined on the gradient probe made from
 them: ``exact`` holds the trained questions, ``share2``/``share1`` hold questions it never
 trained on. The no-op's library is B1, so its rho is 1: the search succeeds when exact and
@@ -100,8 +101,8 @@ def search(universe, b1, seed: int, args, config: dict, say) -> dict:
         for x in pop:
             if x not in scores:
                 scores[x] = train(universe, b1, params_of(x), qids, config, seed)[1]
-        ranked = sorted(set(pop), key=lambda x: -scores[x])
-        elite = sorted(pop, key=lambda x: -scores[x])[: args.elite]
+        ranked = sorted(scores, key=lambda x: -scores[x])  # every candidate evaluated so far
+        elite = ranked[: args.elite]  # (evaluations are deterministic: keep the best seen)
         dist.fit(elite)
         history.append({"iteration": it + 1, "best": scores[ranked[0]],
                         "mean": float(np.mean([scores[x] for x in pop])),
@@ -109,11 +110,13 @@ def search(universe, b1, seed: int, args, config: dict, say) -> dict:
         say(f"  seed {seed} iteration {it + 1}: best reward {scores[ranked[0]]:+.3f}, "
             f"population mean {history[-1]['mean']:+.3f}")
     first = params_of(Distribution().sample(np_stream(seed, "metrics/policy-search")))
-    return {"mode": params_of(dist.mode()), "history": history, "first_sample": first}
+    best = max(scores, key=lambda x: scores[x])
+    return {"best": params_of(best), "best_search_reward": scores[best],
+            "mode": params_of(dist.mode()), "history": history, "first_sample": first}
 
 
 def one_seed(job) -> dict:
-    """Search with one seed, then train and examine the first sample and the learned mode."""
+    """Search with one seed, then train and examine the first sample and the best candidate."""
     seed, args = job
     cpu0 = time.process_time()
     from kbgym.env.env import default_universe
@@ -131,7 +134,7 @@ def one_seed(job) -> dict:
     probe = make_probe(u, [{"qid": q} for q in qids], per_group=args.per_group)
     found = search(u, b1, seed, args, config, lambda m: print(m, file=sys.stderr))
     arms = {"noop": examine_probe(u, b1, reader, probe, label="noop")}  # no-op: B1 as is
-    for name in ("first_sample", "mode"):
+    for name in ("first_sample", "best"):
         lib, total = train(u, b1, found[name], qids, config, seed)
         arms[name] = examine_probe(u, lib, reader, probe, label=name)
         found[f"{name}_train_reward"] = total
@@ -147,10 +150,10 @@ def one_seed(job) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--iterations", type=int, default=4)
-    ap.add_argument("--population", type=int, default=8)
+    ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--population", type=int, default=10)
     ap.add_argument("--elite", type=int, default=3)
-    ap.add_argument("--search-size", type=int, default=25)
+    ap.add_argument("--search-size", type=int, default=30)
     ap.add_argument("--train-size", type=int, default=100)
     ap.add_argument("--per-group", type=int, default=30)
     ap.add_argument("--k", type=int, default=16)
@@ -175,14 +178,14 @@ def main() -> None:
                                                         "seconds": wall}, indent=1) + "\n")
     ok_all = True
     for seed, r in results.items():
-        print(f"seed {seed}: learned {json.dumps(r['mode'])}")
-        for arm in ("first_sample", "mode"):
+        print(f"seed {seed}: learned {json.dumps(r['best'])}")
+        for arm in ("first_sample", "best"):
             cells = r["probe"][arm]
             line = "  ".join(f"{g} rho {c['rho']:.3f} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]"
                              f"{'*' if c['star'] else ' '} F1 {c['f1']:.3f}"
                              for g, c in cells.items())
             print(f"  {arm:13s} reward {r[f'{arm}_train_reward']:+.3f}  {line}")
-        m, noop = r["probe"]["mode"], r["probe"]["noop"]
+        m, noop = r["probe"]["best"], r["probe"]["noop"]
         ok = (all(m[g]["star"] for g in ("exact", "share2"))
               and all(m[g]["f1"] >= noop[g]["f1"] - 1e-9 for g in m))
         ok_all &= ok
