@@ -1,8 +1,8 @@
 """Learning curation from the reward alone: a cross-entropy-method search over a scripted
 curator's parameters, judged on the gradient probe afterwards.
 
-    python scripts/policy_search.py [--seeds 0,1,2] [--iterations 5] [--population 10]
-        [--elite 3] [--search-size 30] [--train-size 100] [--workers 2] [--out DIR]
+    python scripts/policy_search.py [--seeds 0,1,2] [--iterations 6] [--population 14]
+        [--elite 4] [--search-size 30] [--train-size 100] [--workers 2] [--out DIR]
 
 The curator (agents.scripted.variants.param_trainer) has parameters: which key families to
 index (hub, job, hobby, city, friends, children, grandchildren), how much of each member list to
@@ -49,20 +49,27 @@ class Distribution:
         return (fam, bool(rng.random() < self.short), int(rng.choice(len(MEMBER_FRACS), p=self.frac)),
                 int(rng.choice(len(MAX_STEPS), p=self.steps)))
 
-    def fit(self, elite: list[tuple], alpha: float = 0.7) -> None:
+    def fit(self, elite: list[tuple], alpha: float = 0.6, floor: float = 0.05) -> None:
+        """Move each factor ``alpha`` of the way to the elite's frequencies, keeping every
+        choice at least ``floor`` likely (so the search keeps exploring)."""
         n = len(elite)
         fam = np.mean([e[0] for e in elite], axis=0)
         short = np.mean([e[1] for e in elite])
         frac = np.bincount([e[2] for e in elite], minlength=len(MEMBER_FRACS)) / n
         steps = np.bincount([e[3] for e in elite], minlength=len(MAX_STEPS)) / n
-        self.fam = alpha * fam + (1 - alpha) * self.fam
-        self.short = alpha * short + (1 - alpha) * self.short
-        self.frac = alpha * frac + (1 - alpha) * self.frac
-        self.steps = alpha * steps + (1 - alpha) * self.steps
+        self.fam = np.clip(alpha * fam + (1 - alpha) * self.fam, floor, 1 - floor)
+        self.short = float(np.clip(alpha * short + (1 - alpha) * self.short, floor, 1 - floor))
+        self.frac = _floored(alpha * frac + (1 - alpha) * self.frac, floor)
+        self.steps = _floored(alpha * steps + (1 - alpha) * self.steps, floor)
 
     def mode(self) -> tuple:
         return (tuple(bool(p > 0.5) for p in self.fam), bool(self.short > 0.5),
                 int(np.argmax(self.frac)), int(np.argmax(self.steps)))
+
+
+def _floored(p: np.ndarray, floor: float) -> np.ndarray:
+    p = np.maximum(p, floor)
+    return p / p.sum()
 
 
 def params_of(x: tuple) -> dict:
@@ -150,9 +157,9 @@ def one_seed(job) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--iterations", type=int, default=5)
-    ap.add_argument("--population", type=int, default=10)
-    ap.add_argument("--elite", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=6)
+    ap.add_argument("--population", type=int, default=14)
+    ap.add_argument("--elite", type=int, default=4)
     ap.add_argument("--search-size", type=int, default=30)
     ap.add_argument("--train-size", type=int, default=100)
     ap.add_argument("--per-group", type=int, default=30)
