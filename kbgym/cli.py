@@ -554,7 +554,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("serve", help="serve KBGym over OpenEnv (needs the openenv extra)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--universe", help="universe.json (default: the default universe)")
+    p.add_argument("--reward", choices=("answer", "curation", "both"), default="answer")
+    p.add_argument("--reward-k", type=int, default=16)
+    p.add_argument("--max-sessions", type=int, default=8, help="concurrent WebSocket sessions")
+    p.set_defaults(func=cmd_serve)
     return parser
+
+
+def cmd_serve(args) -> int:
+    from kbgym.serve import serve  # a one-line ConfigError without the openenv extra
+
+    serve(args.host, args.port, args.universe,
+          {"reward": args.reward, "reward_k": args.reward_k}, args.max_sessions)
+    return 0
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
