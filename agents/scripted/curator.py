@@ -52,7 +52,10 @@ def sync_links(curator, source: str, missing: list[str], wrong: list[str]) -> Pl
         if curator.steps_left <= 1:
             return
         batch = missing[i:i + curator.link_batch_max]
-        yield {"action": "link_many", "source": source, "targets": batch}
+        action = {"action": "link_many", "source": source, "targets": batch}
+        if getattr(curator, "link_type", None):
+            action["type"] = curator.link_type
+        yield action
         curator.stats["links"] += len(batch)
     for t in wrong:
         if curator.steps_left <= 1:
@@ -269,8 +272,11 @@ class IndexCurator(_Backward):
     #: steps kept back for writing one key: title search, add, link_many, done.
     RESERVE = 4
 
-    def __init__(self, *, titles: dict[str, str] | None = None, **kwargs):
+    def __init__(self, *, titles: dict[str, str] | None = None, link_type: str | None = None,
+                 **kwargs):
         self.titles = dict(TITLES if titles is None else titles)
+        #: typed mode (SPEC §18, ``typed_links=True``): member links carry this type
+        self.link_type = link_type
         self.stats = {"added": 0, "extended": 0, "links": 0, "unlinked": 0, "deleted": 0,
                       "skipped": 0, "complete": 0}
         super().__init__(**kwargs)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
-from agents.scripted.reader import ScriptedReader, StrictReader
+from agents.scripted.reader import EvidenceReader, ScriptedReader, StrictReader
 from agents.scripted.train import TrainAgent
 
 
@@ -22,9 +22,20 @@ def strict_reader(**_: Any) -> StrictReader:
     return StrictReader()
 
 
+def evidence_reader(**_: Any) -> EvidenceReader:
+    """``scripted-reader-evidence``: the reader on the evidence toolset (locate, expand)."""
+    return EvidenceReader()
+
+
 def index_trainer(**_: Any) -> TrainAgent:
     """``scripted-index``: the scripted reader in forward, the index curator in backward."""
     return TrainAgent(ScriptedReader(), IndexCurator())
+
+
+def typed_index_trainer(**_: Any) -> TrainAgent:
+    """``scripted-index-typed``: the index curator linking members as ``member_of`` (an env
+    with ``typed_links=True``)."""
+    return TrainAgent(ScriptedReader(), IndexCurator(link_type="member_of"))
 
 
 def content_trainer(**_: Any) -> TrainAgent:

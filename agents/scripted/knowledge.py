@@ -14,6 +14,8 @@ search paged to its end (``exhausted``), or an index note read and trusted.
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterable
 
 from agents.scripted.text import (
@@ -31,6 +33,9 @@ from agents.scripted.text import (
     result_hits,
     tokens,
 )
+
+#: One out-edge of an ``expand`` result (SPEC §18): ``- {type|untyped} -> {id}: {text}``.
+_EDGE = re.compile(r"^- (\S+) -> ([A-Za-z_]*\d+)(?: \[[^\]\n]*\])?: (.*)$", re.M)
 
 #: The relations a person's name hub (every note naming them) is complete for.
 HUB_RELS = ("friends", "children", "parents", "spouse")
@@ -96,6 +101,16 @@ class ResultLedger:
             if isinstance(text, str):
                 self.note(nid, " ".join(text.split()))
                 self.links.setdefault(nid, [])
+        elif name == "locate" and not result.startswith("ERROR"):
+            for nid, text in result_hits(result):
+                self.note(nid, text)
+        elif name == "expand" and args is not None and not result.startswith("ERROR"):
+            node = args.get("node")
+            edges = _EDGE.findall(result)
+            for _, nid, text in edges:
+                self.note(nid, text)
+            if isinstance(node, str) and not args.get("edges") and args.get("hops", 1) == 1:
+                self.links[node] = [nid for _, nid, _ in edges]
         elif name == "delete" and result.startswith("deleted "):
             self.forget(result.split()[1])
         elif name == "link_many" and args is not None and " -> " in result \
@@ -357,9 +372,10 @@ class LinkJudgedKnowledge(Knowledge):
       curator's correction — or its misinformation — is what the reader uses.
     """
 
-    def __init__(self, page_size: int = 5):
+    def __init__(self, page_size: int = 5, rng: random.Random | None = None):
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
+        self.rng = rng  # a repeated exam's tie-break shuffle; None keeps the shown order
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
@@ -371,13 +387,14 @@ class LinkJudgedKnowledge(Knowledge):
 
     # -- indexes -----------------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
-        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`. Notes
-        that hold a question (of any of the 26 shapes) or state an answer are about that
-        question, not indexes for a key. When several
-        qualify, those whose words belong to the set's own sentences (``friend``, ``mother``,
-        ``kids``) are read first, and a person's note whose words name only *other* relations
-        (``X's kids`` when friends are wanted) is not read at all. Reading order and that skip
-        are the only uses of wording; whether a note is an index is judged by links alone."""
+        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`.
+
+        Notes that hold a question (of any of the 26 shapes) or state an answer are about that
+        question, not indexes for a key. When several qualify, those whose words belong to the
+        set's own sentences (``friend``, ``mother``, ``kids``) are read first, and a person's
+        note whose words name only *other* relations (``X's kids`` when friends are wanted) is
+        not read at all. Reading order and that skip are the only uses of wording; whether a
+        note is an index is judged by its links alone."""
         out = []
         for nid in self.order:
             if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
@@ -390,6 +407,8 @@ class LinkJudgedKnowledge(Knowledge):
             if rel in REL_HINTS and hinted and rel not in hinted:
                 continue  # plainly about another of the key's sets: not worth a step
             out.append(nid)
+        if self.rng is not None:
+            self.rng.shuffle(out)
         out.sort(key=lambda nid: rel not in hinted_relations(self.notes[nid]))
         return out[:MAX_CANDIDATE_READS]
 
@@ -484,6 +503,9 @@ def note_keys(text: str) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = [(p, None) for p in names_in(text)]
     words = set(tokens(text))
     for kind, vocab in VALUE_KINDS:
-        out += [(v, kind) for v in vocab
-                if words.intersection(tokens(" ".join(plural_forms(v)))) and any(mentions(text, f) for f in plural_forms(v))]
+        for v in vocab:
+            forms = plural_forms(v)
+            if words.intersection(tokens(" ".join(forms))) and any(mentions(text, f)
+                                                                   for f in forms):
+                out.append((v, kind))
     return out

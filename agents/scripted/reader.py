@@ -17,6 +17,7 @@ reader answers its best guess. Everything is deterministic: sets are walked in s
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Generator
 
 from agents.base import Action, BaseAgent
@@ -29,13 +30,13 @@ from agents.scripted.queries import (
     spouse_query,
     value_query,
 )
-from agents.scripted.text import tokens
 from agents.scripted.text import (
     ParsedQuestion,
     gender_of,
     parse_observation,
     parse_question,
     statement_answer,
+    tokens,
 )
 
 Plan = Generator[Action, None, str]
@@ -79,8 +80,17 @@ class ScriptedReader(BaseAgent):
         self.reset()
 
     # -- agent interface ---------------------------------------------------------------
-    def reset(self) -> None:
+    def reset(self, seed: int | None = None) -> None:
+        """A new episode. ``seed`` (repeated exams, ``kbgym test --repeats``) shuffles the
+        order in which equally good candidates are read and sets are walked; None keeps the
+        deterministic sorted order."""
+        self._rng = random.Random(seed) if seed is not None else None
+        self._clear()
+
+    def _clear(self) -> None:
         self.kb = self.knowledge_cls(self.page_size)
+        if isinstance(self.kb, LinkJudgedKnowledge):
+            self.kb.rng = self._rng
         self._discovered: set[str] = set()
         self._plan: Plan | None = None
         self._task: str | None = None
@@ -90,8 +100,8 @@ class ScriptedReader(BaseAgent):
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
-        if obs.task != self._task or not obs.entries:  # a new episode
-            self.reset()
+        if obs.task != self._task or not obs.entries:  # a new episode (the seed is kept)
+            self._clear()
             self._task = obs.task
             self.kb.ingest(obs)
         else:  # only the newest entry is new
@@ -159,6 +169,14 @@ class ScriptedReader(BaseAgent):
         if nid not in self.kb.links:
             yield {"action": "read", "id": nid}
         return ""
+
+    def _order(self, items) -> list:
+        """``items`` as given (a set: sorted), or in a seeded shuffle on a repeated exam (the
+        tie-break)."""
+        out = list(items) if isinstance(items, list) else sorted(items)
+        if self._rng is not None:
+            self._rng.shuffle(out)
+        return out
 
     # -- sets --------------------------------------------------------------------------
     def _complete(self, rel: str, key: str, query: str, tier: Tier,
@@ -259,7 +277,7 @@ class ScriptedReader(BaseAgent):
         while True:
             if stop is not None and stop():
                 break
-            todo = [n for n in names if self._known(n, kind) is None
+            todo = [n for n in self._order(names) if self._known(n, kind) is None
                     and self._attempts.get((n, kind), 0) < 2]
             if not todo:
                 break
@@ -448,7 +466,7 @@ class ScriptedReader(BaseAgent):
                 return str(len(kb.index_members[("grandchildren", x)]))
         kids = yield from self._children(x)
         grand: set[str] = set()
-        for kid in sorted(kids):
+        for kid in self._order(kids):
             grand |= (yield from self._children(kid))
             self._guess = str(len(grand))
         return str(len(grand))
@@ -530,4 +548,30 @@ class StrictReader(ScriptedReader):
 
     def _grandchildren_discovery(self, x: str) -> Plan:
         yield from self._search(*children_query(x))
+        return ""
+
+
+class EvidenceReader(ScriptedReader):
+    """``scripted-reader-evidence``: the curator-agnostic reader on the evidence toolset
+    (SPEC §18; run the env with ``toolset="evidence"``).
+
+    Discovery is ``locate(terms=[name])``, which lists the authored notes naming a person
+    before any original, whatever their length or wording, so long titles are found too; a
+    candidate is opened with ``expand`` (its out-edges and their text, typed or not) instead
+    of ``read``. Everything else, the judgement by links included, is the default reader's."""
+
+    name = "scripted-reader-evidence"
+
+    def _discover(self, rel: str, key: str) -> Plan:
+        q = self._question
+        if (key in self._discovered or (rel, key) in self.kb.complete or q is None
+                or key not in (q.X, q.Y)):
+            return ""
+        self._discovered.add(key)
+        yield {"action": "locate", "terms": [key]}
+        return ""
+
+    def _read(self, nid: str) -> Plan:
+        if nid not in self.kb.links:
+            yield {"action": "expand", "node": nid}
         return ""

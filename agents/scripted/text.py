@@ -94,8 +94,15 @@ _FORMS: tuple[tuple[str, re.Pattern], ...] = tuple(
 )
 
 
+#: What a drifted universe puts before a changed fact (``kbgym drift``): still a §3 sentence.
+LATEST = "As of the latest record, "
+
+
 def parse_fact(text: str) -> Fact | None:
-    """The fact a §3 sentence states, or ``None`` for any other text (an authored note)."""
+    """The fact a §3 sentence states, or ``None`` for any other text (an authored note). A
+    drift note (``As of the latest record, X lives in the city of Y.``) states its sentence."""
+    if text.startswith(LATEST):
+        text = text[len(LATEST):]
     for kind, pattern in _FORMS:
         m = pattern.match(text)
         if m is None:

@@ -100,6 +100,7 @@ class Episode:
     regens: int = 0
     start_merges: int = 0
     start_judge_calls: int = 0
+    curation_before: dict | None = None  # the reward pool's score at the start (reward.py)
 
     @property
     def over(self) -> bool:
@@ -128,7 +129,15 @@ class KBGymEnv(gym.Env):
     tool call. Invalid input is answered with an ``ERROR: ...`` result and costs a step.
 
     ## Reward
-    F1 on the ``answer`` step, 0.0 otherwise (or an injected ``reward_fn``).
+    ``config.reward="answer"`` (default): F1 on the ``answer`` step, 0.0 otherwise (or an
+    injected ``reward_fn``). ``"curation"``: 0.0 on every step except the one that ends the
+    backward phase, which gets ΔS of a frozen reader on a pool of training questions
+    (``kbgym.env.reward``; details in ``info["curation"]``). ``"both"``: the sum.
+
+    ## Forks
+    ``env.fork_library()`` copies the library (search index included) and
+    ``reset(options={"library": fork_or_snapshot})`` starts from it, so that G rollouts of one
+    question start from one state.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4,
@@ -174,6 +183,8 @@ class KBGymEnv(gym.Env):
             raise ValueError(f"unknown split {self.split!r}; known: {', '.join(self._splits)}")
 
         self.library: Library = self._prepare_library(library, judge, search_backend)
+        self._judge = judge  # for libraries given to reset(options={"library": ...})
+        self._curation = self._make_curation()
 
         top = max(config.n1, config.n2, config.m)
         self.observation_space = spaces.Dict({
@@ -198,6 +209,47 @@ class KBGymEnv(gym.Env):
                        for q in qs), default=0)
         task = longest + tasks.ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
         return max_obs_chars(self.config.memory_k, task)
+
+    def _make_curation(self):
+        if self.config.reward == "answer" or self.mode != "train":
+            return None
+        from kbgym.env.reward import CurationReward
+
+        if not self._splits.get("train"):
+            raise ValueError(f"reward={self.config.reward!r} needs a non-empty train split "
+                             f"for its reward pool; this env has {', '.join(self._splits)}")
+        return CurationReward(self.universe, self._questions, self._splits["train"], self.config)
+
+    def fork_library(self) -> Library:
+        """An independent copy of the library (search index included) to pass as
+        ``reset(options={"library": fork})``, e.g. to start G rollouts from one state."""
+        return self.library.fork()
+
+    def _use_library(self, source: Any) -> None:
+        """Make ``source`` this env's library: a Library is used as is (the env edits it; in
+        probe mode a frozen copy), a snapshot object or path is loaded. The env's caps and
+        dedup guard apply; a library without a search index gets the configured one."""
+        cfg = self.config
+        if isinstance(source, Library):
+            lib = source.copy() if self.mode == "probe" else source
+        elif isinstance(source, (Mapping, str, Path)):
+            from kbgym.library.snapshot import load_snapshot, load_snapshot_object
+
+            load = load_snapshot_object if isinstance(source, Mapping) else load_snapshot
+            lib, _ = load(dict(source) if isinstance(source, Mapping) else source,
+                          refresh=cfg.refresh)
+        else:
+            raise ValueError("options['library'] must be a Library (e.g. env.fork_library()), "
+                             f"a snapshot object or a snapshot path, not {type(source).__name__}")
+        if lib.search_backend is None:
+            lib.attach_search(make_backend(cfg.search_backend), refresh=cfg.refresh)
+        lib.max_text_chars = cfg.max_text_chars
+        lib.link_batch_max = cfg.link_batch_max
+        if self._judge is not None and lib.dedup is None:
+            lib.dedup = DedupGuard(self._judge, threshold=cfg.dedup_threshold)
+        if self.mode == "probe":
+            lib.freeze()
+        self.library = lib
 
     def _next_id(self) -> int:
         return self.library.next_id
@@ -281,6 +333,8 @@ class KBGymEnv(gym.Env):
                 raise ValueError(f"split {split!r} has no questions")
             qid = pool[int(self.np_random.integers(len(pool)))]
         q = self._questions[qid]
+        if "library" in options:  # after the qid checks: a bad qid changes nothing
+            self._use_library(options["library"])
 
         memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats,
                         layout=self.obs_layout)
@@ -292,6 +346,8 @@ class KBGymEnv(gym.Env):
             phase = "probe"
         ep = Episode(q, phase, memory, start_merges=self.library.merges,
                      start_judge_calls=judge_calls(self.library))
+        if self._curation is not None:
+            ep.curation_before = self._curation.before(self.library, q.qid)
         self._episode = ep
         info = self._info(ep, None, "", with_metrics=True)
         if abandoned is not None:
@@ -325,11 +381,17 @@ class KBGymEnv(gym.Env):
         reward = ep.f1 if answered and ep.f1 is not None else 0.0
         if self.reward_fn is not None:
             reward = float(self.reward_fn(name or "__invalid__", ep.f1 if answered else None))
+        if self._curation is not None and self.config.reward == "curation":
+            reward = 0.0
 
         phase_ended = self._advance(ep, answered, name == "done")
         info = self._info(ep, act, result, with_metrics=phase_ended)
         if ep.over:
             info["episode"] = self._end_episode(ep, abandoned=False)
+            if self._curation is not None and ep.curation_before is not None:
+                info["curation"] = self._curation.after(self.library, ep.question.qid,
+                                                        ep.curation_before)
+                reward += info["curation"]["reward"]
         return self._obs(ep), float(reward), ep.terminated, ep.truncated, info
 
     def _execute(self, ep: Episode, act) -> str:

@@ -15,6 +15,7 @@ import gc
 import hashlib
 import re
 import unicodedata
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from types import MappingProxyType
@@ -248,6 +249,11 @@ class Library:
         self._tokens = 0
         self._orph = 0
         self._indexed = 0  # live originals with an authored in-link
+        # content identity for caches: (lineage, version), or the parent's key until a fork
+        # diverges (see state_key)
+        self._lineage = uuid.uuid4().hex
+        self._base_key: tuple[str, int] | None = None
+        self._base_version = -1
         if search is not None:
             self.attach_search(search, refresh=refresh)
 
@@ -385,15 +391,20 @@ class Library:
         other = Library.__new__(Library)
         other.__dict__.update(self.__dict__)
         other.frozen = False
-        other._nodes = {}
-        for n in self._nodes.values():
-            m = Node(n.id, n.num, n.text, n.origin, n.flag, n.absorbed)
-            m.links = list(n.links)
-            m._types = dict(n._types) if n._types else None
-            m._in = dict(n._in) if n._in else None
-            m._ain = n._ain
-            m._hashes = dict(n._hashes) if n._hashes else None
-            other._nodes[m.id] = m
+        other._nodes = nodes = {}
+        new = Node.__new__
+        with gc_paused():  # millions of new objects: cyclic GC passes would dominate
+            for n in self._nodes.values():
+                m = new(Node)
+                m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain = (
+                    n.id, n.num, n.text, n.origin, n.flag, n.absorbed, n._ain)
+                m.links = n.links.copy()
+                m._types = n._types.copy() if n._types else None
+                m._in = n._in.copy() if n._in else None
+                m._hashes = n._hashes.copy() if n._hashes else None
+                nodes[n.id] = m
+        other._lineage = uuid.uuid4().hex
+        other._base_key, other._base_version = self.state_key(), self.version
         other._carriers = dict(self._carriers)
         other.superseded = dict(self.superseded)
         other._dirty = dict(self._dirty)
@@ -412,6 +423,21 @@ class Library:
             if search is not None:
                 other.attach_search(search, refresh=self.refresh_mode)
         return other
+
+    def fork(self) -> "Library":
+        """A copy for a group rollout: independent, unfrozen, with its own copy of the search
+        index and the same dedup guard; :meth:`state_key` equals this library's until either
+        one is edited."""
+        with gc_paused():
+            return self.copy()
+
+    def state_key(self) -> tuple[str, int]:
+        """A key that identifies this library's content (nodes, links, texts): equal keys mean
+        equal content. Every edit changes it; a fresh copy shares its parent's key until the
+        copy is edited. Reward caches are keyed on it (kbgym.env.reward)."""
+        if self._base_key is not None and self.version == self._base_version:
+            return self._base_key
+        return (self._lineage, self.version)
 
     # -- access -----------------------------------------------------------------------------
     def __len__(self) -> int:

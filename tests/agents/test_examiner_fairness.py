@@ -181,3 +181,58 @@ def test_the_newest_statement_wins():
     kb.note("s0005", "Felix Abernathy's job is baker.")
     kb.note("s6001", "Felix Abernathy's job is tanner.")
     assert kb.attr("Felix Abernathy", "job") == "tanner"
+
+
+# -- the evidence toolset and repeated exams ----------------------------------------------------
+
+def test_evidence_reader_finds_long_titles_that_search_does_not(tmp_path):
+    from kbgym.env.config import KBGymConfig
+    from kbgym.runs.exam import examine
+    from kbgym.runs.gradient import probe_questions
+
+    u = generate(UniverseConfig(seed=4, n_people=150))
+    train(u, make_agent("scripted-index"), tmp_path / "run",
+          config=TrainConfig(epochs=1, train_size=40, snapshot_every=1000))
+    lib, _ = load_snapshot(tmp_path / "run" / "kb_epoch_1.json")
+    byid = {p.pid: p for p in u.people}
+    byname = {p.name: p for p in u.people}
+    restyle(lib, "sentence", lambda n: byid[byname[n].spouse].name
+            if n in byname and byname[n].spouse else None)
+    probe = make_probe_from_run(u, tmp_path / "run", per_group=40, seed=4)
+    qs, splits = probe_questions(probe)
+    steps = {}
+    for reader, cfg in (("scripted-reader", KBGymConfig()),
+                        ("scripted-reader-evidence", KBGymConfig(toolset="evidence"))):
+        for arm, library in (("B1", Library.from_universe(u)), ("long", lib)):
+            rows = examine(u, library, make_agent(reader), cfg, split=["exact"], questions=qs,
+                           splits=splits, repeats=2, seed=1)
+            assert all(r["f1"] == 1.0 for r in rows)  # both readers answer everything
+            steps[reader, arm] = sum(r["steps"] for r in rows)
+    assert steps["scripted-reader-evidence", "long"] < 0.9 * steps["scripted-reader-evidence", "B1"]
+    assert steps["scripted-reader", "long"] >= 0.97 * steps["scripted-reader", "B1"]
+
+
+def test_seeded_reader_still_answers_and_keeps_its_seed_across_the_episode():
+    from agents.scripted.reader import ScriptedReader
+    from kbgym.env import KBGymEnv
+    from kbgym.runs.episode import run_episode
+
+    u = generate(UniverseConfig(seed=5, n_people=80))
+    env = KBGymEnv(u, mode="probe")
+    reader = ScriptedReader()
+    for qid in env.split_qids("test_in")[:20]:
+        for seed in (None, 1, 2):
+            summary, _, _ = run_episode(env, reader, qid, seed)
+            assert summary["f1"] == 1.0
+            assert (reader._rng is None) == (seed is None)
+
+
+def test_drift_notes_state_their_fact_and_the_newest_wins():
+    from agents.scripted.text import parse_fact
+
+    f = parse_fact("As of the latest record, Felix Abernathy lives in the city of Dunmere.")
+    assert f is not None and f.kind == "city" and f.obj == "Dunmere"
+    kb = LinkJudgedKnowledge()
+    kb.note("s0003", "Felix Abernathy lives in the city of Fenmarch.")
+    kb.note("s10001", "As of the latest record, Felix Abernathy lives in the city of Dunmere.")
+    assert kb.attr("Felix Abernathy", "city") == "Dunmere"

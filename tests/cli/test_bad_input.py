@@ -121,6 +121,8 @@ NUMERIC = {  # command prefix -> [(flag, bad values)]
      str(CORPUS / "questions.jsonl"), "--out", "{w}/new.json"): [
         ("--seed", ["-1"]), ("--train", ["-1", "x"]), ("--eval-out", ["2000000"])],
     ("replay", "--run", RUN): [("--at", ["-1", "x", "1.5"])],
+    ("serve",): [("--port", ["0", "70000", "x"]), ("--reward-k", ["-1", "x"]),
+                 ("--max-sessions", ["0", "-1"])],
     ("demo", "--out", "{w}/new"): [("--epochs", ["0", "-1"]), ("--train-size", ["0"]),
                                    ("--per-group", ["0", "-3"]), ("--seed", ["-1"])],
     ("baseline", "b2", "--out", "{w}/new"): [("--max-size", ["0", "-1", "x"])],
