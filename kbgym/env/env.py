@@ -243,6 +243,7 @@ class KBGymEnv(gym.Env):
                              f"a snapshot object or a snapshot path, not {type(source).__name__}")
         if lib.search_backend is None:
             lib.attach_search(make_backend(cfg.search_backend), refresh=cfg.refresh)
+        self._watch_drift(lib)
         lib.max_text_chars = cfg.max_text_chars
         lib.link_batch_max = cfg.link_batch_max
         if self._judge is not None and lib.dedup is None:
@@ -254,6 +255,13 @@ class KBGymEnv(gym.Env):
     def _next_id(self) -> int:
         return self.library.next_id
 
+    def _watch_drift(self, lib: Library) -> None:
+        """On a drifted universe, let ``lib`` notice stale links by hash (a reset's library,
+        a fork or a loaded snapshot alike)."""
+        drift = self.universe.meta.get("drift")
+        if drift and not lib.track_hashes:
+            lib.enable_staleness({old: new for new, old in drift["supersedes"].items()})
+
     def _prepare_library(self, library: Library | None, judge, search_backend) -> Library:
         """The episode library: B1 or the given one (a frozen copy in probe mode), with the
         configured search backend, dedup guard and text cap."""
@@ -264,9 +272,7 @@ class KBGymEnv(gym.Env):
             lib = library.copy(search=None, dedup=None)
         else:
             lib = library
-        drift = self.universe.meta.get("drift")
-        if drift and not lib.track_hashes:  # source drift: stale links are noticed by hash
-            lib.enable_staleness({old: new for new, old in drift["supersedes"].items()})
+        self._watch_drift(lib)
         lib.max_text_chars = cfg.max_text_chars
         lib.link_batch_max = cfg.link_batch_max
         lib.dedup = DedupGuard(judge, threshold=cfg.dedup_threshold) if judge else None
