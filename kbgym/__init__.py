@@ -1,17 +1,30 @@
 """KBGym: a Gymnasium environment in which agents train a knowledge base.
 
-``import kbgym`` registers ``kbgym/KBGym-v0`` (a string entry point, so nothing heavy is
+``import kbgym`` registers the environment (a string entry point, so nothing heavy is
 imported here) and exposes ``parse_action`` lazily.
+
+Ids (the version goes up whenever reward, budgets or observation semantics change):
+
+- ``kbgym/KBGym-v1`` (current): the observation's counter line comes last, so within a phase
+  each observation extends the previous one (prompt-cache friendly); ``read`` pages the links
+  of a note with more than 100 of them; inputs beyond the documented limits are refused.
+- ``kbgym/KBGym-v0``: the first layout (counter line before the history), kept so old code
+  keeps running; Gymnasium warns that it is out of date. Everything else is as in v1.
 """
 
 import gymnasium
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-ENV_ID = "kbgym/KBGym-v0"
+ENV_ID = "kbgym/KBGym-v1"
+LEGACY_ENV_IDS = {"kbgym/KBGym-v0": {"obs_layout": "counter_first"}}
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="kbgym.env:KBGymEnv", nondeterministic=False)
+for _id, _kwargs in LEGACY_ENV_IDS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point="kbgym.env:KBGymEnv", nondeterministic=False,
+                           kwargs=_kwargs)
 
 __all__ = ["ENV_ID", "parse_action", "KBGymEnv", "KBGymConfig", "__version__"]
 

@@ -11,7 +11,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from kbgym import cliargs as A
 from kbgym.errors import ConfigError, KBGymError
+
+UNIVERSE_HELP = "universe.json (default: the default universe)"
+AGENT_HELP = ("training agent: a plugin name (see README) or module:factory, imported from "
+              "the current directory")
 
 
 class CLIError(KBGymError):
@@ -21,22 +26,32 @@ class CLIError(KBGymError):
 def _add_build(sub) -> None:
     p = sub.add_parser("build", help="generate a universe and write universe.json")
     p.add_argument("--config", help="YAML config file with a `universe` section")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--people", type=int, dest="n_people")
-    p.add_argument("--distractors", type=float, dest="distractor_frac",
-                   help="fraction of distractors (0-1)")
-    p.add_argument("--friend-degree", type=float, dest="friend_degree")
-    p.add_argument("--cities", type=int, dest="n_cities")
-    p.add_argument("--hard-frac", type=float, dest="hard_frac")
-    p.add_argument("--children", dest="children_per_couple", metavar="LO-HI",
-                   help="children per couple, drawn per couple (default: the fixed triples)")
-    p.add_argument("--common-jobs", type=int, dest="common_jobs",
-                   help="the first N jobs are held by --common-job-share of people (default 0)")
-    p.add_argument("--common-job-share", type=float, dest="common_job_share")
-    for flag in ("train", "test-in", "test-out", "eval-in", "eval-out"):
-        p.add_argument(f"--{flag}", type=int, dest=flag.replace("-", "_"))
+    p.add_argument("--seed", type=A.SEED, help="master seed (default 0)")
+    p.add_argument("--people", type=A.int_range(6, 100_000), dest="n_people",
+                   help="people, 6-100000 (default 500)")
+    p.add_argument("--distractors", type=A.FRACTION, dest="distractor_frac",
+                   help="fraction of distractors, 0-1 (default 0.1)")
+    p.add_argument("--friend-degree", type=A.float_range(0, 100), dest="friend_degree",
+                   help="mean friends per person, 0-100 (default 4)")
+    p.add_argument("--cities", type=A.int_range(1, 10_000), dest="n_cities",
+                   help="cities, 1-10000 (default 20)")
+    p.add_argument("--hard-frac", type=A.FRACTION, dest="hard_frac",
+                   help="fraction of hard questions, 0-1 (default 0.6)")
+    p.add_argument("--children", type=A.int_pair(0, 20), dest="children_per_couple",
+                   metavar="LO-HI",
+                   help="children per couple, drawn per couple, each 0-20 "
+                        "(default: the fixed triples)")
+    p.add_argument("--common-jobs", type=A.int_range(0, 50), dest="common_jobs",
+                   help="the first N of the 50 jobs are held by --common-job-share of people, "
+                        "0-50 (default 0)")
+    p.add_argument("--common-job-share", type=A.FRACTION, dest="common_job_share",
+                   help="share of people holding the common jobs, 0-1 (default 0.9)")
+    for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
+                          ("eval-out", 10)):
+        p.add_argument(f"--{flag}", type=A.SIZE, dest=flag.replace("-", "_"),
+                       help=f"{flag} split size, 0-1000000 (default {default})")
     p.add_argument("--out", default="universe.json", help="output file (default universe.json)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_build)
 
 
@@ -50,11 +65,7 @@ def universe_config_from_args(args):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
     if getattr(args, "children_per_couple", None) is not None:
-        lo, _, hi = args.children_per_couple.partition("-")
-        try:
-            values["children_per_couple"] = (int(lo), int(hi or lo))
-        except ValueError:
-            raise CLIError(f"--children takes LO-HI (e.g. 1-6), got {args.children_per_couple!r}")
+        values["children_per_couple"] = args.children_per_couple  # (LO, HI), checked by argparse
     base = UniverseConfig.make(**values)
     sizes = list(base.sizes)
     eval_sizes = list(base.eval_sizes)
@@ -120,12 +131,7 @@ def cmd_build(args) -> int:
 def _universe(path: str | None):
     from kbgym.env.env import load_universe
 
-    try:
-        return load_universe(path)
-    except FileNotFoundError:
-        raise CLIError(f"no such universe file: {path}") from None
-    except (ValueError, KeyError) as err:
-        raise CLIError(f"{path}: not a kbgym universe file ({err})") from None
+    return load_universe(path)  # one-line ConfigError for a missing or malformed file
 
 
 def _library(spec: str | None, universe, typed_links: bool = False):
@@ -138,14 +144,17 @@ def _library(spec: str | None, universe, typed_links: bool = False):
         return Library.from_universe(universe), "B1"
     if not Path(spec).exists():
         raise CLIError(f"no such library file: {spec}")
+    from kbgym.files import check_library_universe
+
     lib, header = load_snapshot(spec)
-    uhash = (header.get("universe") or {}).get("hash")
-    if uhash not in (None, universe.hash):
-        if uhash != (universe.meta.get("drift") or {}).get("parent_hash"):
-            raise CLIError(f"{spec} was built on universe {uhash}, not {universe.hash}")
-        from kbgym.runs.drift import library_for
+    uhash = (header.get("universe") or {}).get("hash") if isinstance(header, dict) else None
+    parent = (universe.meta.get("drift") or {}).get("parent_hash")
+    if uhash is not None and uhash != universe.hash and uhash == parent:
+        from kbgym.runs.drift import library_for  # built on the universe this one drifted from
 
         lib = library_for(lib, uhash, universe, typed_links)
+    else:
+        check_library_universe(lib, header, universe, spec)
     return lib, spec
 
 
@@ -211,13 +220,17 @@ def cmd_train(args) -> int:
     }.items() if v is not None})
     agent = make_agent(args.agent, **_agent_options(args))
     reader = make_agent(args.reader, **_agent_options(args)) if args.eval_each_epoch else None
+    # the run id names the curator and its options; where it is served is not part of it
+    identity = {k: v for k, v in _agent_options(args).items()
+                if k not in ("base_url", "api_key_env")}
     judge, judge_meta = _judge(args)
     start = None
     if getattr(args, "resume_from_library", None):
         start, _ = _library(args.resume_from_library, u, typed_links=env_cfg.typed_links)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
-                 progress=_progress(args.quiet, "train"), start_library=start)
+                 progress=_progress(args.quiet, "train"),
+                 agent_spec={"name": args.agent, "options": identity}, start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
     return 0
@@ -230,6 +243,13 @@ def cmd_test(args) -> int:
     from kbgym.scoring import score_block
 
     u, _ = _universe(args.universe)
+    if args.out and (Path(args.out) / "meta.json").exists():  # appending into a training run
+        from kbgym.files import read_run_meta
+
+        run_hash = read_run_meta(args.out)["universe"]["hash"]
+        if run_hash != u.hash:
+            raise CLIError(f"--out {args.out} is a run on universe {run_hash}, not {u.hash}; "
+                           "pass its --universe")
     lib, lib_name = _library(args.library, u)
     questions, splits = load_questions(u, args.questions)
     names = [s.strip() for s in args.split.split(",") if s.strip()]
@@ -243,16 +263,25 @@ def cmd_test(args) -> int:
     else:
         reader = make_agent(args.reader, **_agent_options(args))
     env_cfg = _env_config(args)
-    run_id = _test_run_id(args, u, lib)
-    rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
-                              splits=splits, label=args.epoch, limit=args.limit, out=args.out,
-                              run_id=run_id, max_concurrent=args.max_concurrent,
-                              repeats=args.repeats, seed=args.seed)
-    if args.out:
-        model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
-        write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
-                        label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
-                        rows=rows, repeats=args.repeats, seed=args.seed)
+    model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
+    exam_id = {"library": lib_name, "questions": args.questions, "m": env_cfg.m, "model": model,
+               "epoch": args.epoch}
+    with _exam_lock(args.out, exam_id):
+        run_id = _test_run_id(args, u, lib)
+        rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
+                                  splits=splits, label=args.epoch, limit=args.limit,
+                                  out=args.out, run_id=run_id,
+                                  max_concurrent=args.max_concurrent,
+                                  repeats=args.repeats, seed=args.seed)
+        if args.out:
+            from kbgym.jsonio import sha256_hex
+
+            qhash = ("sha256:" + sha256_hex(Path(args.questions).read_bytes())
+                     if args.questions else None)
+            write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
+                            label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
+                            rows=rows, repeats=args.repeats, seed=args.seed,
+                            questions_hash=qhash, reader=args.reader, universe_hash=u.hash)
     if not args.quiet:
         for name in names:
             b = score_block([r for r in rows if r["split"] == name])
@@ -260,6 +289,19 @@ def cmd_test(args) -> int:
                   f"steps={_f(b['mean_steps'], '.2f')}  unanswered={_f(b['unanswered_rate'])}"
                   + _consistency_cell(args, rows, name))
     return 0
+
+
+def _exam_lock(out, exam_id):
+    """The writer lock of ``test --out`` (refusing a directory holding another exam)."""
+    import contextlib
+
+    from kbgym.runs.compat import check_exam_out
+    from kbgym.runs.lock import run_lock
+
+    if not out:
+        return contextlib.nullcontext()
+    check_exam_out(out, exam_id)
+    return run_lock(out)
 
 
 def _consistency_cell(args, rows, split) -> str:
@@ -273,14 +315,14 @@ def _consistency_cell(args, rows, split) -> str:
 def _test_run_id(args, universe, library) -> str:
     """The run_id of an exam's rows: the training run's when --out is its directory, else
     one derived from what was examined, by whom and how."""
-    import json
-
     from kbgym.library.snapshot import snapshot_hash
     from kbgym.runs.logs import run_id_of
 
     meta = Path(args.out or "") / "meta.json"
     if args.out and meta.exists():
-        return json.loads(meta.read_text(encoding="utf-8"))["run_id"]
+        from kbgym.runs.train import read_meta
+
+        return read_meta(meta)["run_id"]
     return run_id_of({"universe": universe.hash, "library": snapshot_hash(library),
                       "questions": args.questions, "split": args.split, "reader": args.reader,
                       "m": args.m, "limit": args.limit,
@@ -296,10 +338,14 @@ def cmd_probe(args) -> int:
 
     from kbgym.jsonio import write_canonical
     from kbgym.runs.logs import read_jsonl
+    from kbgym.runs.compat import check_probe_arms
     from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
 
     if args.probe_command == "make":
-        u, _ = _universe(args.universe)
+        from kbgym.runs.replay import load_run_universe
+
+        # the run's own universe file by default; a given one must have the run's hash
+        u = load_run_universe(Path(args.run), args.universe)
         if u.meta.get("source") == "phantomwiki":  # §17: the PW probe (exact/share1/share0)
             from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
 
@@ -316,6 +362,11 @@ def cmd_probe(args) -> int:
             print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +
                   f" -> {args.out}")
         return 0
+    check_probe_arms(args.probe, args.arm, args.base)  # same probe, reader and budget
+    if args.prices:  # a bad price table stops before anything is printed
+        from kbgym.metrics.costs import PriceTable
+
+        args.prices = PriceTable.load(args.prices)
     probe = json.loads(Path(args.probe).read_text(encoding="utf-8"))
     arms = {}
     for spec in args.arm:
@@ -393,14 +444,19 @@ def cmd_replay(args) -> int:
 def cmd_report(args) -> int:
     from kbgym.runs.report import write_report
 
-    write_report(args.run, args.universe, args.probe_table, args.prices)
+    try:
+        write_report(args.run, args.universe, args.probe_table, args.prices)
+    except (KeyError, TypeError, IndexError, AttributeError) as err:
+        raise CLIError(f"{args.run}: malformed run logs ({type(err).__name__}: {err})") from None
     print((Path(args.run) / "report.md").read_text(encoding="utf-8"))
     return 0
 
 
 def cmd_plot(args) -> int:
+    from kbgym.files import read_run_meta
     from kbgym.runs.plots import plot_run
 
+    read_run_meta(args.run)  # a run directory, not a typo that would be created
     for path in plot_run(args.run, args.out, args.probe_table):
         print(path)
     return 0
@@ -430,74 +486,90 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kbgym", description=__doc__.splitlines()[0])
+    parser = A.OneLineParser(prog="kbgym", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_build(sub)
 
     p = sub.add_parser("train", help="train a curator on the train split")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
-    p.add_argument("--agent", default="scripted-index", help="training agent (plugin name)")
-    p.add_argument("--reader", default="scripted-reader", help="reader for --eval-each-epoch")
-    p.add_argument("--epochs", type=int)
-    p.add_argument("--train-size", type=int, dest="train_size")
-    p.add_argument("--seed", type=int)
-    for flag in ("n1", "n2", "m"):
-        p.add_argument(f"--{flag}", type=int)
-    p.add_argument("--eval-each-epoch", action="store_true", default=None)
-    p.add_argument("--snapshot-every", type=int, dest="snapshot_every")
-    p.add_argument("--dedup", action=argparse.BooleanOptionalAction, default=False)
-    p.add_argument("--dedup-threshold", type=float, dest="dedup_threshold")
-    p.add_argument("--judge-model")
-    p.add_argument("--refresh", choices=["immediate", "iteration"])
-    p.add_argument("--resume", action="store_true")
+    p.add_argument("--agent", default="scripted-index", help=AGENT_HELP)
+    p.add_argument("--reader", default="scripted-reader",
+                   help="reader for --eval-each-epoch (plugin name or module:factory)")
+    p.add_argument("--epochs", type=A.int_range(1, 1000), help="epochs, 1-1000 (default 2)")
+    p.add_argument("--train-size", type=A.COUNT, dest="train_size",
+                   help="train on train[:N] (default: the whole train split)")
+    p.add_argument("--seed", type=A.SEED, help="order seed (default: the universe's seed)")
+    for flag, what, default in (("n1", "forward", 15), ("n2", "backward", 30),
+                                ("m", "exam", 15)):
+        p.add_argument(f"--{flag}", type=A.BUDGET,
+                       help=f"{what} budget in steps, 1-10000 (default {default})")
+    p.add_argument("--eval-each-epoch", action="store_true", default=None,
+                   help="examine the eval split with --reader after every epoch")
+    p.add_argument("--snapshot-every", type=A.COUNT, dest="snapshot_every",
+                   help="write kb_iter_NNNN.json every N iterations (default 20)")
+    p.add_argument("--dedup", action=argparse.BooleanOptionalAction, default=False,
+                   help="merge near-duplicate notes with an LLM judge (needs --judge-model)")
+    p.add_argument("--dedup-threshold", type=A.FRACTION, dest="dedup_threshold",
+                   help="similarity above which the judge is asked, 0-1 (default 0.9)")
+    p.add_argument("--judge-model", help="model of the dedup judge")
+    p.add_argument("--refresh", choices=["immediate", "iteration"],
+                   help="when search sees edits (default iteration)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run in --out (same curator and config)")
     p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
                    help="start from this trained library (e.g. one trained on the universe "
                         "--universe drifted from) instead of B1")
-    p.add_argument("--out", required=True)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", required=True, help="run directory")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     _add_endpoint_flags(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("test", help="examine a frozen library with the fixed reader")
-    p.add_argument("--universe")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
     p.add_argument("--library", help="snapshot file, or B1 (default)")
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
     p.add_argument("--reader", default="scripted-reader",
-                   help="reader plugin, or 'prior': each template's most frequent training "
-                        "answer in one step, reading nothing")
-    p.add_argument("--m", type=int)
-    p.add_argument("--limit", type=int)
+                   help="the exam reader (plugin name or module:factory), or 'prior': each "
+                        "template's most frequent training answer in one step, reading nothing")
+    p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
+    p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
-    p.add_argument("--max-concurrent", type=int, default=32, dest="max_concurrent",
-                   help="questions in flight at once for async (LLM) readers")
-    p.add_argument("--repeats", type=int, default=1,
-                   help="examine each question R times (citation consistency; default 1)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="master seed of the per-repeat reader seeds (with --repeats)")
-    p.add_argument("--out")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--max-concurrent", type=A.int_range(1, 1024), default=32,
+                   dest="max_concurrent",
+                   help="questions in flight at once for async (LLM) readers, 1-1024")
+    p.add_argument("--repeats", type=A.int_range(1, 100), default=1,
+                   help="examine each question R times (citation consistency), 1-100 "
+                        "(default 1)")
+    p.add_argument("--seed", type=A.SEED, default=0,
+                   help="master seed of the per-repeat reader seeds (with --repeats; default 0)")
+    p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "
+                                 "(an empty directory, or a training run's)")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     _add_endpoint_flags(p)
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser("probe", help="the key-coverage gradient probe")
     psub = p.add_subparsers(dest="probe_command", required=True)
     pm = psub.add_parser("make", help="make probe.json from a training run")
-    pm.add_argument("--run", required=True)
-    pm.add_argument("--universe")
-    pm.add_argument("--per-group", type=int, default=30)
-    pm.add_argument("--seed", type=int)
-    pm.add_argument("--out", default="probe.json")
-    pm.add_argument("--quiet", action="store_true")
+    pm.add_argument("--run", required=True, help="the training run directory")
+    pm.add_argument("--universe", help="the run's universe.json (required when the run was "
+                                       "trained on a file)")
+    pm.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
+                    help="questions per group, 1-10000 (default 30)")
+    pm.add_argument("--seed", type=A.SEED, help="sampling seed (default: the universe's)")
+    pm.add_argument("--out", default="probe.json", help="output file (default probe.json)")
+    pm.add_argument("--quiet", action="store_true", help="print nothing")
     pt = psub.add_parser("table", help="rho per group with paired bootstrap CIs")
-    pt.add_argument("--probe", required=True)
+    pt.add_argument("--probe", required=True, help="the probe.json every arm was examined on")
     pt.add_argument("--arm", action="append", required=True, help="NAME=TEST_DIR (repeat)")
-    pt.add_argument("--base", default="B1")
-    pt.add_argument("--resamples", type=int, default=20000)
-    pt.add_argument("--delta", type=float, default=0.0,
+    pt.add_argument("--base", default="B1", help="the arm the others are compared with")
+    pt.add_argument("--resamples", type=A.int_range(1, 100_000), default=20000,
+                    help="bootstrap resamples, 1-100000 (default 20000)")
+    pt.add_argument("--delta", type=A.FRACTION, default=0.0,
                     help="formula (1): an arm loses its star when the CI of F1(arm) - F1(base) "
-                         "lies entirely below -delta (default 0)")
-    pt.add_argument("--out")
+                         "lies entirely below -delta, 0-1 (default 0)")
+    pt.add_argument("--out", help="also write the table as JSON here")
     pt.add_argument("--prices", help="price table (JSON): adds USD per correct answer per arm")
     p.set_defaults(func=cmd_probe)
 
@@ -520,9 +592,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_drift(sub)
 
     p = sub.add_parser("replay", help="rebuild a library from a run's trace")
-    p.add_argument("--run")
-    p.add_argument("--universe")
-    p.add_argument("--at", type=int, help="state after iteration N (default: the end)")
+    p.add_argument("--run", help="the training run directory")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
+    p.add_argument("--at", type=A.int_range(0, 10**9),
+                   help="state after iteration N (default: the end)")
     p.add_argument("--verify", help="compare with this snapshot (prints both hashes)")
     p.add_argument("--all-epochs", nargs="?", const=True, default=None, metavar="RUN_DIR",
                    help="verify every epoch snapshot")
@@ -532,8 +605,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("report", help="report.md and report.json for a run")
-    p.add_argument("--run", required=True)
-    p.add_argument("--universe")
+    p.add_argument("--run", required=True, help="the training run directory")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
     p.add_argument("--probe-table",
                    help="a probe_table.json to include (default: the run's own, if any)")
     p.add_argument("--prices", help="price table (JSON): adds USD with and without the cache "
@@ -541,8 +614,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("plot", help="PNG curves from a run directory")
-    p.add_argument("--run", required=True)
-    p.add_argument("--out")
+    p.add_argument("--run", required=True, help="the training run directory")
+    p.add_argument("--out", help="folder for the PNG files (default: the run directory)")
     p.add_argument("--probe-table", help="a probe_table.json to plot (default: the run's own)")
     p.set_defaults(func=cmd_plot)
 
@@ -550,15 +623,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
-    p.add_argument("--out", default="runs/demo")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--train-size", type=int, default=100)
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--per-group", type=int, default=30)
-    p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", default="runs/demo", help="output folder (default runs/demo)")
+    p.add_argument("--seed", type=A.SEED, default=0, help="universe seed (default 0)")
+    p.add_argument("--train-size", type=A.COUNT, default=100,
+                   help="train questions (default 100)")
+    p.add_argument("--epochs", type=A.int_range(1, 1000), default=2,
+                   help="epochs, 1-1000 (default 2)")
+    p.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
+                   help="probe questions per group (default 30)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("serve", help="serve KBGym over OpenEnv (needs the openenv extra)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=A.int_range(1, 65535), default=8000,
+                   help="TCP port, 1-65535 (default 8000)")
+    p.add_argument("--universe", help=UNIVERSE_HELP)
+    p.add_argument("--reward", choices=("answer", "curation", "both"), default="answer",
+                   help="the reward: the forward answer's F1, the curation reward of the "
+                        "backward phase, or both (default answer)")
+    p.add_argument("--reward-k", type=A.int_range(0, 10_000), default=16,
+                   help="other training questions in the curation reward's pool, 0-10000 "
+                        "(default 16)")
+    p.add_argument("--max-sessions", type=A.int_range(1, 1024), default=8,
+                   help="concurrent WebSocket sessions, 1-1024 (default 8)")
+    p.set_defaults(func=cmd_serve)
     return parser
+
+
+def cmd_serve(args) -> int:
+    from kbgym.serve import serve  # a one-line ConfigError without the openenv extra
+
+    serve(args.host, args.port, args.universe,
+          {"reward": args.reward, "reward_k": args.reward_k}, args.max_sessions)
+    return 0
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
@@ -569,8 +670,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as err:
-        print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
+        print(f"kbgym {args.command}: error: {str(err).splitlines()[0] if str(err) else err!r}",
+              file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"kbgym {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # no traceback for users; KBGYM_DEBUG=1 shows it
+        return A.internal_error(args.command, err)
 
 
 if __name__ == "__main__":

@@ -5,14 +5,34 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 
+# Characters that ``ensure_ascii=False`` would emit raw but that must not appear raw in a log
+# line: line/paragraph separators and NEL (``str.splitlines`` and many JSONL readers break on
+# them) and lone surrogates (not encodable as UTF-8). They are written as JSON ``\\uXXXX``
+# escapes, which ``json.loads`` turns back into the same characters: lossless, one row per line.
+_UNSAFE = re.compile("[\u0085\u2028\u2029\ud800-\udfff]")
+
+
+def _escape(match: re.Match) -> str:
+    return "\\u%04x" % ord(match.group())
+
+
 def canonical(obj: Any) -> str:
-    """The canonical JSON text of ``obj``, with the trailing newline."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """The canonical JSON text of ``obj``, with the trailing newline.
+
+    ``json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, except
+    that U+0085, U+2028, U+2029 and lone surrogates are written as ``\\uXXXX`` escapes, so the
+    text always encodes as UTF-8 and holds no line break but its last ``\\n``. NaN and
+    infinities are refused (``ValueError``): they are not JSON.
+    """
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False)
+    return _UNSAFE.sub(_escape, text) + "\n"
 
 
 def sha256_hex(text: str | bytes) -> str:

@@ -52,12 +52,12 @@ def test_flags_override_config(tmp_path):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--people", "3"], "n_people must be at least 6"),
-    (["--people", "-5"], "n_people must be at least 6"),
-    (["--distractors", "1.5"], "distractor_frac"),
-    (["--distractors", "-0.1"], "distractor_frac"),
-    (["--train", "-4"], "split sizes must be non-negative"),
-    (["--hard-frac", "2"], "hard_frac"),
+    (["--people", "3"], "argument --people: must be between 6 and 100000, got 3"),
+    (["--people", "-5"], "argument --people: must be between 6 and 100000"),
+    (["--distractors", "1.5"], "argument --distractors: must be between 0 and 1"),
+    (["--distractors", "-0.1"], "argument --distractors"),
+    (["--train", "-4"], "argument --train: must be between 0 and 1000000"),
+    (["--hard-frac", "2"], "argument --hard-frac"),
 ])
 def test_bad_sizes_exit_nonzero_with_one_line(tmp_path, argv, needle):
     out = tmp_path / "u.json"

@@ -20,3 +20,14 @@ def test_custom_curator_example_runs(capsys):
 def test_ci_runs_the_readme_test_command():
     assert "make test" in README
     assert "make test" in (ROOT / ".ci/run").read_text()
+
+
+def test_custom_curator_example_does_not_duplicate_its_notes(capsys):
+    """Two epochs over the same ten questions: still ten notes, each with its links."""
+    block = re.search(r"```python\n(.*?)```", README, re.S).group(1)
+    scope: dict = {}
+    exec(compile(block, "README.md", "exec"), scope)
+    lib = scope["env"].library
+    authored = [n for n in lib.nodes() if n.is_authored]
+    assert len(authored) == 10 and len({n.text for n in authored}) == 10
+    assert all(n.links for n in authored)

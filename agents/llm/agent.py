@@ -94,6 +94,8 @@ class LLMAgent:
         self.caller = caller
         self.role = role
         names = dict(ROLE_SKILLS[role])
+        if toolset == "evidence":  # the skills that also describe locate, expand and types
+            names = {phase: f"{name}_evidence" for phase, name in names.items()}
         names.update(skills or {})
         self.skill_names = names
         self.skills = {phase: load_skill(name) for phase, name in names.items()}

@@ -187,17 +187,26 @@ def _split_call(line: str) -> tuple[str, dict | None, str] | None:
 
 
 def parse_observation(text: str) -> Observation:
-    """Split ``obs["text"]`` into its task block, remaining budget and remembered entries."""
-    task, _, rest = text.partition(_REMAINING)
+    """Split ``obs["text"]`` into its task block, remaining budget and remembered entries.
+
+    Reads the §10 layout (task block, history, counter line last) and the first one
+    (counter line between the task block and the history, ``kbgym/KBGym-v0``).
+    """
     remaining = None
-    head, _, body = rest.partition("\n")
-    if head.endswith("."):
-        try:
-            remaining = int(head[:-1])
-        except ValueError:
-            remaining = None
+    m = _COUNTER_LAST.search(text)
+    if m is not None:  # task block, history, counter
+        remaining = int(m.group(1))
+        task, _, lines = text[: m.start()].partition("\n\n" + _RECENT)
+    else:  # the first layout: task block, counter, history
+        task, _, rest = text.partition(_REMAINING)
+        head, _, body = rest.partition("\n")
+        if head.endswith("."):
+            try:
+                remaining = int(head[:-1])
+            except ValueError:
+                remaining = None
+        _, _, lines = body.partition(_RECENT)
     obs = Observation(task, remaining)
-    _, _, lines = body.partition(_RECENT)
     current: list[str] | None = None
     for line in lines.split("\n"):
         if _HIT.match(line) is None:
@@ -211,6 +220,9 @@ def parse_observation(text: str) -> Observation:
         if current is not None and obs.entries:
             obs.entries[-1].result += "\n" + line
     return obs
+
+
+_COUNTER_LAST = re.compile(r"\n\nRemaining actions this phase: (-?\d+)\.\Z")
 
 
 def result_hits(result: str) -> list[tuple[str, str]]:

@@ -12,8 +12,8 @@ Each subcommand's ``func`` returns the exit status and raises
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
+
+from kbgym.cliargs import SEED, SIZE, int_range
 
 from kbgym.errors import ConfigError
 
@@ -32,14 +32,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pw.add_argument("--src", required=True, help="the phantom-wiki --output-dir")
     pw.add_argument("--out", default="pw_universe.json",
                     help="output file (default pw_universe.json)")
-    pw.add_argument("--seed", type=int, default=0,
+    pw.add_argument("--seed", type=SEED, default=0,
                     help="master seed of the split draws and later runs (default 0)")
     for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
                           ("eval-out", 10)):
-        pw.add_argument(f"--{flag}", type=int, default=default, dest=flag.replace("-", "_"),
+        pw.add_argument(f"--{flag}", type=SIZE, default=default, dest=flag.replace("-", "_"),
                         help=f"split size (default {default})")
     pw.add_argument("--report", help="also write the adapter report as JSON here")
-    pw.add_argument("--quiet", action="store_true")
+    pw.add_argument("--quiet", action="store_true", help="print nothing")
     pw.set_defaults(func=cmd_adapt_phantomwiki)
 
     pr = sub.add_parser(
@@ -48,14 +48,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "quota per template (SPEC §17).")
     pr.add_argument("--universe", required=True, help="a PhantomWiki universe.json")
     pr.add_argument("--run", required=True, help="a training run directory")
-    pr.add_argument("--seed", type=int, help="default: the universe's seed")
-    pr.add_argument("--per-template", type=int, dest="per_template",
+    pr.add_argument("--seed", type=SEED, help="default: the universe's seed")
+    pr.add_argument("--per-template", type=int_range(1, 100_000), dest="per_template",
                     help="cap each template's (stratum's) quota")
     pr.add_argument("--stratify", choices=("template", "category"), default="template",
                     help="equal quota per template (default) or per category (for generations "
                          "with many types and few questions each)")
-    pr.add_argument("--out", default="probe.json")
-    pr.add_argument("--quiet", action="store_true")
+    pr.add_argument("--out", default="probe.json", help="output file (default probe.json)")
+    pr.add_argument("--quiet", action="store_true", help="print nothing")
     pr.set_defaults(func=cmd_adapt_pw_probe)
     return p
 
@@ -77,15 +77,9 @@ def cmd_adapt_phantomwiki(args) -> int:
 
 
 def _load_universe(path: str):
-    from kbgym.universe.types import Universe
+    from kbgym.files import load_universe_file
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        u = Universe.from_json(data)
-    except FileNotFoundError:
-        raise ConfigError(f"no such universe file: {path}") from None
-    except (ValueError, KeyError) as err:
-        raise ConfigError(f"{path}: not a kbgym universe file ({err})") from None
+    u = load_universe_file(path)
     if u.meta.get("source") != "phantomwiki":
         raise ConfigError(f"{path}: not a PhantomWiki universe - use `kbgym probe make` for "
                           "generated universes")

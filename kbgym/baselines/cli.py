@@ -9,6 +9,8 @@ the user can fix.
 from __future__ import annotations
 
 import argparse
+
+from kbgym.cliargs import int_range
 from pathlib import Path
 
 from kbgym.errors import ConfigError
@@ -27,7 +29,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "baseline", help="build an unsupervised baseline library (B2, B3, B4) or the oracle",
         description="Build a baseline over the universe's untrained library and write "
                     "kb_{name}.json and build_meta.json into --out.")
-    p.add_argument("name", choices=["b2", "b3", "b4", "oracle"], type=str.lower)
+    p.add_argument("name", choices=["b2", "b3", "b4", "oracle"], type=str.lower,
+                   help="which baseline to build")
     text = p.add_mutually_exclusive_group()
     text.add_argument("--stub", action="store_true",
                       help="fixed stub summaries (the default; no model needed)")
@@ -35,15 +38,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="name of the environment variable holding the API key")
-    p.add_argument("--max-size", type=int, dest="max_size", help="B2 community size (default 10)")
-    p.add_argument("--synapse-cap", type=int, dest="synapse_cap",
+    p.add_argument("--max-size", type=int_range(1, 100_000), dest="max_size", help="B2 community size (default 10)")
+    p.add_argument("--synapse-cap", type=int_range(0, 100_000), dest="synapse_cap",
                    help="B3: link statements of people with at most this many (default 40)")
     p.add_argument("--no-entity-index", action="store_true", default=None,
                    dest="no_entity_index", help="B3: synapses only, no entity index notes")
-    p.add_argument("--branching", type=int, help="B4 level-2 group size (default 10)")
+    p.add_argument("--branching", type=int_range(2, 100_000), help="B4 level-2 group size (default 10)")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_baseline)
     return p
 

@@ -28,6 +28,8 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from kbgym.env.guard import check_input
+
 # ---------------------------------------------------------------------------------------------
 # Constants
 
@@ -137,6 +139,7 @@ class Search(ActionModel):
 class Read(ActionModel):
     action: Literal["read"] = "read"
     id: str
+    links_page: int | None = None  # for notes with more links than one read shows
 
 
 class Answer(ActionModel):
@@ -220,7 +223,7 @@ ACTION_MODELS: dict[str, type[ActionModel]] = {
 #   edges   an optional list of strings
 _FIELD_KINDS: dict[str, dict[str, str]] = {
     "search": {"query": "str", "page": "int"},
-    "read": {"id": "id"},
+    "read": {"id": "id", "links_page": "int"},
     "answer": {"text": "str"},
     "add": {"text": "str"},
     "edit": {"id": "id", "text": "str"},
@@ -327,6 +330,13 @@ def _check_fields(name: str, args: Mapping[str, Any], typed_links: bool) -> dict
         else:  # pragma: no cover - guarded by a test over _FIELD_KINDS
             raise AssertionError(kind)
     return values
+
+
+def _type_name(raw: Any) -> str:
+    try:
+        return type(raw).__name__[:40]
+    except Exception:  # pragma: no cover
+        return "object"
 
 
 def _safe_repr(raw: Any) -> str:
@@ -449,6 +459,9 @@ def parse_action(
     extra fields are ignored. ``allowed`` is the phase's tool set (None: every action).
     Never raises on agent input.
     """
+    refused = check_input(raw)
+    if refused is not None:  # beyond the input limits: nothing else is read from it
+        return InvalidAction(refused, None, None, f"<{_type_name(raw)}>")
     raw_repr = _safe_repr(raw)
     try:
         found = _extract(raw, raw_repr)
@@ -480,6 +493,9 @@ def precheck(
             return ERR_EMPTY_QUERY
         if not 1 <= action.page <= max_page:
             return err_page_range(max_page)
+    elif isinstance(action, Read):
+        if action.links_page is not None and action.links_page < 1:
+            return "ERROR: links_page must be at least 1"
     elif isinstance(action, LinkMany):
         if not action.targets:
             return ERR_TARGETS_EMPTY

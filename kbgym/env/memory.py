@@ -1,7 +1,14 @@
 """The agent's memory and its rendering as ``obs["text"]`` (SPEC §10, §8.3 collapse_repeats).
 
-Memory is a pinned task block plus a FIFO of the last K (call, result) pairs. Results are kept
-whole. The environment pushes one entry per step and renders after each step.
+Memory is a pinned task block plus a FIFO of the last K (call, result) pairs. The environment
+pushes one entry per step and renders after each step. The counter line comes last, so within
+a phase each observation extends the previous one (prompt caches reuse the whole prefix).
+
+Bounds: a memory line shows at most :data:`CALL_MAX` characters of the call (echoed inputs are
+cut with a ``… [n more characters]`` marker) and :data:`RESULT_MAX` of the result (results
+within the protocol's own limits - a search page, a read page of links - are far shorter and
+kept whole; the trace always keeps the full result). :func:`max_obs_chars` is therefore a
+bound on ``obs["text"]`` for every action sequence.
 """
 
 from __future__ import annotations
@@ -13,6 +20,31 @@ from typing import Any
 from kbgym.env.actions import ActionModel, InvalidAction, call_repr
 
 NO_ACTIONS = "(no actions yet)"
+HEADER = "Recent actions (oldest first):"
+COUNTER = "Remaining actions this phase: {r}."
+
+#: The most characters of a call (``name(args)``) a memory line shows.
+CALL_MAX = 1_000
+#: The most characters of a result a memory line shows.
+RESULT_MAX = 131_072
+#: Layouts: ``counter_last`` (current, SPEC §10 as revised) and ``counter_first`` (the first
+#: version, kept for the old ``kbgym/KBGym-v0`` id).
+LAYOUTS = ("counter_last", "counter_first")
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, marked ``… [n more characters]``."""
+    if len(text) <= limit:
+        return text
+    marker = f"… [{len(text)} characters in all]"
+    return text[: max(0, limit - len(marker))] + marker
+
+
+def max_obs_chars(k: int, task_chars: int) -> int:
+    """The most characters ``obs["text"]`` can have with memory size ``k`` and a task block of
+    ``task_chars``: the block, the header, k clipped lines and the counter line."""
+    line = len("- ") + CALL_MAX + len(" -> ") + RESULT_MAX + 1
+    return task_chars + 2 + len(HEADER) + 1 + max(len(NO_ACTIONS), k * line) + 2 + 64
 
 # A note id at the start of a result line: "s0001: ..." (read's own note), "- s0002: ..."
 # (search hits, read's links) or "- s0003 [cites]: ..." (typed links).
@@ -53,10 +85,14 @@ class Memory:
     - ``clear()`` empties the FIFO and repeat tracking (the task block stays until replaced).
     """
 
-    def __init__(self, k: int = 30, *, collapse_repeats: bool = False, task: str = ""):
+    def __init__(self, k: int = 30, *, collapse_repeats: bool = False, task: str = "",
+                 layout: str = "counter_last"):
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ValueError(f"memory k must be a non-negative int, got {k!r}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
         self.k = k
+        self.layout = layout
         self.collapse_repeats = collapse_repeats
         self.task = task
         self._entries: deque[tuple[str, str]] = deque(maxlen=k)
@@ -102,7 +138,7 @@ class Memory:
             if self._seen.get(call) == result:
                 shown = collapsed_result(action.name, result)
             self._seen[call] = result
-        self._entries.append((call, shown))
+        self._entries.append((clip(call, CALL_MAX), clip(shown, RESULT_MAX)))
         return shown
 
     def lines(self) -> str:
@@ -111,8 +147,8 @@ class Memory:
         return "\n".join(f"- {call} -> {result}" for call, result in self._entries)
 
     def render(self, remaining: int) -> str:
-        """The SPEC §10 text of ``obs["text"]``."""
-        return (
-            f"{self.task}\n\nRemaining actions this phase: {remaining}.\n"
-            f"Recent actions (oldest first):\n{self.lines()}"
-        )
+        """The SPEC §10 text of ``obs["text"]``: task block, history, then the counter."""
+        counter = COUNTER.format(r=remaining)
+        if self.layout == "counter_first":
+            return f"{self.task}\n\n{counter}\n{HEADER}\n{self.lines()}"
+        return f"{self.task}\n\n{HEADER}\n{self.lines()}\n\n{counter}"

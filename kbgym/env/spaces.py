@@ -5,12 +5,21 @@ Both draw only from their own ``np_random`` (seed them with ``space.seed(n)``).
 
 from __future__ import annotations
 
+import os
+import shutil
 import string
+import tempfile
+import weakref
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.spaces import Space
+from gymnasium.vector.utils import (
+    create_shared_memory,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
 
 from kbgym.env.actions import ACTION_MODELS, LINK_TYPES, InvalidAction, parse_action
 
@@ -25,6 +34,10 @@ class Unicode(Space[str]):
     Not gymnasium's ``Text``: that one restricts the charset, and observations here hold any
     Unicode. ``sample()`` returns printable ASCII of length 0..min(max_length,
     sample_max_length) (a 16M-character sample is no use to anyone).
+
+    ``AsyncVectorEnv`` shares it (its default ``shared_memory=True``): each env gets a slot of
+    ``shared_bytes`` bytes of UTF-8 in shared memory; a longer text (rare: observations are
+    usually a few kB) goes through a file in a private temporary folder instead.
     """
 
     def __init__(
@@ -32,14 +45,19 @@ class Unicode(Space[str]):
         max_length: int,
         *,
         sample_max_length: int = 64,
+        shared_bytes: int = 1 << 20,
         seed: int | np.random.Generator | None = None,
     ):
         if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0:
             raise ValueError(f"max_length must be a non-negative int, got {max_length!r}")
         if sample_max_length < 0:
             raise ValueError(f"sample_max_length must be >= 0, got {sample_max_length!r}")
+        if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int) or \
+                shared_bytes < 1:
+            raise ValueError(f"shared_bytes must be a positive int, got {shared_bytes!r}")
         self.max_length = max_length
         self.sample_max_length = sample_max_length
+        self.shared_bytes = shared_bytes
         super().__init__(shape=None, dtype=None, seed=seed)
 
     @property
@@ -70,6 +88,92 @@ class Unicode(Space[str]):
 
     def __repr__(self) -> str:
         return f"Unicode(max_length={self.max_length})"
+
+
+class SharedUnicode:
+    """The shared memory of a batch of ``Unicode`` values: n slots of ``capacity`` UTF-8 bytes
+    and their lengths (-1: the text is in ``{spill_dir}/{index}.txt``). The creating process
+    removes the spill folder when the object is collected; workers get a pickled copy."""
+
+    def __init__(self, n: int, capacity: int, ctx: Any):
+        self.n, self.capacity = n, capacity
+        self.data = ctx.RawArray("B", n * capacity)
+        self.lengths = ctx.RawArray("q", n)
+        self.spill_dir = tempfile.mkdtemp(prefix="kbgym-obs-")
+        weakref.finalize(self, shutil.rmtree, self.spill_dir, True)
+
+    def write(self, index: int, text: str) -> None:
+        raw = text.encode("utf-8", "surrogatepass")
+        if len(raw) <= self.capacity:
+            start = index * self.capacity
+            memoryview(self.data).cast("B")[start:start + len(raw)] = raw
+            self.lengths[index] = len(raw)
+            return
+        path = os.path.join(self.spill_dir, f"{index}.txt")
+        with open(path + ".tmp", "wb") as fh:
+            fh.write(raw)
+        os.replace(path + ".tmp", path)
+        self.lengths[index] = -1
+
+    def read(self, index: int) -> str:
+        n = self.lengths[index]
+        if n < 0:
+            with open(os.path.join(self.spill_dir, f"{index}.txt"), "rb") as fh:
+                raw = fh.read()
+        else:
+            start = index * self.capacity
+            raw = bytes(memoryview(self.data).cast("B")[start:start + n])
+        return raw.decode("utf-8", "surrogatepass")
+
+
+class SharedTexts(Sequence):
+    """A live, read-only view of the texts in a :class:`SharedUnicode` (what
+    ``AsyncVectorEnv`` holds as ``observations["text"]``); copying it gives a tuple of str."""
+
+    def __init__(self, shared: SharedUnicode):
+        self._shared = shared
+
+    def __len__(self) -> int:
+        return self._shared.n
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        n = self._shared.n
+        if not -n <= i < n:
+            raise IndexError(i)
+        return self._shared.read(i % n)
+
+    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __copy__(self) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (tuple, list, SharedTexts)) and tuple(self) == tuple(other)
+
+    def __repr__(self) -> str:
+        return f"SharedTexts({tuple(self)!r})"
+
+
+@create_shared_memory.register(Unicode)
+def _create_unicode_shared_memory(space: Unicode, n: int = 1, ctx: Any = None) -> SharedUnicode:
+    import multiprocessing
+
+    return SharedUnicode(n, space.shared_bytes, ctx if ctx is not None else multiprocessing)
+
+
+@read_from_shared_memory.register(Unicode)
+def _read_unicode_from_shared_memory(space: Unicode, shared_memory: SharedUnicode,
+                                     n: int = 1) -> SharedTexts:
+    return SharedTexts(shared_memory)
+
+
+@write_to_shared_memory.register(Unicode)
+def _write_unicode_to_shared_memory(space: Unicode, index: int, value: str,
+                                    shared_memory: SharedUnicode) -> None:
+    shared_memory.write(index, value)
 
 
 def _first_id() -> int:

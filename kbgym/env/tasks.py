@@ -3,6 +3,11 @@ prompts: every agent sees the same words."""
 
 from __future__ import annotations
 
+from kbgym.env.memory import clip
+
+#: The most characters of the agent's answer the backward block repeats.
+ANSWER_SHOWN = 1_000
+
 INSTRUCTION = (
     "Now curate the library. Name the keys this question mentioned: the people, places, jobs, "
     "hobbies and relations. Each key should have one complete index note whose links point at "
@@ -35,7 +40,7 @@ def backward_block(qid: str, text: str, answer: str | None, gold: str, f1: float
         said = "your answer: (none - budget exhausted, scored F1 0.00)"
         outcome = OUTCOME_NO_ANSWER
     else:
-        said = f'your answer: "{answer}"'
+        said = f'your answer: "{clip(answer, ANSWER_SHOWN)}"'
         outcome = OUTCOME_WRONG if f1 < 0.5 else OUTCOME_RIGHT
     return "\n".join([
         f"TRAIN QUESTION {qid} [phase 2: backward]",

@@ -73,23 +73,49 @@ def search_ids(
     return [i for i, _ in page_slice(library.search(query, page * page_size), page, page_size)]
 
 
-def read_result(library: Library, node_id: str) -> str:
-    """``{id}: {text}\\nlinks:`` and one line per link, or ``links: (none)``."""
+def read_result(library: Library, node_id: str, page: int | None = None,
+                links_per_page: int | None = None) -> str:
+    """``{id}: {text}\\nlinks:`` and one line per link, or ``links: (none)``.
+
+    With ``links_per_page``, a note with more links than that shows one page of them
+    (``page``, default 1) and a last line ``(links {a}-{b} of {n}; read(id='{id}',
+    links_page={p+1}) shows the next ones)``; a note within the cap reads exactly as
+    without it.
+    """
     node = library.get(node_id)
     if node is None:
         return err_no_such_note(node_id.strip())
+    p = 1 if page is None else page
     if not node.links:
+        if p != 1:
+            return f"ERROR: links_page must be 1 - {node.id} has no links"
         return f"{node.id}: {node.text}\nlinks: (none)"
+    links = node.links
+    n = len(links)
+    if links_per_page is not None:
+        pages = -(-n // links_per_page)
+        if not 1 <= p <= pages:
+            return (f"ERROR: links_page must be between 1 and {pages} - {node.id} has {n} "
+                    "links")
+        links = links[(p - 1) * links_per_page: p * links_per_page]
+    elif p != 1:
+        return f"ERROR: links_page must be 1 - {node.id} shows all its links at once"
     parts = [f"{node.id}: {node.text}\nlinks:"]
     types = node.link_types
     stale = library.track_hashes or library.superseded  # source drift: mark stale links
-    for lid in node.links:
+    for lid in links:
         ltype = types.get(lid)
         tags = [ltype] if ltype else []
         if stale and library.is_stale(node.id, lid):
             tags.append("stale")
         tag = f" [{', '.join(tags)}]" if tags else ""
         parts.append(f"\n- {lid}{tag}: {library[lid].text}")
+    if links_per_page is not None and n > links_per_page:
+        a = (p - 1) * links_per_page + 1
+        b = a + len(links) - 1
+        more = (f"; read(id='{node.id}', links_page={p + 1}) shows the next ones" if b < n
+                else "; this is the last page")
+        parts.append(f"\n(links {a}-{b} of {n}{more})")
     return "".join(parts)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import re
+import unicodedata
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from types import MappingProxyType
@@ -104,6 +106,23 @@ def format_id(num: int) -> str:
 def normalize_text(text: str) -> str:
     """Strip and collapse every whitespace run (newlines included) to one space."""
     return " ".join(text.split())
+
+
+def invisible_char(text: str) -> str | None:
+    """The first control, format (bidi overrides, zero-width marks) or surrogate character
+    of ``text``, or None. Notes are plain one-line text: such characters would hide or
+    reorder what a reader sees."""
+    if text.isprintable():  # the fast path: no C* / Z[lp] character (and no odd space)
+        return None
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
+            return ch
+    return None
+
+
+def err_invisible_char(ch: str) -> str:
+    return (f"ERROR: note text contains the control or invisible character U+{ord(ch):04X} - "
+            "write plain text")
 
 
 def err_no_such_note(node_id: str) -> str:
@@ -261,6 +280,11 @@ class Library:
         self._tokens = 0
         self._orph = 0
         self._indexed = 0  # live originals with an authored in-link
+        # content identity for caches: (lineage, version), or the parent's key until a fork
+        # diverges (see state_key)
+        self._lineage = uuid.uuid4().hex
+        self._base_key: tuple[str, int] | None = None
+        self._base_version = -1
         if search is not None:
             self.attach_search(search, refresh=refresh)
 
@@ -398,15 +422,20 @@ class Library:
         other = Library.__new__(Library)
         other.__dict__.update(self.__dict__)
         other.frozen = False
-        other._nodes = {}
-        for n in self._nodes.values():
-            m = Node(n.id, n.num, n.text, n.origin, n.flag, n.absorbed)
-            m.links = list(n.links)
-            m._types = dict(n._types) if n._types else None
-            m._in = dict(n._in) if n._in else None
-            m._ain = n._ain
-            m._hashes = dict(n._hashes) if n._hashes else None
-            other._nodes[m.id] = m
+        other._nodes = nodes = {}
+        new = Node.__new__
+        with gc_paused():  # millions of new objects: cyclic GC passes would dominate
+            for n in self._nodes.values():
+                m = new(Node)
+                m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain = (
+                    n.id, n.num, n.text, n.origin, n.flag, n.absorbed, n._ain)
+                m.links = n.links.copy()
+                m._types = n._types.copy() if n._types else None
+                m._in = n._in.copy() if n._in else None
+                m._hashes = n._hashes.copy() if n._hashes else None
+                nodes[n.id] = m
+        other._lineage = uuid.uuid4().hex
+        other._base_key, other._base_version = self.state_key(), self.version
         other._carriers = dict(self._carriers)
         other.superseded = dict(self.superseded)
         other._dirty = dict(self._dirty)
@@ -425,6 +454,21 @@ class Library:
             if search is not None:
                 other.attach_search(search, refresh=self.refresh_mode)
         return other
+
+    def fork(self) -> "Library":
+        """A copy for a group rollout: independent, unfrozen, with its own copy of the search
+        index and the same dedup guard; :meth:`state_key` equals this library's until either
+        one is edited."""
+        with gc_paused():
+            return self.copy()
+
+    def state_key(self) -> tuple[str, int]:
+        """A key that identifies this library's content (nodes, links, texts): equal keys mean
+        equal content. Every edit changes it; a fresh copy shares its parent's key until the
+        copy is edited. Reward caches are keyed on it (kbgym.env.reward)."""
+        if self._base_key is not None and self.version == self._base_version:
+            return self._base_key
+        return (self._lineage, self.version)
 
     # -- access -----------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -638,6 +682,9 @@ class Library:
             raise LibraryOpError(ERR_EMPTY_TEXT)
         if len(t) > self.max_text_chars:
             raise LibraryOpError(err_text_too_long(self.max_text_chars))
+        bad = invisible_char(t)
+        if bad is not None:
+            raise LibraryOpError(err_invisible_char(bad))
         return t
 
     @staticmethod

@@ -53,7 +53,11 @@ class PriceTable:
         if isinstance(spec, PriceTable):
             return spec
         if isinstance(spec, (str, Path)):
-            spec = _read(Path(spec))
+            try:
+                return cls.load(_read(Path(spec)))
+            except ConfigError as err:  # name the file in the one-line error
+                text = str(err)
+                raise ConfigError(text if str(spec) in text else f"{spec}: {text}") from None
         if not isinstance(spec, Mapping):
             raise ConfigError("a price table maps model names to {in, out[, cached_in]} USD "
                               "per 1M tokens")

@@ -8,7 +8,6 @@ the rho table and library metrics; write the curve and the plots.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe, training_curve
+from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
 from kbgym.runs.report import misinformation_line, write_report
@@ -46,7 +46,7 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
                                                    snapshot_every=curve_every),
                  universe_path=str(out / "universe.json"))
     timings["train"] = time.perf_counter() - t
-    rows = [json.loads(x) for x in (run / "kb_stats.jsonl").read_text().splitlines()]
+    rows = read_jsonl(run / "kb_stats.jsonl")
     say(f"trained {curator}: {train_size} questions x {epochs} epochs -> "
         f"{rows[-1]['authored_statements']} index notes, {rows[-1]['n_links']} links, "
         f"index_coverage {rows[-1]['index_coverage']:.3f}")

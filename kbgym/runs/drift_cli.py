@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from kbgym.cliargs import SEED, int_range
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
@@ -14,10 +16,11 @@ def add_parser(subparsers) -> None:
                     "births) to a universe; each changed fact becomes a new original note, "
                     "outdated notes stay, questions are re-answered.")
     p.add_argument("--universe", required=True, help="the v1 universe.json")
-    p.add_argument("--changes", type=int, required=True, help="number of life events")
-    p.add_argument("--seed", type=int, default=0, help="drift seed (stream 'drift')")
+    p.add_argument("--changes", type=int_range(0, 100_000), required=True,
+                   help="number of life events, 0-100000")
+    p.add_argument("--seed", type=SEED, default=0, help="drift seed (stream 'drift'; default 0)")
     p.add_argument("--out", required=True, help="the v2 universe.json")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_drift)
 
     r = subparsers.add_parser(
@@ -67,6 +70,9 @@ def cmd_drift_report(args) -> int:
               f"unchanged n={rep['unchanged']['n']:<4d} f1={_f(rep['unchanged']['f1'])}  "
               f"outdated answers={rep['outdated_answers']}")
     if args.run:
+        from kbgym.files import read_run_meta
+
+        read_run_meta(args.run)  # a training run directory, not a typo
         report["run"] = rs = repair_summary(args.run)
         stale = [s for _, s in rs["stale_links"] if s is not None]
         print(f"run          repair actions={rs['repair_actions']} over {rs['iterations']} "

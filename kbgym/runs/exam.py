@@ -3,7 +3,6 @@ library within M steps. Each question is one probe-mode episode."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
+from kbgym.files import read_json
 from kbgym.library.graph import Library
 from kbgym.metrics.consistency import consistency, evidence_set
 from kbgym.runs.episode import AgentLike, run_episode
@@ -27,19 +27,25 @@ def load_questions(universe: Universe, source: str | Path | None) -> tuple[dict[
     if source is None:
         return ({q.qid: q for q in universe.questions},
                 {k: list(v) for k, v in universe.splits.items()})
-    try:
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: no such questions file") from None
-    except json.JSONDecodeError as err:
-        raise ConfigError(f"{source}: not valid JSON ({err.msg} at line {err.lineno})") from None
-    if data.get("kind") != "kbgym.probe":
-        raise ConfigError(f"{source}: expected a kbgym.probe file, got kind {data.get('kind')!r}")
+    data = read_json(source, "questions")
+    if not isinstance(data, dict) or data.get("kind") != "kbgym.probe":
+        kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ConfigError(f"{source}: expected a kbgym.probe file, got {kind!r}")
     if data.get("universe_hash") not in (None, universe.hash):
         raise ConfigError(f"{source}: made for universe {data['universe_hash']}, "
                           f"not {universe.hash}")
-    qs = {q["qid"]: Question.from_json(q) for q in data["questions"]}
-    return qs, {k: list(v) for k, v in data["splits"].items()}
+    items, splits = data.get("questions"), data.get("splits")
+    if not isinstance(items, list) or not isinstance(splits, dict):
+        raise ConfigError(f"{source}: a probe file needs a questions list and a splits object")
+    try:
+        qs = {q["qid"]: Question.from_json(q) for q in items}
+    except Exception as err:
+        raise ConfigError(f"{source}: malformed question ({type(err).__name__}: "
+                          f"{str(err)[:80]})") from None
+    for name, gids in splits.items():
+        if not isinstance(gids, list) or not all(isinstance(g, str) and g in qs for g in gids):
+            raise ConfigError(f"{source}: split {name!r} must list qids of its questions")
+    return qs, {k: list(v) for k, v in splits.items()}
 
 
 def repeat_seed(seed: int, repeat: int, qid: str) -> int:
@@ -132,8 +138,9 @@ def examine(
 
 def write_test_meta(out: str | Path, *, library: str, questions: str | None, splits: list[str],
                     label: Any, model: str, m: int, limit: int | None, rows: list[dict],
-                    repeats: int = 1, seed: int | None = None) -> dict:
-    meta = {
+                    repeats: int = 1, seed: int | None = None, **extra: Any) -> dict:
+    """test_meta.json; ``extra`` adds fields (e.g. the probe file's hash, the reader)."""
+    meta = {**extra,
         "schema_version": 1, "library": library, "questions": questions, "splits": splits,
         "epoch": label, "model": model, "m": m, "limit": limit, "n_questions": len(rows),
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],

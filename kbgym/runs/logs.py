@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text, canonical, sha256_hex
 
 SCHEMA_VERSION = 1
@@ -26,6 +27,7 @@ class JsonlLog:
 
     def write(self, row: dict) -> None:
         if self._fh is None:
+            drop_torn_tail(self.path)
             self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
         self._fh.write(canonical({"schema_version": SCHEMA_VERSION, **row}))
         self._fh.flush()
@@ -36,19 +38,58 @@ class JsonlLog:
             self._fh = None
 
 
+def drop_torn_tail(path: Path) -> None:
+    """Cut an unterminated last line (a row a kill interrupted) before appending, so the next
+    row starts on a line of its own."""
+    try:
+        with open(path, "rb+") as fh:
+            size = fh.seek(0, 2)
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            keep = 0
+            pos = size
+            while pos > 0 and not keep:  # find the last newline, 64 KiB at a time
+                step = min(pos, 65536)
+                pos -= step
+                fh.seek(pos)
+                i = fh.read(step).rfind(b"\n")
+                if i >= 0:
+                    keep = pos + i + 1
+            fh.truncate(keep)
+    except FileNotFoundError:
+        return
+
+
 def read_jsonl(path: str | Path) -> list[dict]:
-    """All complete rows of a JSONL file ([] when absent). A torn last line is dropped."""
+    """All complete rows of a JSONL file ([] when absent). A torn last line (unterminated,
+    what a kill mid-write leaves) is dropped; any other line that is not a JSON object is a
+    one-line ConfigError, never a silent cut."""
     path = Path(path)
     if not path.exists():
         return []
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    # split on "\n" only: str.splitlines() also breaks on U+2028, U+0085, \x1c... inside a row
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            break  # a row cut by a crash: everything after it is unreliable
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict):
+            rows.append(row)
+            continue
+        if n == len(lines):  # the last line, unterminated: a row cut by a crash
+            break
+        raise ConfigError(f"{path} line {n}: not a JSON object row - the file is corrupt "
+                          "(only a crash's unterminated last line is dropped)")
     return rows
 
 

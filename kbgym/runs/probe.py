@@ -174,25 +174,34 @@ def mark(cell: Mapping) -> str:
 
 
 def format_table(table: Mapping, subset: str = "all") -> str:
-    """A fixed-width text table: one row per arm × group, with the F1 gate (formula (1))."""
-    lines = [f"{'group':14s}{'arm':12s}{'n':>4s}{'steps':>8s}{'rho':>7s}{'':4s}{'95% CI':13s}"
-             f"{'F1':>6s}{'dF1':>8s}  {'dF1 95% CI':15s}"]
-    lines[0] += f"{'J':>7s}"  # mean pairwise Jaccard of evidence sets (repeated exams)
+    """A fixed-width text table: one row per arm × group, with the F1 gate (formula (1)).
+    The group and arm columns widen to the longest name, so every row stays aligned; the
+    J column (evidence-set consistency) appears when some arm was examined repeatedly."""
     groups = table["groups"]
-    for group in [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]:
+    order = [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]
+    gw = max([14] + [len(g) + 2 for g in order])
+    aw = max([12] + [len(a) + 2 for g in order for a in groups[g][subset]])
+    with_j = any(c.get("jaccard") is not None for g in order for c in groups[g][subset].values())
+    head = (f"{'group':{gw}s}{'arm':{aw}s}{'n':>4s}{'steps':>8s}{'rho':>7s}{'':4s}{'95% CI':13s}"
+            f"{'F1':>6s}{'dF1':>8s}  {'dF1 95% CI':15s}")
+    lines = [head + (f"{'J':>7s}" if with_j else "")]
+    for group in order:
         for arm, c in groups[group][subset].items():
             if not c["n"]:
-                lines.append(f"{group:14s}{arm:12s}{0:4d}")
+                lines.append(f"{group:{gw}s}{arm:{aw}s}{0:4d}")
                 continue
             ci = f"{c['ci'][0]:.3f}-{c['ci'][1]:.3f}" if c["ci"] else ""
             dci = (f"{c['f1_diff_ci'][0]:+.3f}..{c['f1_diff_ci'][1]:+.3f}"
                    if c.get("f1_diff_ci") else "")
-            lines.append(f"{group:14s}{arm:12s}{c['n']:4d}{c['mean_steps']:8.2f}"
-                         f"{c['rho']:7.3f}{mark(c):4s}{ci:13s}{c['f1']:6.3f}"
-                         f"{c['f1_diff']:+8.3f}  {dci:15s}")
-            j = c.get("jaccard")
-            lines[-1] += f"{j:7.3f}" if j is not None else f"{'-':>7s}"
+            row = (f"{group:{gw}s}{arm:{aw}s}{c['n']:4d}{c['mean_steps']:8.2f}"
+                   f"{c['rho']:7.3f}{mark(c):4s}{ci:13s}{c['f1']:6.3f}"
+                   f"{c['f1_diff']:+8.3f}  {dci:15s}")
+            if with_j:
+                j = c.get("jaccard")
+                row += f"{j:7.3f}" if j is not None else f"{'-':>7s}"
+            lines.append(row.rstrip())
     lines.append("* = rho CI below 1 and no F1 loss; F1↓ = the F1-difference CI lies below "
-                 f"-delta (delta = {table.get('delta', 0.0):g}); J = mean pairwise Jaccard of "
-                 "evidence sets over repeated exams")
+                 f"-delta (delta = {table.get('delta', 0.0):g})" +
+                 ("; J = mean pairwise Jaccard of evidence sets over repeated exams"
+                  if with_j else ""))
     return "\n".join(lines)

@@ -3,11 +3,11 @@ checked byte for byte against the recorded results. Needs no search backend and 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from kbgym.errors import ConfigError
+from kbgym.files import check_trace_row, load_universe_file, read_run_meta
 from kbgym.library.apply import replay_row
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
@@ -16,22 +16,16 @@ from kbgym.universe.types import Universe
 
 
 def replay_rows(library: Library, rows: Iterable[dict], upto: int | None = None) -> Library:
-    """Apply the replayable rows (train, phase 2, edits, not ERROR) of iterations ≤ ``upto``."""
-    for row in rows:
+    """Apply the replayable rows (train, phase 2, edits, not ERROR) of iterations ≤ ``upto``.
+    A row that is not a trace row is a one-line ConfigError."""
+    for i, row in enumerate(rows, start=1):
+        check_trace_row(row, i, "trace.jsonl")
         if row.get("kind") != "train":
             continue
         if upto is not None and row["iteration"] > upto:
             break
         replay_row(library, row)
     return library
-
-
-def read_run_meta(run_dir: str | Path) -> dict:
-    """A run directory's meta.json; ``ConfigError`` when the folder is not a run."""
-    path = Path(run_dir) / "meta.json"
-    if not path.exists():
-        raise ConfigError(f"{run_dir}: not a run directory (no meta.json)")
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def load_run_universe(run_dir: Path, universe: Universe | str | Path | None = None) -> Universe:
@@ -46,10 +40,12 @@ def load_run_universe(run_dir: Path, universe: Universe | str | Path | None = No
 
             u = default_universe()
         else:
-            u = Universe.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+            u = load_universe_file(path)
     if u.hash != meta["universe"]["hash"]:
+        recorded = meta["universe"]["path"]
+        hint = f"; it was trained on {recorded}" if recorded else ""
         raise ConfigError(f"{run_dir}: the run used universe {meta['universe']['hash']}, "
-                          f"the one given is {u.hash}")
+                          f"the one given is {u.hash}{hint}")
     return u
 
 

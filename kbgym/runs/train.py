@@ -7,11 +7,12 @@ when one is due. Resume trusts only what is recorded: n completed train_log rows
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -23,6 +24,7 @@ from kbgym.library.graph import Library, gc_frozen
 from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
+from kbgym.runs.lock import run_lock
 from kbgym.runs.logs import JsonlLog, read_jsonl, rewrite_jsonl, run_id_of, write_json
 from kbgym.seeding import stream
 from kbgym.universe.types import Universe
@@ -68,14 +70,61 @@ def universe_ref(universe: Universe, path: str | None) -> dict:
     return {"path": path, "hash": universe.hash}
 
 
+def curator_identity(agent: Any, spec: Mapping | None = None) -> dict:
+    """Who trains: the plugin name or ``module:factory`` and its options (``spec``, from
+    the command line), the agent's classes (its own, and its reader's and curator's when it
+    has them) and its ``meta`` record (model, skills, sampling). Part of the run id, so a run
+    never resumes under another curator."""
+    def path(obj: Any) -> str:
+        return f"{type(obj).__module__}:{type(obj).__qualname__}"
+
+    spec = dict(spec or {})
+    ident = {"plugin": spec.get("name") or path(agent),
+             "options": _jsonable(spec.get("options") or {}),
+             "classes": {"agent": path(agent),
+                         **{part: path(getattr(agent, part)) for part in ("reader", "curator")
+                            if getattr(agent, part, None) is not None}},
+             "meta": _jsonable(dict(getattr(agent, "meta", None) or {}))}
+    return ident
+
+
+def _jsonable(obj: Any) -> Any:
+    """``obj`` as canonical-JSON data (anything else by its repr)."""
+    return json.loads(json.dumps(obj, sort_keys=True, default=repr))
+
+
 def run_config(universe: Universe, env_cfg: KBGymConfig, cfg: TrainConfig, seed: int,
-               agent_meta: dict) -> dict:
+               agent_meta: dict, curator: dict | None = None) -> dict:
     """Everything that determines a run's logs; its hash is the run_id."""
-    return {
+    rc = {
         "universe": universe.hash, "seed": seed, "epochs": cfg.epochs,
         "train_size": cfg.train_size, "snapshot_every": cfg.snapshot_every,
         "eval_each_epoch": cfg.eval_each_epoch, "env": env_cfg.model_dump(), "agent": agent_meta,
     }
+    if curator is not None:
+        rc["curator"] = curator
+    return rc
+
+
+def _epoch_before(epoch: Any, limit: int) -> bool:
+    return isinstance(epoch, int) and not isinstance(epoch, bool) and epoch < limit
+
+
+def rewrite_existing(path: Path, rows: list[dict]) -> None:
+    """``rewrite_jsonl`` for a file that exists (resume must not create empty logs)."""
+    if path.exists():
+        rewrite_jsonl(path, rows)
+
+
+def read_meta(path: Path) -> dict:
+    """A run's meta.json, or a one-line ConfigError when it is not a JSON object."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise ConfigError(f"{path}: not a readable meta.json ({err})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("run_id"), str):
+        raise ConfigError(f"{path}: not a kbgym meta.json (no run_id)")
+    return meta
 
 
 def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
@@ -108,20 +157,34 @@ def train(
     reader: AgentLike | None = None,
     resume: bool = False,
     progress: Callable[[int, int, dict], None] | None = None,
+    agent_spec: Mapping | None = None,
     start_library: Library | None = None,
 ) -> dict:
     """Train ``agent`` on ``universe``'s train split; returns the final meta.json content.
 
+    ``agent_spec`` ({"name": plugin or module:factory, "options": {...}}) names the curator
+    in the run id. The run directory is locked for the whole run (one writer per ``out``).
     ``start_library`` (``kbgym train --resume-from-library``) starts from that library, e.g.
     one trained on the universe this one drifted from, instead of B1; it is kept in the run
-    directory as ``kb_start.json`` so that replay and resume start from it too."""
+    directory as ``kb_start.json`` so that replay and resume start from it too.
+    """
+    with run_lock(out):
+        return _train(universe, agent, out, env_config=env_config, config=config,
+                      universe_path=universe_path, judge=judge, judge_meta=judge_meta,
+                      reader=reader, resume=resume, progress=progress, agent_spec=agent_spec,
+                      start_library=start_library)
+
+
+def _train(universe, agent, out, *, env_config, config, universe_path, judge, judge_meta,
+           reader, resume, progress, agent_spec, start_library) -> dict:
     env_cfg = env_config or KBGymConfig()
     cfg = config or TrainConfig()
     if cfg.train_size is not None and env_cfg.train_size != cfg.train_size:
         env_cfg = env_cfg.model_copy(update={"train_size": cfg.train_size})
     seed = universe.meta["seed"] if cfg.seed is None else cfg.seed
     agent_meta = dict(getattr(agent, "meta", None) or {"model": type(agent).__name__})
-    rc = run_config(universe, env_cfg, cfg, seed, agent_meta)
+    curator = curator_identity(agent, agent_spec)
+    rc = run_config(universe, env_cfg, cfg, seed, agent_meta, curator)
     if start_library is not None:
         from kbgym.library.snapshot import snapshot_hash
 
@@ -139,23 +202,30 @@ def train(
     stats_done = len(read_jsonl(root / "kb_stats.jsonl")) if resume else 0
     epochs_done = max(0, stats_done - 1)
     if resume and (root / "meta.json").exists():
-        import json
-
-        old = json.loads((root / "meta.json").read_text(encoding="utf-8"))
+        old = read_meta(root / "meta.json")
         if old.get("run_id") != run_id:
-            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, "
-                              f"this configuration is run {run_id}")
+            what = ("another curator" if old.get("curator") not in (None, curator)
+                    else "another configuration")
+            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, trained "
+                              f"with {what}; this configuration is run {run_id}")
     if resume:
-        trace = [r for r in read_jsonl(root / "trace.jsonl")
-                 if (r["kind"] == "train" and r["iteration"] <= n_done)
-                 or (r["kind"] == "test" and r["epoch"] < stats_done)]
-        rewrite_jsonl(root / "trace.jsonl", trace)
-        rewrite_jsonl(root / "train_log.jsonl", done_rows)
+        def keep(r: dict) -> bool:  # rows of finished iterations and of finished epochs' exams
+            if r.get("kind") == "train":
+                return isinstance(r.get("iteration"), int) and r["iteration"] <= n_done
+            return r.get("kind") == "test" and _epoch_before(r.get("epoch"), stats_done)
+
+        trace = [r for r in read_jsonl(root / "trace.jsonl") if keep(r)]
+        rewrite_existing(root / "trace.jsonl", trace)
+        rewrite_existing(root / "train_log.jsonl", done_rows)
         series = [r for r in read_jsonl(root / "series.jsonl") if r["iteration"] <= n_done]
-        rewrite_jsonl(root / "series.jsonl", series if stats_done else [])
-        rewrite_jsonl(root / "kb_stats.jsonl", read_jsonl(root / "kb_stats.jsonl")[:stats_done])
-        rewrite_jsonl(root / "test_log.jsonl",
-                      [r for r in read_jsonl(root / "test_log.jsonl") if r["epoch"] < stats_done])
+        rewrite_existing(root / "series.jsonl", series if stats_done else [])
+        rewrite_existing(root / "kb_stats.jsonl",
+                         read_jsonl(root / "kb_stats.jsonl")[:stats_done])
+        rewrite_existing(root / "test_log.jsonl",
+                         [r for r in read_jsonl(root / "test_log.jsonl")
+                          if _epoch_before(r.get("epoch"), stats_done)])
+        rewrite_existing(root / "timing.jsonl",
+                         [r for r in read_jsonl(root / "timing.jsonl") if keep(r)])
         library = replay_library(universe, trace, n_done, start_library, env_cfg.typed_links)
     else:
         for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log"):
@@ -198,7 +268,7 @@ def train(
             "tokens_cached": {"train": tokens["train_cached"], "test": tokens["test_cached"]},
             "tokens": {"train": [tokens["train_in"], tokens["train_out"]],
                        "test": [tokens["test_in"], tokens["test_out"]]},
-            "schema_version": 1,
+            "curator": curator, "schema_version": 1,
         }
 
     def stats_row(**extra) -> dict:

@@ -11,6 +11,7 @@ import argparse
 import sys
 import time
 
+from kbgym import cliargs as A
 from kbgym.errors import ConfigError
 
 
@@ -25,21 +26,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--out", help="sweep folder (runs/<id>/ inside)")
     p.add_argument("--executor", default="process", choices=["serial", "process", "ray"],
                    help="where runs execute (default: process, a local process pool)")
-    p.add_argument("--jobs", type=int, help="runs at once (default: the CPU count)")
-    p.add_argument("--llm-slots", type=int, dest="llm_slots",
+    p.add_argument("--jobs", type=A.int_range(1, 4096),
+                   help="runs at once, 1-4096 (default: the CPU count)")
+    p.add_argument("--llm-slots", type=A.int_range(1, 100_000), dest="llm_slots",
                    help="at most this many runs with an LLM curator or reader at once")
     p.add_argument("--address", default="local",
                    help="ray: local (start one), auto, or HOST:PORT of a running cluster")
-    p.add_argument("--timeout", type=float, dest="timeout_s", help="per-run limit in seconds")
-    p.add_argument("--retries", type=int, default=2,
-                   help="extra tries after a transient endpoint error (default 2)")
+    p.add_argument("--timeout", type=A.float_range(0.001, 10**7), dest="timeout_s",
+                   help="per-run limit in seconds")
+    p.add_argument("--retries", type=A.int_range(0, 100), default=2,
+                   help="extra tries after a transient endpoint error or a lost worker, "
+                        "0-100 (default 2)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and their status")
     p.add_argument("--prices", help="report: a price table (JSON or YAML) {model: {in, out"
                    "[, cached_in]}} in USD per 1M tokens")
-    p.add_argument("--resamples", type=int, help="report: bootstrap resamples (default: the "
-                   "grid's)")
+    p.add_argument("--resamples", type=A.int_range(100, 10_000_000),
+                   help="report: bootstrap resamples, 100-10^7 (default: the grid's)")
     p.add_argument("--no-plots", action="store_true", help="report: no PNG figures")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print only errors")
     p.set_defaults(func=cmd_sweep)
     return p
 
@@ -95,8 +99,6 @@ def cmd_report(args) -> int:
         raise ConfigError("give the sweep folder: kbgym sweep report DIR")
     from kbgym.sweep.aggregate import load_prices, write_sweep_report
 
-    if args.resamples is not None and args.resamples < 100:
-        raise ConfigError(f"--resamples must be at least 100, got {args.resamples}")
     rep = write_sweep_report(args.dir, prices=load_prices(args.prices),
                              resamples=args.resamples, plots=not args.no_plots)
     if not args.quiet:

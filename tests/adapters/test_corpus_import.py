@@ -184,3 +184,17 @@ def test_cli_import_then_train_test_probe_replay_baseline(tmp_path, capsys):
     assert main(["import", "corpus", "--docs", str(tmp_path / "none"), "--questions",
                  str(q)]) == 2
     assert "no such documents folder" in capsys.readouterr().err
+
+
+def test_a_line_separator_inside_a_question_does_not_cut_the_jsonl(tmp_path):
+    """Questions JSONL is split on "\n" only: a raw U+2028/U+0085 inside a string is text."""
+    from kbgym.adapters.corpus.universe import read_questions
+
+    path = tmp_path / "q.jsonl"
+    rows = [{"question": "Who worked with\u2028Charles Babbage?", "answers": ["Ada\u0085"]},
+            {"question": "Where did Charles Babbage live?", "answers": ["London"]}]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    got = read_questions(path)
+    assert [q["line"] for q in got] == [1, 2]
+    assert got[0]["text"] == "Who worked with Charles Babbage?"

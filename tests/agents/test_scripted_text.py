@@ -138,3 +138,22 @@ def test_index_titles_name_their_keys():
     assert names_in("Friends of Felix Abernathy and Nora Vance.") == ["Felix Abernathy",
                                                                       "Nora Vance"]
     assert index_keys("Friends of Felix Abernathy and Nora Vance.") == []
+
+
+def test_parse_observation_reads_both_layouts():
+    """The current layout (counter line last) and the first one (kbgym/KBGym-v0)."""
+    for layout in ("counter_last", "counter_first"):
+        mem = Memory(30, layout=layout)
+        mem.set_task("QUESTION q0001\nWhat is the job of Ann Bell?")
+        empty = parse_observation(mem.render(15))
+        assert (empty.remaining, empty.entries) == (15, [])
+        assert empty.task == "QUESTION q0001\nWhat is the job of Ann Bell?"
+        mem.push(parse_action({"action": "search", "query": "Ann Bell"}),
+                 "page 1:\n- s0001: Ann Bell is a doctor.")
+        mem.push(parse_action({"action": "read", "id": "s0001"}),
+                 "s0001: Ann Bell is a doctor.\nlinks: (none)")
+        obs = parse_observation(mem.render(13))
+        assert obs.remaining == 13 and obs.question == "What is the job of Ann Bell?"
+        assert [(e.name, e.args) for e in obs.entries] == [
+            ("search", {"query": "Ann Bell", "page": 1}), ("read", {"id": "s0001"})]
+        assert obs.entries[1].result == "s0001: Ann Bell is a doctor.\nlinks: (none)"

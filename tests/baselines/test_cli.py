@@ -57,11 +57,18 @@ def test_model_needs_the_llm_agent(universe_file, tmp_path):
     (["b2", "--synapse-cap", "3"], "--synapse-cap applies to b3 only, not b2"),
     (["oracle", "--branching", "3"], "--branching applies to b4 only"),
     (["b3", "--model", "m"], "--model applies to b2 and b4 only"),
-    (["b2", "--max-size", "0"], "max_size must be an integer >= 1"),
 ])
 def test_bad_flags_are_one_line_errors(universe_file, tmp_path, argv, msg):
     with pytest.raises(ConfigError, match=msg):
         run(["baseline", *argv, "--universe", str(universe_file), "--out", str(tmp_path / "o")])
+
+
+def test_max_size_has_a_range(universe_file, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        run(["baseline", "b2", "--max-size", "0", "--universe", str(universe_file), "--out",
+             str(tmp_path / "o")])
+    assert exit_.value.code == 2
+    assert "argument --max-size: must be between 1 and 100000, got 0" in capsys.readouterr().err
 
 
 def test_missing_universe(tmp_path):

@@ -604,4 +604,10 @@ def test_hostile_repr_does_not_raise():
 
 def test_deeply_nested_json_does_not_raise():
     deep = "[" * 100_000 + "]" * 100_000
-    assert err(deep) == "ERROR: bad input: could not read an action"
+    assert err(deep) == "ERROR: bad input: more than 65536 characters"
+    nested = "[" * 1_000 + "]" * 1_000
+    assert err(nested) == "ERROR: bad input: nested deeper than 32 levels"
+    obj: dict = {"action": "search", "query": "x"}
+    for _ in range(1_000):
+        obj = {"action": "search", "query": "x", "more": obj}
+    assert err(obj) == "ERROR: bad input: nested deeper than 32 levels"

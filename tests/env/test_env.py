@@ -55,8 +55,8 @@ def test_forward_answer_reveals_gold_once_then_backward(small_universe):
     obs, info = env.reset(options={"qid": q.qid})
     assert obs["phase"] == 1 and obs["steps_left"] == 15
     assert obs["text"] == (f"TRAIN QUESTION {q.qid} [phase 1: answer it]\n{q.text}\n\n"
-                           "Remaining actions this phase: 15.\nRecent actions (oldest first):\n"
-                           "(no actions yet)")
+                           "Recent actions (oldest first):\n(no actions yet)\n\n"
+                           "Remaining actions this phase: 15.")
     assert "metrics" in info and info["f1"] is None and not info["answered"]
     obs, r, term, trunc, info = env.step({"action": "answer", "text": q.golds[0]})
     assert (r, term, trunc) == (1.0, False, False)
@@ -348,3 +348,19 @@ def test_no_hidden_field_or_probe_gold_in_observations(small_universe, mode):
             obs, r, term, trunc, info = env.step(env.action_space.sample())
             if term or trunc:
                 break
+
+
+def test_legacy_id_keeps_the_first_layout():
+    import warnings
+
+    assert kbgym.ENV_ID == "kbgym/KBGym-v1"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Gymnasium: "v0 is out of date"
+        old = gym.make("kbgym/KBGym-v0", mode="probe").unwrapped
+    new = gym.make(kbgym.ENV_ID, mode="probe").unwrapped
+    a, _ = old.reset(seed=1)
+    b, _ = new.reset(seed=1)
+    head, counter = b["text"].rsplit("\n\n", 1)
+    assert counter == "Remaining actions this phase: 15."
+    task, history = head.split("\n\n", 1)
+    assert a["text"] == f"{task}\n\n{counter}\n{history}"

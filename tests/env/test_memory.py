@@ -16,6 +16,12 @@ def test_render_empty():
     mem = Memory(k=30, task=TASK)
     assert mem.render(15) == (
         "TRAIN QUESTION q0001 [phase 1: answer it]\nWhat is the job of Ann Bell?\n\n"
+        "Recent actions (oldest first):\n"
+        "(no actions yet)\n\n"
+        "Remaining actions this phase: 15."
+    )
+    assert Memory(k=30, task=TASK, layout="counter_first").render(15) == (
+        "TRAIN QUESTION q0001 [phase 1: answer it]\nWhat is the job of Ann Bell?\n\n"
         "Remaining actions this phase: 15.\n"
         "Recent actions (oldest first):\n"
         "(no actions yet)"
@@ -32,7 +38,6 @@ def test_render_entries_exact():
     mem.push(parse_action("gibberish"), "ERROR: bad input: could not read an action")
     assert mem.render(10) == (
         "QUESTION q0002\nWho?\n\n"
-        "Remaining actions this phase: 10.\n"
         "Recent actions (oldest first):\n"
         "- search(query='Ann Bell', page=1) -> page 1:\n"
         "- s0001: Ann Bell is a doctor.\n"
@@ -41,7 +46,8 @@ def test_render_entries_exact():
         "- s0002: Carl Dunn is a friend of Ann Bell.\n"
         "- add(text='x') -> ERROR: add is not available in this phase\n"
         "- ?(None) -> ERROR: no action was given\n"
-        "- ?('gibberish') -> ERROR: bad input: could not read an action"
+        "- ?('gibberish') -> ERROR: bad input: could not read an action\n\n"
+        "Remaining actions this phase: 10."
     )
 
 
@@ -54,13 +60,14 @@ def test_fifo_keeps_last_k_and_results_whole():
     assert calls == ["read(id='s0002')", "read(id='s0003')", "read(id='s0004')"]
     assert mem.entries[-1][1] == long_result
     assert len(mem) == 3
-    assert mem.render(0).endswith(f"- read(id='s0004') -> {long_result}")
+    assert mem.render(0).endswith(f"- read(id='s0004') -> {long_result}\n\n"
+                                  "Remaining actions this phase: 0.")
 
 
 def test_k_zero_and_validation():
     mem = Memory(k=0, task="T")
     mem.push(Done(), "phase complete")
-    assert mem.render(1).endswith("(no actions yet)")
+    assert mem.render(1).endswith("(no actions yet)\n\nRemaining actions this phase: 1.")
     with pytest.raises(ValueError):
         Memory(k=-1)
 
@@ -70,12 +77,13 @@ def test_set_task_keeps_fifo_clear_empties_it():
     mem.push(Search(query="x"), "(no hits)")
     mem.set_task("phase 2")
     assert mem.render(30) == (
-        "phase 2\n\nRemaining actions this phase: 30.\nRecent actions (oldest first):\n"
-        "- search(query='x', page=1) -> (no hits)"
+        "phase 2\n\nRecent actions (oldest first):\n"
+        "- search(query='x', page=1) -> (no hits)\n\nRemaining actions this phase: 30."
     )
     mem.clear()
     assert mem.task == "phase 2"
-    assert mem.render(30).endswith("Recent actions (oldest first):\n(no actions yet)")
+    assert mem.render(30).endswith("Recent actions (oldest first):\n(no actions yet)\n\n"
+                                   "Remaining actions this phase: 30.")
 
 
 def test_push_accepts_a_prerendered_call():

@@ -98,3 +98,26 @@ def test_plan_variant_is_retrieval_plus_one_line(server):
     agent.act({"phase": 0, "steps_left": 3, "text": "QUESTION q1\nWho?\n"}, {})
     assert server.chat_requests()[-1]["messages"][0]["content"] == plan
     assert agent.meta["skills"]["probe"]["name"] == "retrieval_plan"
+
+
+def test_evidence_skills_extend_the_paper_ones_and_name_the_new_tools():
+    from agents.llm.skills import load_skill
+
+    for name in ("retrieval", "curation"):
+        paper, evidence = load_skill(name), load_skill(f"{name}_evidence")
+        assert evidence.startswith(paper.rstrip("\n"))
+    retrieval = load_skill("retrieval_evidence")
+    assert "locate(" in retrieval and "expand(" in retrieval
+    for word in ("index", "edit", "generalis", "generaliz", "curat", "add(", "delete"):
+        assert word not in retrieval.lower()
+    assert "member_of" in load_skill("curation_evidence")
+
+
+def test_an_evidence_toolset_agent_sends_the_evidence_skills():
+    from agents.llm.agent import LLMAgent
+    from agents.llm.skills import load_skill
+
+    agent = LLMAgent(None, "trainer", toolset="evidence")
+    assert agent.skills["forward"] == load_skill("retrieval_evidence")
+    assert agent.skills["backward"] == load_skill("curation_evidence")
+    assert LLMAgent(None, "reader").skills["probe"] == load_skill("retrieval")

@@ -155,5 +155,7 @@ def test_cli_test_repeats(universe, tmp_path, capsys):
     meta = json.loads((out / "test_meta.json").read_text())
     assert meta["repeats"] == 2 and meta["consistency"] == {"test_in": 1.0}
     assert "jaccard=1.000" in capsys.readouterr().out
-    assert main(["test", "--universe", str(upath), "--repeats", "0"]) == 2
-    assert "repeats must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # the flag's range, checked by argparse
+        main(["test", "--universe", str(upath), "--repeats", "0"])
+    assert exit_.value.code == 2
+    assert "argument --repeats: must be between 1 and 100" in capsys.readouterr().err

@@ -215,5 +215,21 @@ def test_cli_drift_resume_from_library_report_and_replay(u1, tmp_path, capsys):
     assert rep["run"]["repair_actions"] > 0
     assert main(["plot", "--run", str(run2), "--out", str(tmp_path / "plots")]) == 0
     assert (tmp_path / "plots" / "staleness.png").exists()
-    assert main(["drift", "--universe", str(p1), "--changes", "-1", "--out",
-                 str(tmp_path / "x.json")]) == 2
+    with pytest.raises(SystemExit) as exit_:  # the flag's range, checked by argparse
+        main(["drift", "--universe", str(p1), "--changes", "-1", "--out",
+              str(tmp_path / "x.json")])
+    assert exit_.value.code == 2
+
+
+def test_a_library_given_at_reset_on_a_drifted_universe_notices_stale_links(u2):
+    env = KBGymEnv(u2)
+    new_id, old_id = next(iter(u2.meta["drift"]["supersedes"].items()))
+    from kbgym.library.snapshot import snapshot_object
+
+    lib = Library.from_universe(u2)
+    hub = lib.add("Notes that changed.").id
+    lib.link(hub, old_id)
+    snap = snapshot_object(lib, "given", {"hash": u2.hash})  # loaded afresh: no hashes kept
+    env.reset(options={"qid": u2.splits["train"][0], "library": snap})
+    info = env.step({"action": "read", "id": hub})[4]
+    assert f"- {old_id} [stale]: " in info["result"]

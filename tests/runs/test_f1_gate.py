@@ -84,3 +84,17 @@ def test_f1_gate_and_diff_ci_units():
     assert f1_gate(1.1, 0.5) == (False, False)
     idx = np.zeros((10, 3), dtype=int)  # every resample draws question 0 three times
     assert mean_diff_ci([0.0, 1.0, 1.0], [1.0, 1.0, 1.0], idx) == (-1.0, -1.0)
+
+
+def test_long_arm_names_keep_the_columns_aligned():
+    long_name = "trained-entity-pages-seed3"  # longer than the default 12-character column
+    table = probe_table({"B1": _rows([8] * 10, [1.0] * 10),
+                         long_name: _rows([3] * 10, [1.0] * 10)}, _probe(10), resamples=200)
+    lines = format_table(table).splitlines()
+    head, rows = lines[0], lines[1:3]
+    assert long_name in rows[1] and rows[1].split()[1] == long_name
+    # every row's n, steps and rho end under their headers (rho may carry its star after)
+    for label in ("n", "steps", "rho"):
+        end = head.index(label) + len(label)
+        for row in rows:
+            assert row[end - 1].isdigit() and row[end] in " *", (label, row)

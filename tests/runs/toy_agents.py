@@ -70,3 +70,24 @@ def slow_trainer(**opts):
 
 def reader(**opts):
     return ToyReader()
+
+
+class OddAnswers(ToyTrainer):
+    """ToyTrainer whose answers carry U+2028, U+2029 and U+0085, which str.splitlines() and
+    many JSONL readers take for line breaks."""
+
+    meta = {"model": "toy-odd"}
+
+    def act(self, obs, info):
+        action = super().act(obs, info)
+        if isinstance(action, dict) and action.get("action") == "answer":
+            action = dict(action, text=action["text"] + "\u2028x\u2029y\u0085z")
+        return action
+
+
+def odd_trainer(**opts):
+    return OddAnswers(delay=0.01)
+
+
+def sleepy_trainer(**opts):
+    return ToyTrainer(delay=0.05)

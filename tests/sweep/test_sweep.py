@@ -118,17 +118,35 @@ def test_bad_grids_are_one_line_errors(tmp_path, capsys, text, needle):
     assert needle in line and "\n" not in line and not (tmp_path / "o").exists()
 
 
+def exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as err:  # argparse refuses a flag value with exit status 2
+        return err.code
+
+
 @pytest.mark.parametrize("argv, needle", [
-    (["--jobs", "0"], "--jobs must be at least 1"),
-    (["--timeout", "-1"], "--timeout must be positive"),
-    (["--retries", "-1"], "--retries must be 0 or more"),
+    (["--jobs", "0"], "--jobs: must be between 1"),
+    (["--timeout", "-1"], "--timeout: must be between"),
+    (["--retries", "-1"], "--retries: must be between 0"),
     (["--address", "auto"], "--address applies to the ray executor only"),
     (["--prices", "p.yaml"], "belong to 'kbgym sweep report'"),
 ])
 def test_bad_flags_are_one_line_errors(tmp_path, capsys, argv, needle):
     grid = write_grid(tmp_path)
-    assert main(["sweep", str(grid), "--out", str(tmp_path / "o"), *argv]) == 2
-    assert needle in capsys.readouterr().err
+    assert exit_code(["sweep", str(grid), "--out", str(tmp_path / "o"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("opts, needle", [
+    (Options(jobs=0), "--jobs must be at least 1"), (Options(retries=-1), "--retries must be"),
+    (Options(timeout_s=0), "--timeout must be positive"),
+])
+def test_bad_options_from_python_are_one_line_errors(tmp_path, opts, needle):
+    with pytest.raises(ConfigError, match=needle):
+        sweep(write_grid(tmp_path), tmp_path / "o", executor="serial", options=opts)
     assert not (tmp_path / "o").exists()
 
 

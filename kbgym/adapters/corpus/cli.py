@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from kbgym.cliargs import SEED, SIZE
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("import", help="build a universe from your own documents",
@@ -17,18 +19,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "(question, answers, optional support, template, category).")
     c.add_argument("--docs", required=True, help="folder of .md/.markdown/.txt files")
     c.add_argument("--questions", required=True, help="questions, one JSON object a line")
-    c.add_argument("--out", default="universe.json")
-    c.add_argument("--unit", choices=["sentence", "paragraph"], default="sentence")
+    c.add_argument("--out", default="universe.json", help="output file (default universe.json)")
+    c.add_argument("--unit", choices=["sentence", "paragraph"], default="sentence",
+                   help="one note per sentence (default) or per paragraph")
     c.add_argument("--context", choices=["title", "person", "none"], default="title",
                    help="title: prefix a note lacking its document's title with it (default); "
                         "person: also resolve a leading pronoun to the title; none")
     c.add_argument("--keys", help="key extractor module:function (default: capitalised runs)")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=SEED, default=0,
+                   help="master seed of the split draws and later runs (default 0)")
     for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
                           ("eval-out", 10)):
-        c.add_argument(f"--{flag}", type=int, default=default, dest=flag.replace("-", "_"),
-                       help=f"split size (default {default})")
-    c.add_argument("--quiet", action="store_true")
+        c.add_argument(f"--{flag}", type=SIZE, default=default, dest=flag.replace("-", "_"),
+                       help=f"split size, 0-1000000 (default {default})")
+    c.add_argument("--quiet", action="store_true", help="print nothing")
     c.set_defaults(func=cmd_import_corpus)
     return p
 

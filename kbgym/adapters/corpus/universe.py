@@ -80,9 +80,13 @@ def keys_of(extract: KeyExtractor, text: str) -> tuple[str, ...]:
 def read_questions(path: str | Path) -> list[dict]:
     """The JSONL records, checked; one-line errors name the line."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        # "\n" only: str.splitlines() would also break inside a question at U+2028, U+0085...
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such questions file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: not a readable questions file ({type(err).__name__})") \
+            from None
     out = []
     for no, line in enumerate(lines, start=1):
         if not line.strip():

@@ -1,0 +1,96 @@
+"""Loading the files users hand to ``kbgym``: every failure is one ConfigError line naming
+the file and what is wrong (never a traceback, a KeyError or a silent default)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kbgym.errors import ConfigError
+
+
+def read_json(path: str | Path, what: str) -> Any:
+    """The parsed JSON of ``path``; ``what`` names the file kind in errors."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"no such {what} file: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, expected a {what} file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text, expected a {what} file") from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the {what} file ({err.strerror})") from None
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise ConfigError(f"{path}: not valid JSON, expected a {what} file "
+                          f"({str(err).splitlines()[0]})") from None
+
+
+def universe_from_json(data: Any, source: str):
+    """A Universe from parsed JSON, or a one-line ConfigError."""
+    from kbgym.universe.types import Universe
+
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), list) \
+            or not isinstance(data.get("nodes"), list):
+        kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ConfigError(f"{source}: not a kbgym universe file (got {kind!r})")
+    try:
+        return Universe.from_json(data)
+    except Exception as err:
+        raise ConfigError(f"{source}: not a kbgym universe file ({type(err).__name__}: "
+                          f"{str(err)[:120]})") from None
+
+
+def load_universe_file(path: str | Path):
+    return universe_from_json(read_json(path, "universe"), str(path))
+
+
+def read_run_meta(run_dir: str | Path) -> dict:
+    """A training run directory's meta.json, checked for run_id and universe {path, hash}."""
+    d = Path(run_dir)
+    path = d / "meta.json"
+    if not d.is_dir():
+        raise ConfigError(f"{run_dir}: not a run directory (no such directory)")
+    if not path.exists():
+        raise ConfigError(f"{run_dir}: not a run directory (no meta.json)")
+    meta = read_json(path, "meta.json")
+    uni = meta.get("universe") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get("run_id"), str) \
+            or not isinstance(uni, dict) or not isinstance(uni.get("hash"), str) \
+            or not isinstance(uni.get("path"), (str, type(None))):
+        raise ConfigError(f"{path}: not a kbgym meta.json (needs run_id and universe "
+                          "{path, hash})")
+    return meta
+
+
+def check_trace_row(row: Any, i: int, source: str) -> None:
+    """A trace.jsonl row must be an object with the fields replay and reports read."""
+    need = (("kind", str), ("phase", int), ("action", (str, type(None))),
+            ("result", str), ("qid", str))
+    if not isinstance(row, dict) or not all(isinstance(row.get(k), t) for k, t in need):
+        raise ConfigError(f"{source} row {i}: not a trace row (needs kind, qid, phase, action, "
+                          "result)")
+    if row["kind"] == "train" and not isinstance(row.get("iteration"), int):
+        raise ConfigError(f"{source} row {i}: a train row needs an integer iteration")
+
+
+def check_library_universe(lib, header: dict, universe, source: str) -> None:
+    """A snapshot examined against ``universe`` must have been built on it: by the recorded
+    hash, or - when the header has none - by its untouched original notes."""
+    uhash = (header.get("universe") or {}).get("hash") if isinstance(header, dict) else None
+    if uhash is not None:
+        if uhash != universe.hash:
+            raise ConfigError(f"{source} was built on universe {uhash}, not {universe.hash}")
+        return
+    texts = {n.id: n.text for n in universe.nodes}
+    if set(lib.origins) != set(texts):
+        raise ConfigError(f"{source} records no universe and its original notes are not this "
+                          f"universe's ({universe.hash}); pass the right --universe")
+    for node in lib.nodes():
+        if node.origin is not None and node.flag is None and texts.get(node.origin) != node.text:
+            raise ConfigError(f"{source} records no universe and note {node.id} differs from "
+                              f"universe {universe.hash}; pass the right --universe")

@@ -1,0 +1,70 @@
+"""One writer per run directory: an OS-level lock on ``{run_dir}/.kbgym.lock``.
+
+``kbgym train`` and ``kbgym test --out`` hold it while they write. A second writer gets a
+one-line :class:`RunLockedError` instead of interleaving rows with the first. The lock is an
+``flock`` on an open file, so the OS drops it when the holder exits or is killed; the file
+itself stays behind harmlessly. Temp files of atomic writes cut short by a kill are removed
+once the lock is held (nobody else can be writing them then).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from kbgym.errors import ConfigError
+
+try:  # POSIX; elsewhere the lock is a no-op
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_NAME = ".kbgym.lock"
+
+
+class RunLockedError(ConfigError):
+    """Another process is writing the run directory."""
+
+
+def remove_stale_temps(root: Path) -> list[Path]:
+    """Delete leftovers of interrupted atomic writes (``.{name}.*.tmp``); returns them."""
+    gone = []
+    for tmp in Path(root).glob(".*.tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+            gone.append(tmp)
+    return gone
+
+
+@contextlib.contextmanager
+def run_lock(root: str | os.PathLike) -> Iterator[None]:
+    """Hold the run directory's writer lock (creating the directory) for the ``with`` body."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fh = open(root / LOCK_NAME, "a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            raise RunLockedError(
+                f"{root} is being written by another kbgym process (pid {holder}); wait for it "
+                "to finish or choose another --out") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        remove_stale_temps(root)
+        try:
+            yield
+        finally:
+            fh.seek(0)
+            fh.truncate()  # a finished run leaves an empty lock file (same bytes every run)
+    finally:
+        fh.close()  # closing the descriptor releases the flock
