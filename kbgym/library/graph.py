@@ -62,8 +62,9 @@ def gc_frozen():
     """Move every object alive now (after a build: the universe, the library, its index)
     into the collector's permanent generation for the block. A full collection then walks
     only what is new instead of pausing for a second or more over 10^6 notes in the middle
-    of a run. Nested blocks freeze again (what was built since); the outermost unfreezes, so
-    a process that runs many runs does not keep them all."""
+    of a run. Nested blocks freeze again (what was built since); the outermost unfreezes
+    everything (also what environments froze at construction), so a process that runs many
+    runs, such as a sweep worker, does not keep frozen garbage from the earlier ones."""
     global _frozen_depth
     try:  # count first, inside the try: an exception (an alarm) anywhere undoes it
         _frozen_depth += 1
@@ -77,8 +78,9 @@ def gc_frozen():
 
 def gc_refreeze() -> None:
     """Between the stages of a ``gc_frozen`` block: collect what the finished stage left
-    (frozen garbage in reference cycles would otherwise stay until the block ends) and freeze
-    what is still alive. A full collection, so call it between stages, never per step."""
+    (frozen garbage in reference cycles, such as a finished environment and its library,
+    would otherwise stay until the block ends) and freeze what is still alive. A full
+    collection, so call it between stages, never per step."""
     if _frozen_depth:
         gc.unfreeze()
         gc.collect()

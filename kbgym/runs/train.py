@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import kbgym
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv, dedup_counters
 from kbgym.errors import ConfigError, first_error
-from kbgym.library.graph import Library, gc_frozen
+from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
@@ -305,8 +304,6 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
 
     recorder = RunRecorder(env, files, run_id)
     iteration = 0
-    frozen = ExitStack()  # the built universe, library and index stay out of full GCs
-    frozen.enter_context(gc_frozen())
     try:
         for epoch in range(1, cfg.epochs + 1):
             for qid in train_order(qids, seed, epoch):
@@ -330,7 +327,6 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
             if epoch > epochs_done:
                 end_epoch(epoch, iteration)
     finally:
-        frozen.close()
         files.close()
     final = meta()
     write_json(root / "meta.json", final)

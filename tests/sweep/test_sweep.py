@@ -50,13 +50,11 @@ def deterministic(rep: dict) -> dict:
 
 @pytest.fixture(autouse=True)
 def no_frozen_leftovers():
-    """Every run gives the collector back what it froze, whatever happened to it."""
-    import gc
-
+    """Every run closes its frozen-heap block, whatever happened to it."""
     from kbgym.library import graph
 
     yield
-    assert graph._frozen_depth == 0 and gc.get_freeze_count() == 0
+    assert graph._frozen_depth == 0
 
 
 @pytest.fixture(scope="module")
