@@ -5,14 +5,17 @@ use (``Felix Abernathy is married to``, ``the father of Nora Vance``, ``cooper``
 until the on-topic hits end (see :class:`~agents.scripted.knowledge.Tier`), and several people's
 attribute notes are fetched with one query (``born Felix Abernathy Nora Vance``).
 
-Index notes are used whenever the library has them: an authored hit that names the key the
-reader is enumerating (``Residents of Fenmarch.``, ``Friends of Felix Abernathy.``, a name hub)
-is read, and its linked notes are taken as the complete member set (the curation promise). A
-hit that states the question's answer outright (a content writer's sentence) is answered from.
+Index notes are used whenever the library has them, in any wording: an authored note that
+names the key the reader is enumerating is read, and when its links show a member set it is
+taken as complete (the curation promise); see :class:`ScriptedReader`. A note that states the
+question's answer outright (an answer statement) is answered from. Three readers share this
+plan: :class:`ScriptedReader` (the exam reader), :class:`StrictReader` (the first one, which
+credits only this project's own titles) and :class:`EvidenceReader` (locate and expand).
 
 The plan is a generator: it yields actions and resumes once the next observation has been
 folded into :class:`~agents.scripted.knowledge.Knowledge`. On the last step of the budget the
-reader answers its best guess. Everything is deterministic: sets are walked in sorted order.
+reader answers its best guess. Everything is deterministic (sets are walked in sorted order)
+unless a repeated exam hands ``reset`` a seed.
 """
 
 from __future__ import annotations
@@ -217,8 +220,12 @@ class ScriptedReader(BaseAgent):
                 or key not in (q.X, q.Y)):
             return ""
         self._discovered.add(key)
-        yield from self._search(key)
+        yield from self._look_up(key)
         return ""
+
+    def _look_up(self, key: str) -> Plan:
+        """The discovery step: a search for the bare name."""
+        return (yield from self._search(key))
 
     def _value_query(self, value: str) -> tuple[str, Tier]:
         """A value's set query: the value and its plural (only index titles hold the plural)."""
@@ -562,12 +569,7 @@ class EvidenceReader(ScriptedReader):
 
     name = "scripted-reader-evidence"
 
-    def _discover(self, rel: str, key: str) -> Plan:
-        q = self._question
-        if (key in self._discovered or (rel, key) in self.kb.complete or q is None
-                or key not in (q.X, q.Y)):
-            return ""
-        self._discovered.add(key)
+    def _look_up(self, key: str) -> Plan:
         yield {"action": "locate", "terms": [key]}
         return ""
 
