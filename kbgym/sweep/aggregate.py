@@ -328,7 +328,7 @@ def render_markdown(rep: dict) -> str:
         lines += ["", f"## {c['label']}", "",
                   f"seeds {', '.join(map(str, c['seeds']))}; δ = {c['delta']:g}; "
                   f"{c['resamples']} resamples", "",
-                  "| arm | group | n | mean ρ | between-seed CI | pooled ρ | bootstrap CI | "
+                  "| arm | group | n | mean ρ | between-seed CI | pooled ρ | bootstrap CI | gate "
                   "| F1 | F1 B1 | ΔF1 | ΔF1 CI | seeds * |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for arm, groups in c["arms"].items():
