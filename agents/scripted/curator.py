@@ -427,6 +427,21 @@ class IndexCurator(_Backward):
         if not kb.links.get(existing) and not targets and self.steps_left > 1:
             yield {"action": "delete", "id": existing}
             self.stats["deleted"] += 1
+        elif self.link_type and rel == "grandchildren":
+            yield from self._refer(existing, self.titles["children"].format(
+                key=key, role=self._role(key)))
+
+    def _refer(self, source: str, title: str) -> Plan:
+        """Typed mode: a ``refers_to`` link from an index to the related index titled
+        ``title`` (a grandchildren index to the children index of the same person), when that
+        one exists and the link does not."""
+        target = yield from self._find_title(title)
+        if (target is None or target == source or target in self.kb.links.get(source, [])
+                or self.steps_left <= 1):
+            return
+        yield {"action": "link", "source": source, "target": target, "type": "refers_to"}
+        if self.last_result.startswith("linked"):
+            self.kb.links.setdefault(source, []).append(target)
 
 
 def _first_per_member(kb: Knowledge, targets: list[str], rel: str, key: str) -> list[str]:

@@ -227,3 +227,24 @@ def test_train_agent_dispatches_on_phase():
     assert a["action"] == "answer"
     obs, *_ = env.step(a)
     assert obs["phase"] == 2 and agent.act(obs, info) == {"action": "done"}
+
+
+def test_typed_index_curator_links_members_as_member_of_and_refers_grandchildren_to_children(
+        tmp_path):
+    from kbgym.env.config import KBGymConfig
+    from kbgym.library.snapshot import load_snapshot
+    from kbgym.plugins import make_agent
+    from kbgym.runs.train import TrainConfig, train
+    from kbgym.universe import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=1, n_people=150))
+    train(u, make_agent("scripted-index-typed"), tmp_path, env_config=KBGymConfig(
+        typed_links=True), config=TrainConfig(epochs=1, train_size=60, snapshot_every=1000))
+    lib, _ = load_snapshot(tmp_path / "kb_epoch_1.json")
+    authored = [n for n in lib if n.is_authored]
+    assert authored and all(t == "member_of" for n in authored for tgt, t in
+                            n.link_types.items() if not lib[tgt].is_authored)
+    refers = [(n, tgt) for n in authored for tgt, t in n.link_types.items() if t == "refers_to"]
+    assert refers
+    for n, tgt in refers:
+        assert n.text.startswith("Grandchildren of ") and lib[tgt].text.startswith("Children of ")
