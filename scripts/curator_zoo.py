@@ -67,7 +67,7 @@ def run_seed(seed: int, args, curators: list[str], out: Path) -> tuple[dict, dic
     probe["splits"] = {g: probe["splits"][g] for g in GROUPS}
     for style in STYLES:
         if style != "canonical" and "scripted-index" in libs:
-            lib, _ = load_snapshot(out / f"seed{seed}" / "scripted-index" / "kb_epoch_2.json")
+            lib = libs["scripted-index"].copy()
             restyle(lib, style, spouse)
             libs[f"restyled:{style}"] = lib
     reader = make_agent(args.reader)

@@ -395,7 +395,7 @@ class LinkJudgedKnowledge(Knowledge):
         note whose words name only *other* relations (``X's kids`` when friends are wanted) is
         not read at all. Reading order and that skip are the only uses of wording; whether a
         note is an index is judged by its links alone."""
-        out = []
+        out = []  # (not hinted for rel, id)
         for nid in self.order:
             if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
                 continue
@@ -406,11 +406,11 @@ class LinkJudgedKnowledge(Knowledge):
             hinted = hinted_relations(text)
             if rel in REL_HINTS and hinted and rel not in hinted:
                 continue  # plainly about another of the key's sets: not worth a step
-            out.append(nid)
+            out.append((rel not in hinted, nid))
         if self.rng is not None:
             self.rng.shuffle(out)
-        out.sort(key=lambda nid: rel not in hinted_relations(self.notes[nid]))
-        return out[:MAX_CANDIDATE_READS]
+        out.sort(key=lambda item: item[0])  # stable: shown (or shuffled) order within a rank
+        return [nid for _, nid in out[:MAX_CANDIDATE_READS]]
 
     def absorb_index(self, nid: str, rel: str, key: str) -> bool:
         self.judged.add((nid, rel, key))
@@ -502,10 +502,12 @@ def note_keys(text: str) -> list[tuple[str, str | None]]:
     also as plurals."""
     out: list[tuple[str, str | None]] = [(p, None) for p in names_in(text)]
     words = set(tokens(text))
-    for kind, vocab in VALUE_KINDS:
-        for v in vocab:
-            forms = plural_forms(v)
-            if words.intersection(tokens(" ".join(forms))) and any(mentions(text, f)
-                                                                   for f in forms):
-                out.append((v, kind))
+    for kind, v, forms, form_words in _VALUE_FORMS:
+        if words & form_words and any(mentions(text, f) for f in forms):
+            out.append((v, kind))
     return out
+
+
+#: (kind, value, its forms, their words) for every job, hobby and city, computed once.
+_VALUE_FORMS = tuple((kind, v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
+                     for kind, vocab in VALUE_KINDS for v in vocab)

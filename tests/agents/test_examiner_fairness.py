@@ -49,7 +49,7 @@ def world(tmp_path_factory):
     for name, lib in runs.items():
         arms[name] = examine_probe(u, lib, reader, probe)
     for style in INVARIANT:
-        lib, _ = load_snapshot(out / "scripted-index" / "kb_epoch_2.json")
+        lib = runs["scripted-index"].copy()
         assert restyle(lib, style, spouse)  # titles really changed
         arms[f"restyled:{style}"] = examine_probe(u, lib, reader, probe)
     return probe_table(arms, probe, resamples=2000)
