@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agents.llm.agent import make_llm_agent  # noqa: E402
+from kbgym_agents.llm.agent import make_llm_agent  # noqa: E402
 from kbgym.library.graph import Library  # noqa: E402
 from kbgym.runs.concurrent import examine_concurrent  # noqa: E402
 from kbgym.universe import UniverseConfig, generate  # noqa: E402

@@ -1,6 +1,6 @@
 """Calibrate the scripted reader on the untrained library (B1).
 
-Runs ``agents.scripted.ScriptedReader`` in probe mode over test_in + test_out + train of a
+Runs ``kbgym_agents.scripted.ScriptedReader`` in probe mode over test_in + test_out + train of a
 generated universe and prints F1 and mean steps per class (QC1..QC10) and overall. F1 here is
 the §11 score: QC5's row is its unanswerable accuracy, and QC5 is excluded from the
 relation-class and score-block F1 (mean steps of the score block cover all questions). The paper's LLM reader (SPEC §19): relation-class F1 0.67 and
@@ -16,7 +16,7 @@ import argparse
 import time
 from collections import defaultdict
 
-from agents.loop import run_episode
+from kbgym_agents.loop import run_episode
 from kbgym.plugins import make_agent
 from kbgym.env import KBGymEnv
 from kbgym.universe import UniverseConfig, generate

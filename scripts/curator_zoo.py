@@ -5,10 +5,10 @@ one table of rho, F1 and the F1 gate, and the structure metrics.
                                   [--reader scripted-reader] [--curators a,b,...] [--out DIR]
 
 Per seed: the default universe (500 people), the ``prior`` arm (each template's most frequent
-training answer, one step: what guessing alone earns), each curator of ``agents.zoo.curators.ZOO``
+training answer, one step: what guessing alone earns), each curator of ``kbgym_agents.zoo.curators.ZOO``
 trained on train[:100] x 2 epochs, one probe (made from the canonical run: every curator
 trains on the same questions) and one B1 exam shared by all arms. The canonical library is also
-examined with its index titles rewritten in each style of ``agents.zoo.titles.STYLES``
+examined with its index titles rewritten in each style of ``kbgym_agents.zoo.titles.STYLES``
 (``restyled:<style>``: the very same links, other words). Rows of all seeds are pooled into one
 paired-bootstrap table (``--m`` examines every arm at another budget, e.g. 6).
 """
@@ -21,8 +21,8 @@ import statistics
 import time
 from pathlib import Path
 
-from agents.zoo.curators import ZOO
-from agents.zoo.titles import STYLES, restyle
+from kbgym_agents.zoo.curators import ZOO
+from kbgym_agents.zoo.titles import STYLES, restyle
 from kbgym.env.config import KBGymConfig
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot

@@ -25,7 +25,7 @@ import argparse
 import statistics
 import time
 
-from agents.zoo.titles import restyle
+from kbgym_agents.zoo.titles import restyle
 from kbgym.env.config import KBGymConfig
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.llm.agent import make_llm_agent  # noqa: E402
-from agents.llm.cost import break_even_report, exam_costs  # noqa: E402
+from kbgym_agents.llm.agent import make_llm_agent  # noqa: E402
+from kbgym_agents.llm.cost import break_even_report, exam_costs  # noqa: E402
 from kbgym.env.config import KBGymConfig  # noqa: E402
 from kbgym.jsonio import write_canonical  # noqa: E402
 from kbgym.library.graph import Library  # noqa: E402

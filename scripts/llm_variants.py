@@ -60,7 +60,7 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from agents.llm.agent import make_llm_agent  # noqa: E402
+from kbgym_agents.llm.agent import make_llm_agent  # noqa: E402
 from kbgym.env.config import KBGymConfig  # noqa: E402
 from kbgym.env.env import KBGymEnv, load_universe  # noqa: E402
 from kbgym.errors import ConfigError  # noqa: E402

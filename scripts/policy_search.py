@@ -4,7 +4,7 @@ curator's parameters, judged on the gradient probe afterwards.
     python scripts/policy_search.py [--seeds 0,1,2] [--iterations 6] [--population 14]
         [--elite 4] [--search-size 30] [--train-size 100] [--workers 2] [--out DIR]
 
-The curator (agents.scripted.variants.param_trainer) has parameters: which key families to
+The curator (kbgym_agents.scripted.variants.param_trainer) has parameters: which key families to
 index (hub, job, hobby, city, friends, children, grandchildren), how much of each member list to
 link, full or short titles, and when to stop (a backward step cap). The search starts from a
 uniform distribution over them (random parameters), samples a population, scores every
@@ -80,7 +80,7 @@ def params_of(x: tuple) -> dict:
 
 def train(universe, b1, params: dict, qids: list[str], config: dict, seed: int):
     """Train a fork of B1 with the parametrised curator: (library, total curation reward)."""
-    from agents.scripted.variants import param_trainer
+    from kbgym_agents.scripted.variants import param_trainer
     from kbgym.env.env import KBGymEnv
     from kbgym.runs.episode import EpisodeRun
 

@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests/adapters/data/phantomwiki_seed1"
 PW_GENERATE = ROOT / ".venv-pw/bin/pw-generate"
-TRAINER = "agents.scripted.pw:index_trainer"
-READER = "agents.scripted.pw:reader"
+TRAINER = "kbgym_agents.scripted.pw:index_trainer"
+READER = "kbgym_agents.scripted.pw:reader"
 GROUPS = "exact,share1,share0"
 
 
@@ -84,8 +84,8 @@ def b1_by_type(universe: Path) -> str:
     """F1, mean steps and budget-limited answers per PW type of the reader on B1 over every
     universe question."""
     sys.path.insert(0, str(ROOT))
-    from agents.loop import run_episode
-    from agents.scripted.pw import PWReader, parse_pw_question
+    from kbgym_agents.loop import run_episode
+    from kbgym_agents.scripted.pw import PWReader, parse_pw_question
     from kbgym.env import KBGymEnv
     from kbgym.env.env import load_universe
 

@@ -71,7 +71,7 @@ def probe_cells(table: dict, arm: str) -> dict:
 
 def run(args) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from agents.scripted.variants import variant_trainers
+    from kbgym_agents.scripted.variants import variant_trainers
     from kbgym.env.env import default_universe
     from kbgym.library.graph import Library
     from kbgym.plugins import make_agent

@@ -29,9 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.llm.client import CallResult, ChatCaller
-from agents.llm.skills import load_skill, skill_digest
-from agents.llm.toolcalls import (
+from kbgym_agents.llm.client import CallResult, ChatCaller
+from kbgym_agents.llm.skills import load_skill, skill_digest
+from kbgym_agents.llm.toolcalls import (
     MODES,
     Reading,
     Request,
@@ -58,7 +58,7 @@ _REFUSAL = re.compile(r"tool|function|parallel_tool_calls|response_format", re.I
 @dataclass
 class AgentStats:
     """Decision counters shared by an agent and its spawns (the API counters live in the
-    caller's :class:`~agents.llm.client.CallStats`)."""
+    caller's :class:`~kbgym_agents.llm.client.CallStats`)."""
 
     steps: int = 0
     noops: int = 0                 # steps answered with None
@@ -281,7 +281,7 @@ class LLMAgent:
                "decisions": dict(sorted(a.how.items())), "mode": a.mode,
                "switches": [list(s) for s in a.switches]}
         if self.prices is not None:
-            from agents.llm.cost import PriceTable
+            from kbgym_agents.llm.cost import PriceTable
 
             table = PriceTable.load(self.prices)
             model, t_in, t_out = self.caller.model, out["tokens_in"], out["tokens_out"]
@@ -311,7 +311,7 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
     max_completion_tokens 12000 and reasoning_effort "low", never a temperature. Other models
     get max_completion_tokens 1024 unless ``max_tokens`` is given (llama.cpp reads that one).
     """
-    from agents.llm.client import RetryPolicy, make_sampling, resolve_endpoint
+    from kbgym_agents.llm.client import RetryPolicy, make_sampling, resolve_endpoint
 
     sampling = make_sampling(
         model, reasoning=reasoning, max_completion_tokens=max_completion_tokens,

@@ -2,7 +2,7 @@
 ``openai-forward``, ``openai-backward`` and ``openai-judge``.
 
 Each is called with keyword options: model, base_url, api_key_env (the *name* of the key's
-environment variable) and any of :func:`agents.llm.agent.make_llm_agent`'s settings. Options
+environment variable) and any of :func:`kbgym_agents.llm.agent.make_llm_agent`'s settings. Options
 the runners pass to every agent but LLM agents do not use (``seed``) are accepted and
 ignored: a seed is sent to the model only as ``sampling_seed``.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agents.llm.agent import LLMAgent, make_llm_agent
-from agents.llm.judge import LLMJudge, make_judge
+from kbgym_agents.llm.agent import LLMAgent, make_llm_agent
+from kbgym_agents.llm.judge import LLMJudge, make_judge
 from kbgym.errors import ConfigError
 
 #: Environment variables read when an option is not given (so `kbgym train --agent

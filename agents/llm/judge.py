@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agents.llm.client import ChatCaller, RetryPolicy, make_sampling, resolve_endpoint
-from agents.llm.skills import load_skill, skill_digest
+from kbgym_agents.llm.client import ChatCaller, RetryPolicy, make_sampling, resolve_endpoint
+from kbgym_agents.llm.skills import load_skill, skill_digest
 from kbgym.errors import ConfigError, KBGymError
 from kbgym.library.dedup import judge_user_message, judge_verdict
 

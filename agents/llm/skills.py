@@ -21,7 +21,7 @@ def load_skill(name: str) -> str:
     """The text of skill ``name`` (``agents/prompts/{name}.md``) or of a file path, exactly
     as stored (bytes decoded as UTF-8, no newline translation)."""
     if name in SKILLS or ("/" not in name and not name.endswith(".md")):
-        res = resources.files("agents").joinpath("prompts", f"{name}.md")
+        res = resources.files("kbgym_agents").joinpath("prompts", f"{name}.md")
         if not res.is_file():
             raise ConfigError(f"unknown skill {name!r}; known: {', '.join(SKILLS)} "
                               "(or give a path to a .md file)")

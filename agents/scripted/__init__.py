@@ -9,9 +9,9 @@
 - ``TrainAgent(reader, curator)``: the reader in forward, the curator in backward.
 """
 
-from agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
-from agents.scripted.reader import ScriptedReader
-from agents.scripted.train import TrainAgent
+from kbgym_agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
+from kbgym_agents.scripted.reader import ScriptedReader
+from kbgym_agents.scripted.train import TrainAgent
 
 __all__ = ["ScriptedReader", "IndexCurator", "ContentWriter", "NoopCurator", "RandomCurator",
            "TrainAgent"]

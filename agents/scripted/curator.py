@@ -21,9 +21,9 @@ import random
 import re
 from collections.abc import Generator
 
-from agents.base import Action, BaseAgent
-from agents.scripted.knowledge import Knowledge, Tier
-from agents.scripted.queries import (
+from kbgym_agents.base import Action, BaseAgent
+from kbgym_agents.scripted.knowledge import Knowledge, Tier
+from kbgym_agents.scripted.queries import (
     children_query,
     friends_query,
     hub_query,
@@ -31,7 +31,7 @@ from agents.scripted.queries import (
     spouse_query,
     value_query,
 )
-from agents.scripted.text import (
+from kbgym_agents.scripted.text import (
     Fact,
     ParsedQuestion,
     answer_statement,
@@ -71,7 +71,7 @@ _GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ')
 #: Index titles (SPEC §9.5 CURATION, §12.3 families). A person's relation index opens with the
 #: relation (``Friends of X``) and then repeats the wording of its member notes, so that it
 #: ranks first under the search a reader makes for that set (``X is a friend of``) while the
-#: indexes of other people stay below the set (see :mod:`agents.scripted.queries`).
+#: indexes of other people stay below the set (see :mod:`kbgym_agents.scripted.queries`).
 TITLES = {
     "hub": "Index of notes about {key}.",
     "job": "People whose job is {key}.",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
-from agents.scripted.reader import EvidenceReader, ScriptedReader, StrictReader
-from agents.scripted.train import TrainAgent
+from kbgym_agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
+from kbgym_agents.scripted.reader import EvidenceReader, ScriptedReader, StrictReader
+from kbgym_agents.scripted.train import TrainAgent
 
 
 def reader(**_: Any) -> ScriptedReader:
@@ -55,13 +55,13 @@ def random_trainer(seed: int = 0, **_: Any) -> TrainAgent:
 
 def pw_reader(**_: Any):
     """``scripted-pw-reader``: the PhantomWiki exam reader."""
-    from agents.scripted.pw import PWReader
+    from kbgym_agents.scripted.pw import PWReader
 
     return PWReader()
 
 
 def pw_index_trainer(**_: Any):
     """``scripted-pw-index``: the PW reader in forward, the PW index curator in backward."""
-    from agents.scripted.pw import PWIndexCurator, PWReader
+    from kbgym_agents.scripted.pw import PWIndexCurator, PWReader
 
     return TrainAgent(PWReader(), PWIndexCurator())

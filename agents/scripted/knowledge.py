@@ -18,7 +18,7 @@ import random
 import re
 from collections.abc import Iterable
 
-from agents.scripted.text import (
+from kbgym_agents.scripted.text import (
     VALUE_KINDS,
     Fact,
     Observation,

@@ -1,6 +1,6 @@
 """Scripted agents for PhantomWiki universes (SPEC §17): a reader and an index curator.
 
-The generated-universe agents (:mod:`agents.scripted.reader`, :mod:`.curator`) know the 26
+The generated-universe agents (:mod:`kbgym_agents.scripted.reader`, :mod:`.curator`) know the 26
 KBGym question shapes; PhantomWiki asks its own, over its own sentence forms. These agents
 decide from ``obs["text"]`` only, with public knowledge of PhantomWiki 1.0.3:
 
@@ -56,10 +56,10 @@ import re
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
-from agents.base import Action, BaseAgent
-from agents.scripted.curator import sync_links
-from agents.scripted.knowledge import ResultLedger
-from agents.scripted.text import parse_observation, tokens
+from kbgym_agents.base import Action, BaseAgent
+from kbgym_agents.scripted.curator import sync_links
+from kbgym_agents.scripted.knowledge import ResultLedger
+from kbgym_agents.scripted.text import parse_observation, tokens
 from kbgym.adapters.phantomwiki.facts import parse_sentence
 from kbgym.scoring import f1_score
 
@@ -906,12 +906,12 @@ def reader(**_) -> PWReader:
 
 def index_trainer(**_):
     """``scripted-pw-index``: the PW reader in forward, the PW index curator in backward."""
-    from agents.scripted.train import TrainAgent
+    from kbgym_agents.scripted.train import TrainAgent
     return TrainAgent(PWReader(), PWIndexCurator())
 
 
 def noop_trainer(**_):
     """The PW reader in forward, ``done()`` in backward (a control run)."""
-    from agents.scripted.curator import NoopCurator
-    from agents.scripted.train import TrainAgent
+    from kbgym_agents.scripted.curator import NoopCurator
+    from kbgym_agents.scripted.train import TrainAgent
     return TrainAgent(PWReader(), NoopCurator())

@@ -12,8 +12,8 @@ key ranks first under these very queries and indexes for other keys stay below t
 
 from __future__ import annotations
 
-from agents.scripted.knowledge import Tier
-from agents.scripted.text import gender_of, tokens
+from kbgym_agents.scripted.knowledge import Tier
+from kbgym_agents.scripted.text import gender_of, tokens
 
 
 def friends_query(x: str) -> tuple[str, Tier]:

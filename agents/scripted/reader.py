@@ -2,7 +2,7 @@
 
 It parses the question's shape (§4.2), plans the hops, and searches with the words a note would
 use (``Felix Abernathy is married to``, ``the father of Nora Vance``, ``cooper``). Sets are paged
-until the on-topic hits end (see :class:`~agents.scripted.knowledge.Tier`), and several people's
+until the on-topic hits end (see :class:`~kbgym_agents.scripted.knowledge.Tier`), and several people's
 attribute notes are fetched with one query (``born Felix Abernathy Nora Vance``).
 
 Index notes are used whenever the library has them, in any wording: an authored note that
@@ -13,7 +13,7 @@ plan: :class:`ScriptedReader` (the exam reader), :class:`StrictReader` (the firs
 credits only this project's own titles) and :class:`EvidenceReader` (locate and expand).
 
 The plan is a generator: it yields actions and resumes once the next observation has been
-folded into :class:`~agents.scripted.knowledge.Knowledge`. On the last step of the budget the
+folded into :class:`~kbgym_agents.scripted.knowledge.Knowledge`. On the last step of the budget the
 reader answers its best guess. Everything is deterministic (sets are walked in sorted order)
 unless a repeated exam hands ``reset`` a seed.
 """
@@ -23,9 +23,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator
 
-from agents.base import Action, BaseAgent
-from agents.scripted.knowledge import Knowledge, LinkJudgedKnowledge, Tier, plural_forms
-from agents.scripted.queries import (
+from kbgym_agents.base import Action, BaseAgent
+from kbgym_agents.scripted.knowledge import Knowledge, LinkJudgedKnowledge, Tier, plural_forms
+from kbgym_agents.scripted.queries import (
     children_query,
     friends_query,
     parent_query,
@@ -33,7 +33,7 @@ from agents.scripted.queries import (
     spouse_query,
     value_query,
 )
-from agents.scripted.text import (
+from kbgym_agents.scripted.text import (
     ParsedQuestion,
     gender_of,
     parse_observation,
@@ -63,7 +63,7 @@ class ScriptedReader(BaseAgent):
       which finds ``Coopers.`` as well as ``People whose job is cooper.``. Notes that show up
       on any other page are considered too.
     - **Judgement.** A candidate is read, and its links decide whether it is a complete index
-      for the set (:class:`~agents.scripted.knowledge.LinkJudgedKnowledge`).
+      for the set (:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`).
     - **Statements.** §3 sentences are believed whoever wrote them (the newest wins on a
       conflict), and so are answer statements (``The job of the spouse of X is baker.``).
 

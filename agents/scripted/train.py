@@ -3,7 +3,7 @@ and in a probe, phase 0), the curator edits in backward (phase 2)."""
 
 from __future__ import annotations
 
-from agents.base import Action, BaseAgent
+from kbgym_agents.base import Action, BaseAgent
 
 
 class TrainAgent(BaseAgent):

@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agents.base import Action, BaseAgent
-from agents.scripted.curator import KEYS, SHORT_TITLES, TITLES, IndexCurator
-from agents.scripted.train import TrainAgent
+from kbgym_agents.base import Action, BaseAgent
+from kbgym_agents.scripted.curator import KEYS, SHORT_TITLES, TITLES, IndexCurator
+from kbgym_agents.scripted.train import TrainAgent
 
 _IDS = re.compile(r"\bs(\d{4,})\b")
 FAMILIES = ("hub", "job", "hobby", "city", "friends", "children", "grandchildren")
@@ -123,7 +123,7 @@ class JunkLinker(BaseAgent):
 
 
 def reader():
-    from agents.scripted.reader import ScriptedReader
+    from kbgym_agents.scripted.reader import ScriptedReader
 
     return ScriptedReader()
 
@@ -140,7 +140,7 @@ def param_trainer(params: Mapping[str, Any], seed: int = 0) -> TrainAgent:
 
 def variant_trainers(seed: int = 0) -> dict[str, TrainAgent]:
     """The named curators of the reward-alignment study (reader + curator each)."""
-    from agents.scripted.curator import ContentWriter, NoopCurator, RandomCurator
+    from kbgym_agents.scripted.curator import ContentWriter, NoopCurator, RandomCurator
 
     def idx(**kw) -> TrainAgent:
         return TrainAgent(reader(), Degraded(IndexCurator(), seed=seed, **kw))

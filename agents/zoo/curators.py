@@ -5,7 +5,7 @@ style, some are careless, some are hostile.
 
 Each is a backward-phase agent (``act(observation, info)``, ``reset()``); the factories at the
 bottom pair one with the scripted reader for the forward phase, so that
-``kbgym train --agent agents.zoo.curators:entity_pages`` trains it like any curator.
+``kbgym train --agent kbgym_agents.zoo.curators:entity_pages`` trains it like any curator.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import random
 import re
 from collections.abc import Generator
 
-from agents.scripted.curator import IndexCurator
-from agents.scripted.reader import ScriptedReader
-from agents.scripted.train import TrainAgent
-from agents.zoo.titles import STYLES
+from kbgym_agents.scripted.curator import IndexCurator
+from kbgym_agents.scripted.reader import ScriptedReader
+from kbgym_agents.scripted.train import TrainAgent
+from kbgym_agents.zoo.titles import STYLES
 from kbgym.universe.vocab import CITIES, HOBBIES, JOBS
 
 Plan = Generator[dict, None, None]
@@ -158,7 +158,7 @@ class FalseStatements(UserCurator):
     name = "false-statements"
 
     def plan(self, question: str, gold: str) -> Plan:
-        from agents.scripted.text import answer_statement, parse_question
+        from kbgym_agents.scripted.text import answer_statement, parse_question
 
         q = parse_question(question)
         if q is None or not gold:
@@ -266,12 +266,12 @@ def reworded_index(style: str = "reworded", **_) -> TrainAgent:
 #: zoo name -> factory spec for ``kbgym.plugins.make_agent`` / ``kbgym train --agent``.
 ZOO = {
     "scripted-index": "scripted-index",
-    "reworded-index": "agents.zoo.curators:reworded_index",
-    "entity-pages": "agents.zoo.curators:entity_pages",
-    "question-notes": "agents.zoo.curators:question_notes",
-    "false-statements": "agents.zoo.curators:false_statements",
-    "false-facts": "agents.zoo.curators:false_facts",
-    "natural-false": "agents.zoo.curators:natural_false",
-    "random-links": "agents.zoo.curators:random_links",
+    "reworded-index": "kbgym_agents.zoo.curators:reworded_index",
+    "entity-pages": "kbgym_agents.zoo.curators:entity_pages",
+    "question-notes": "kbgym_agents.zoo.curators:question_notes",
+    "false-statements": "kbgym_agents.zoo.curators:false_statements",
+    "false-facts": "kbgym_agents.zoo.curators:false_facts",
+    "natural-false": "kbgym_agents.zoo.curators:natural_false",
+    "random-links": "kbgym_agents.zoo.curators:random_links",
     "noop": "scripted-noop",
 }

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agents.scripted.curator import TITLES
-from agents.scripted.knowledge import plural_forms
-from agents.scripted.text import index_keys
+from kbgym_agents.scripted.curator import TITLES
+from kbgym_agents.scripted.knowledge import plural_forms
+from kbgym_agents.scripted.text import index_keys
 from kbgym.library.graph import Library
 
 

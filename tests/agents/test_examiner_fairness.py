@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.scripted.knowledge import LinkJudgedKnowledge
-from agents.zoo.curators import ZOO
-from agents.zoo.titles import STYLES, restyle, title
+from kbgym_agents.scripted.knowledge import LinkJudgedKnowledge
+from kbgym_agents.zoo.curators import ZOO
+from kbgym_agents.zoo.titles import STYLES, restyle, title
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.plugins import make_agent
@@ -95,7 +95,7 @@ def test_every_style_names_the_key():
             text = title(style, rel, key, "Nora Vance")
             assert "{" not in text
             if style != "canonical":
-                from agents.scripted.knowledge import names_key
+                from kbgym_agents.scripted.knowledge import names_key
                 assert names_key(text, key), (style, rel, text)
 
 
@@ -213,7 +213,7 @@ def test_evidence_reader_finds_long_titles_that_search_does_not(tmp_path):
 
 
 def test_seeded_reader_still_answers_and_keeps_its_seed_across_the_episode():
-    from agents.scripted.reader import ScriptedReader
+    from kbgym_agents.scripted.reader import ScriptedReader
     from kbgym.env import KBGymEnv
     from kbgym.runs.episode import run_episode
 
@@ -228,7 +228,7 @@ def test_seeded_reader_still_answers_and_keeps_its_seed_across_the_episode():
 
 
 def test_drift_notes_state_their_fact_and_the_newest_wins():
-    from agents.scripted.text import parse_fact
+    from kbgym_agents.scripted.text import parse_fact
 
     f = parse_fact("As of the latest record, Felix Abernathy lives in the city of Dunmere.")
     assert f is not None and f.kind == "city" and f.obj == "Dunmere"

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.loop import run_episode
-from agents.scripted.pw import (
+from kbgym_agents.loop import run_episode
+from kbgym_agents.scripted.pw import (
     ATTR_PLURAL,
     RELATIONS,
     Engine,
@@ -32,7 +32,7 @@ from agents.scripted.pw import (
     plural,
     relation_title,
 )
-from agents.scripted.train import TrainAgent
+from kbgym_agents.scripted.train import TrainAgent
 from kbgym.adapters.phantomwiki import adapt_phantomwiki, read_source
 from kbgym.adapters.phantomwiki.facts import FactStore
 from kbgym.adapters.phantomwiki.query import evaluate
@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests/adapters/data/phantomwiki_seed1"
 D10 = ROOT / "tests/adapters/data/phantomwiki_d10_seed2"
 D20 = ROOT / "tests/adapters/data/phantomwiki_d20_easy_seed3"
-TRAINER = "agents.scripted.pw:index_trainer"
-READER = "agents.scripted.pw:reader"
+TRAINER = "kbgym_agents.scripted.pw:index_trainer"
+READER = "kbgym_agents.scripted.pw:reader"
 TRAIN_SIZE = 16  # the fixture has 60 trainable questions; all of them would empty the shares
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from agents.base import Agent
-from agents.loop import run_episode
-from agents.scripted import (
+from kbgym_agents.base import Agent
+from kbgym_agents.loop import run_episode
+from kbgym_agents.scripted import (
     ContentWriter,
     IndexCurator,
     NoopCurator,
@@ -15,8 +15,8 @@ from agents.scripted import (
     ScriptedReader,
     TrainAgent,
 )
-from agents.scripted.curator import TITLES
-from agents.scripted.text import answer_statement, parse_question
+from kbgym_agents.scripted.curator import TITLES
+from kbgym_agents.scripted.text import answer_statement, parse_question
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.snapshot import snapshot_hash
 from kbgym.metrics.structure import index_structure

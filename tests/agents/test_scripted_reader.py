@@ -8,10 +8,10 @@ from functools import cache
 
 import pytest
 
-from agents.loop import run_episode
-from agents.scripted import ScriptedReader
-from agents.scripted.curator import TITLES
-from agents.scripted.text import answer_statement, parse_question
+from kbgym_agents.loop import run_episode
+from kbgym_agents.scripted import ScriptedReader
+from kbgym_agents.scripted.curator import TITLES
+from kbgym_agents.scripted.text import answer_statement, parse_question
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.graph import Library
 from kbgym.universe import UniverseConfig, generate

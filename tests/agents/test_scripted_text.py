@@ -7,8 +7,8 @@ from functools import cache
 
 import pytest
 
-from agents.scripted.knowledge import Knowledge, Tier
-from agents.scripted.text import (
+from kbgym_agents.scripted.knowledge import Knowledge, Tier
+from kbgym_agents.scripted.text import (
     Fact,
     answer_statement,
     index_keys,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.scripted.variants import Degraded, JunkLinker, param_trainer, variant_trainers
+from kbgym_agents.scripted.variants import Degraded, JunkLinker, param_trainer, variant_trainers
 from kbgym.env import KBGymEnv
 from kbgym.runs.episode import EpisodeRun
 from kbgym.universe import UniverseConfig, generate

@@ -16,7 +16,7 @@ FAST = {"backoff_initial_s": 0.005, "backoff_max_s": 0.02, "timeout_s": 5.0}
 
 def make(role: str, srv, **options):
     """An LLM agent for ``role`` wired to the fake server ``srv``."""
-    from agents.llm.agent import make_llm_agent
+    from kbgym_agents.llm.agent import make_llm_agent
 
     return make_llm_agent(role, model=options.pop("model", "fake"), base_url=srv.url,
                           **{**FAST, **options})

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from agents.llm.client import make_sampling, resolve_endpoint
+from kbgym_agents.llm.client import make_sampling, resolve_endpoint
 from llm_helpers import make
 from fake_server import Fault, FakeServer, Intent, Raw
 from kbgym.env import KBGymEnv
@@ -172,7 +172,7 @@ def test_prices_give_a_cost(server):
 
 
 def test_factories_ignore_seed_and_need_a_model(server):
-    from agents.llm import factories
+    from kbgym_agents.llm import factories
 
     agent = factories.reader(model="fake", base_url=server.url, seed=3)
     assert "seed" not in agent.meta["sampling"]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.llm.client import usage_of
+from kbgym_agents.llm.client import usage_of
 from fake_server import FakeServer
 from kbgym.cli import main as kbgym_main
 from kbgym.errors import ConfigError

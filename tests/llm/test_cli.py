@@ -17,8 +17,8 @@ from kbgym.plugins import available
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.replay import verify_all_epochs
 
-TRAINER = "agents.llm.factories:trainer"
-READER = "agents.llm.factories:reader"
+TRAINER = "kbgym_agents.llm.factories:trainer"
+READER = "kbgym_agents.llm.factories:reader"
 
 
 def kbgym(*args, **kw):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.llm.cost import PriceTable, break_even_report, exam_costs
+from kbgym_agents.llm.cost import PriceTable, break_even_report, exam_costs
 from kbgym.errors import ConfigError
 
 

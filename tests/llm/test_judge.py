@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.llm.judge import JudgeError, make_judge
-from agents.llm.skills import load_skill
+from kbgym_agents.llm.judge import JudgeError, make_judge
+from kbgym_agents.llm.skills import load_skill
 from fake_server import Fault, Raw, Script
 from kbgym.env import KBGymEnv
 from kbgym.env.env import dedup_counters

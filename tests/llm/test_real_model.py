@@ -40,7 +40,7 @@ def _model() -> str:
 
 
 def _agent(role: str):
-    from agents.llm.agent import make_llm_agent
+    from kbgym_agents.llm.agent import make_llm_agent
 
     return make_llm_agent(role, model=_model(), base_url=BASE_URL, api_key_env=KEY_ENV,
                           tool_mode=TOOL_MODE, max_tokens=192, temperature=0.0,

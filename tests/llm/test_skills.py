@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.llm.skills import load_skill
+from kbgym_agents.llm.skills import load_skill
 from llm_helpers import make
 
 PROMPTS = Path(__file__).resolve().parents[2] / "agents" / "prompts"
@@ -101,7 +101,7 @@ def test_plan_variant_is_retrieval_plus_one_line(server):
 
 
 def test_evidence_skills_extend_the_paper_ones_and_name_the_new_tools():
-    from agents.llm.skills import load_skill
+    from kbgym_agents.llm.skills import load_skill
 
     for name in ("retrieval", "curation"):
         paper, evidence = load_skill(name), load_skill(f"{name}_evidence")
@@ -114,8 +114,8 @@ def test_evidence_skills_extend_the_paper_ones_and_name_the_new_tools():
 
 
 def test_an_evidence_toolset_agent_sends_the_evidence_skills():
-    from agents.llm.agent import LLMAgent
-    from agents.llm.skills import load_skill
+    from kbgym_agents.llm.agent import LLMAgent
+    from kbgym_agents.llm.skills import load_skill
 
     agent = LLMAgent(None, "trainer", toolset="evidence")
     assert agent.skills["forward"] == load_skill("retrieval_evidence")

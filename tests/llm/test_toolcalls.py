@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.llm.toolcalls import (
+from kbgym_agents.llm.toolcalls import (
     build_request,
     json_candidate,
     phase_schemas,

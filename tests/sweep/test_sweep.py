@@ -391,7 +391,7 @@ def test_a_crashed_worker_is_replaced_and_its_run_retried(tmp_path, monkeypatch)
         if not marker.exists():
             marker.write_text("x")
             os._exit(3)
-        from agents.scripted.factories import noop_trainer
+        from kbgym_agents.scripted.factories import noop_trainer
 
         return noop_trainer(**opts)
 
