@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kbgym.baselines.cli import add_parser
+from kbgym.cli.baseline import add_parser
 from kbgym.errors import ConfigError
 from kbgym.jsonio import write_canonical
 from kbgym.library.snapshot import load_snapshot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbgym.cliargs import SEED, SIZE
+from kbgym.cli.args import SEED, SIZE
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

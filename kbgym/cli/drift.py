@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
-from kbgym.cliargs import SEED, int_range
+from kbgym.cli.args import SEED, int_range
+from kbgym.cli.common import CLIError, fmt, open_universe
 
 
 def add_parser(subparsers) -> None:
@@ -36,11 +36,10 @@ def add_parser(subparsers) -> None:
 
 
 def cmd_drift(args) -> int:
-    from kbgym.cli import _universe
     from kbgym.jsonio import atomic_write_text
     from kbgym.universe.drift import drift, summarize
 
-    u, _ = _universe(args.universe)
+    u, _ = open_universe(args.universe)
     u2 = drift(u, args.changes, args.seed)
     atomic_write_text(args.out, u2.dumps())
     if not args.quiet:
@@ -50,12 +49,11 @@ def cmd_drift(args) -> int:
 
 
 def cmd_drift_report(args) -> int:
-    from kbgym.cli import CLIError, _f, _universe
     from kbgym.jsonio import write_canonical
     from kbgym.runs.drift import drift_report, repair_summary
     from kbgym.runs.logs import read_jsonl
 
-    u, _ = _universe(args.universe)
+    u, _ = open_universe(args.universe)
     report: dict = {"exams": {}}
     for spec in args.test:
         name, _, path = spec.partition("=")
@@ -66,8 +64,8 @@ def cmd_drift_report(args) -> int:
             raise CLIError(f"{path}: no test_log.jsonl")
         rows = [r for r in read_jsonl(log) if not r.get("repeat")]
         report["exams"][name] = rep = drift_report(u, rows)
-        print(f"{name:12s} drifted n={rep['drifted']['n']:<4d} f1={_f(rep['drifted']['f1'])}  "
-              f"unchanged n={rep['unchanged']['n']:<4d} f1={_f(rep['unchanged']['f1'])}  "
+        print(f"{name:12s} drifted n={rep['drifted']['n']:<4d} f1={fmt(rep['drifted']['f1'])}  "
+              f"unchanged n={rep['unchanged']['n']:<4d} f1={fmt(rep['unchanged']['f1'])}  "
               f"outdated answers={rep['outdated_answers']}")
     if args.run:
         from kbgym.files import read_run_meta

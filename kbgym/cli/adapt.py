@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbgym.cliargs import SEED, SIZE, int_range
+from kbgym.cli.args import SEED, SIZE, int_range
 
 from kbgym.errors import ConfigError
 

@@ -11,7 +11,7 @@ import argparse
 import sys
 import time
 
-from kbgym import cliargs as A
+from kbgym.cli import args as A
 from kbgym.errors import ConfigError
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbgym.cliargs import int_range
+from kbgym.cli.args import int_range
 from pathlib import Path
 
 from kbgym.errors import ConfigError

@@ -1,0 +1,50 @@
+"""The ``kbgym`` command line (docs/protocol.md §16).
+
+One module per command, each with ``add_parser(subparsers)`` and its ``cmd_*`` functions; this
+module only assembles them and turns errors the user can fix into one line and exit status 2,
+never a traceback (``KBGYM_DEBUG=1`` shows one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from kbgym.cli import args as A
+from kbgym.cli.common import CLIError
+from kbgym.errors import ConfigError, KBGymError
+
+#: The command modules, in the order ``kbgym --help`` lists them.
+COMMANDS = ("build", "train", "test", "probe", "baseline", "adapt", "sweep", "corpus", "drift",
+            "replay", "report", "plot", "check", "demo", "serve")
+
+__all__ = ["CLIError", "build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = A.OneLineParser(prog="kbgym", description="KBGym: train a knowledge base, examine it, "
+                             "compare arms (docs/protocol.md)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"kbgym.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ConfigError, CLIError, KBGymError) as err:
+        print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as err:
+        print(f"kbgym {args.command}: error: {str(err).splitlines()[0] if str(err) else err!r}",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"kbgym {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # no traceback for users; KBGYM_DEBUG=1 shows it
+        return A.internal_error(args.command, err)

@@ -1,0 +1,7 @@
+"""``python -m kbgym.cli``: the same as the ``kbgym`` command."""
+
+import sys
+
+from kbgym.cli import main
+
+sys.exit(main())
