@@ -19,13 +19,13 @@ test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q
 
 bench: $(BIN)/.installed
-	$(BIN)/python scripts/bench_generate.py
+	$(BIN)/python scripts/benchmarks/bench_generate.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info runs/demo
 
 # A real local model (llama.cpp server + Qwen2.5-Coder-1.5B from the package registry) in its
-# own .venv-llm; LLM_MODEL=smollm2 for a fast smoke test. See scripts/llm_demo.sh.
+# own .venv-llm; LLM_MODEL=smollm2 for a fast smoke test. See scripts/examples/llm_demo.sh.
 .PHONY: llm-demo
 llm-demo: $(BIN)/.installed
-	KBGYM_PYTHON=$(BIN)/python bash scripts/llm_demo.sh
+	KBGYM_PYTHON=$(BIN)/python bash scripts/examples/llm_demo.sh

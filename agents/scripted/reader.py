@@ -541,7 +541,7 @@ class StrictReader(ScriptedReader):
     the project's own index curator writes titles (``Friends of X``, ``Residents of C``), and it
     finds such notes only when they rank on the pages of its own set queries, which those titles
     were written to top. Reworded titles, entity pages and plurals earn little or nothing
-    under it; see ``scripts/curator_zoo.py``."""
+    under it; see ``scripts/experiments/curator_zoo.py``."""
 
     name = "scripted-reader-strict"
     knowledge_cls = Knowledge

@@ -1,4 +1,4 @@
-"""Curator variants for reward studies (scripts/reward_alignment.py, scripts/policy_search.py).
+"""Curator variants for reward studies (scripts/experiments/reward_alignment.py, scripts/experiments/policy_search.py).
 
 - :class:`Degraded` wraps any backward curator and distorts its actions: link only part of
   each member list, swap some members for random notes, stop after a number of new index

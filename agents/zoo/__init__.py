@@ -1,5 +1,5 @@
 """The curator zoo: curators written the way an outside user would write them, and title
 styles for the same links, used to check that the examiner credits structure, not wording
-(``scripts/curator_zoo.py``, ``tests/agents/test_examiner_fairness.py``).
+(``scripts/experiments/curator_zoo.py``, ``tests/agents/test_examiner_fairness.py``).
 
 None of these is tuned to the scripted reader; several are careless or hostile on purpose."""

@@ -1,4 +1,4 @@
-"""``kbgym adapt`` (kbgym.cli.adapt.add_parser) and scripts/phantomwiki_import.py."""
+"""``kbgym adapt`` (kbgym.cli.adapt.add_parser) and scripts/examples/phantomwiki_import.py."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_pw_probe_command(pw_universe, tmp_path):
 
 def test_import_script(pw_src, pw_universe, tmp_path):
     spec = importlib.util.spec_from_file_location(
-        "phantomwiki_import", ROOT / "scripts" / "phantomwiki_import.py")
+        "phantomwiki_import", ROOT / "scripts" / "examples" / "phantomwiki_import.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = tmp_path / "u.json"

@@ -12,7 +12,7 @@ from kbgym.universe.types import Universe
 RESERVED = {"pw_type0", "pw_type6"}
 
 # Regenerate with (prints the hash):
-#   python scripts/phantomwiki_import.py --src tests/adapters/data/phantomwiki_seed1 \
+#   python scripts/examples/phantomwiki_import.py --src tests/adapters/data/phantomwiki_seed1 \
 #       --out /tmp/pw.json --train 24 --test-in 12 --test-out 12 --eval-in 6 --eval-out 4
 FIXTURE_HASH = "sha256:6bed1eae7c34e358b216de6539d125132743be28ab02ae1f7dde336f915b517d"
 

@@ -1,4 +1,4 @@
-"""scripts/compare_arms.py: the per-point arithmetic, and one small end-to-end comparison."""
+"""scripts/experiments/compare_arms.py: the per-point arithmetic, and one small end-to-end comparison."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from kbgym.library.graph import Library
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "compare_arms.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "compare_arms.py"
 
 
 @pytest.fixture(scope="module")

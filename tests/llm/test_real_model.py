@@ -1,7 +1,7 @@
 """A few steps against a real OpenAI-compatible endpoint (slow; opt-in).
 
 Runs only with ``-m slow`` and ``KBGYM_LLM_BASE_URL`` set, e.g. after ``make llm-demo`` has
-installed the local model, with the server from scripts/llm_demo.sh running::
+installed the local model, with the server from scripts/examples/llm_demo.sh running::
 
     KBGYM_LLM_BASE_URL=http://127.0.0.1:8765/v1 KBGYM_LLM_MODEL=qwen2.5-coder-1.5b \\
         .venv/bin/python -m pytest -m slow tests/llm/test_real_model.py

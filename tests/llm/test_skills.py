@@ -89,7 +89,7 @@ PLAN_LINE = ("Plan before each action, in one line: the fact you still need, and
 
 
 def test_plan_variant_is_retrieval_plus_one_line(server):
-    """retrieval_plan (a measured variant, scripts/llm_variants.py) must not drift from
+    """retrieval_plan (a measured variant, scripts/experiments/llm_variants.py) must not drift from
     RETRIEVAL: removing its plan line gives RETRIEVAL byte for byte."""
     plan = load_skill("retrieval_plan")
     assert plan.count(PLAN_LINE) == 1

@@ -1,4 +1,4 @@
-"""scripts/llm_variants.py against the fake server: the same questions for every variant, each
+"""scripts/experiments/llm_variants.py against the fake server: the same questions for every variant, each
 variant's settings actually applied, and its figures (tokens, repeats) read from the logs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "llm_variants.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "llm_variants.py"
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,58 @@
+"""Generator speed and memory: medians over repeats, one child process per size.
+
+    python scripts/benchmarks/bench_generate.py [--sizes 500,10000,100000] [--repeats 3]
+
+Each run happens in a fresh process so peak RSS (ru_maxrss) belongs to that size alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, resource, sys, time
+from kbgym.universe import UniverseConfig, generate
+n = int(sys.argv[1])
+t0 = time.perf_counter()
+u = generate(UniverseConfig(n_people=n))
+t1 = time.perf_counter()
+text = u.dumps()
+t2 = time.perf_counter()
+print(json.dumps({"generate_s": t1 - t0, "dumps_s": t2 - t1, "nodes": len(u.nodes),
+                  "questions": len(u.questions), "mode": u.meta["birthdate_mode"],
+                  "json_mb": len(text) / 1e6,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def measure(n: int, repeats: int = 3) -> dict:
+    """Medians over ``repeats`` fresh processes generating ``n`` people."""
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", CHILD, str(n)], check=True,
+                             capture_output=True, text=True).stdout
+        runs.append(json.loads(out))
+    med = {k: statistics.median(r[k] for r in runs)
+           for k in ("generate_s", "dumps_s", "rss_mb")}
+    return {**runs[0], **med, "people": n}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="500,10000,100000")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    print(f"{'people':>8} {'nodes':>9} {'gen p50 s':>10} {'dumps p50 s':>12} {'RSS MB':>8} "
+          f"{'json MB':>8}  mode")
+    for n in (int(s) for s in args.sizes.split(",")):
+        m = measure(n, args.repeats)
+        print(f"{n:8d} {m['nodes']:9d} {m['generate_s']:10.3f} {m['dumps_s']:12.3f} "
+              f"{m['rss_mb']:8.0f} {m['json_mb']:8.1f}  {m['mode']}")
+
+
+if __name__ == "__main__":
+    main()
