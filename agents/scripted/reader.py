@@ -24,7 +24,13 @@ import random
 from collections.abc import Callable, Generator
 
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.knowledge import Knowledge, LinkJudgedKnowledge, Tier, plural_forms
+from kbgym_agents.scripted.knowledge import (
+    MAX_SUBNOTES,
+    Knowledge,
+    LinkJudgedKnowledge,
+    Tier,
+    plural_forms,
+)
 from kbgym_agents.scripted.queries import (
     children_query,
     friends_query,
@@ -197,18 +203,47 @@ class ScriptedReader(BaseAgent):
                 return "complete"
             if done is not None and done():
                 return ""
-            for nid in kb.index_candidates(irel, key, ((irel, key),)):
-                yield from self._read(nid)
-                if kb.absorb_index(nid, irel, key):
-                    kb.complete.add((rel, key))
-                    return "complete"
+            if (yield from self._indexed(irel, key)):
+                kb.complete.add((rel, key))
+                return "complete"
             if page > self.max_page:
                 return ""
+            if page > 1:
+                nid = kb.exploration(key)
+                if nid is not None:
+                    yield from self._read(nid)
+                    continue  # originals carry links: they are candidates now
             yield from self._search(query, tier, page)
             if kb.exhausted(query, page):
                 kb.complete.add((rel, key))
                 return "complete"
             page += 1
+
+    def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None) -> Plan:
+        """Read and judge the candidates for ``(rel, key)`` in sight; ``True`` when one is the
+        complete set. A rejected candidate costs its read and changes nothing else.
+        ``stop`` ends the reading early (what was wanted showed up in a read)."""
+        for nid in self.kb.index_candidates(rel, key, ((rel, key),)):
+            if (yield from self._judge(nid, rel, key)):
+                return True
+            if stop is not None and stop():
+                break
+        return False
+
+    def _judge(self, nid: str, rel: str, key: str) -> Plan:
+        """Read ``nid`` and the notes it links that must be read to know what it shows (at
+        most :data:`MAX_SUBNOTES`), then judge it by its links."""
+        kb = self.kb
+        yield from self._read(nid)
+        reads = 0
+        while True:
+            pending = kb.unread_subnotes(nid, rel, key)
+            if not pending or reads + len(pending) > MAX_SUBNOTES:
+                break
+            for sub in pending:
+                yield from self._read(sub)
+            reads += len(pending)
+        return kb.absorb_index(nid, rel, key)
 
     # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------
     def _discover(self, rel: str, key: str) -> Plan:
@@ -420,10 +455,9 @@ class ScriptedReader(BaseAgent):
             if matches():
                 return matches()[0]
         for kind, value in conds:
-            if kb.index_candidates(kind, value, ((kind, value),)):
-                yield from self._holders(kind, value)
-                if matches():
-                    return matches()[0]
+            yield from self._indexed(kind, value, stop=lambda: bool(matches()))
+            if matches():
+                return matches()[0]
         cands = sorted((yield from self._holders("job", conds[0][1])))
         if cands:
             self._guess = cands[0]
@@ -464,14 +498,19 @@ class ScriptedReader(BaseAgent):
         return ", ".join(sorted(kids & fy)) or "unknown"
 
     def _plan_qc8_grandchildren(self, q):
+        """A grandchildren note is verified through the children: a candidate naming a parent
+        not known to be X's child is judged again once X's children are complete."""
         kb = self.kb
         x = q.X
         yield from self._grandchildren_discovery(x)
-        for nid in kb.index_candidates("grandchildren", x):
-            yield from self._read(nid)
-            if kb.absorb_index(nid, "grandchildren", x):
-                return str(len(kb.index_members[("grandchildren", x)]))
+        if (yield from self._indexed("grandchildren", x)):
+            return str(len(kb.index_members[("grandchildren", x)]))
         kids = yield from self._children(x)
+        if (yield from self._indexed("grandchildren", x)):
+            return str(len(kb.index_members[("grandchildren", x)]))
+        return (yield from self._grandchildren_by_children(kids))
+
+    def _grandchildren_by_children(self, kids: set[str]) -> Plan:
         grand: set[str] = set()
         for kid in self._order(kids):
             grand |= (yield from self._children(kid))
@@ -485,9 +524,8 @@ class ScriptedReader(BaseAgent):
         kb = self.kb
         job = q.slots["job"]
         friends = sorted((yield from self._friends(q.X)))
-        if (("job", job) not in kb.complete
-                and kb.index_candidates("job", job, (("job", job),))):
-            yield from self._holders("job", job)
+        if ("job", job) not in kb.complete and (yield from self._indexed("job", job)):
+            kb.complete.add(("job", job))
         if ("job", job) in kb.complete:
             return str(len(set(friends) & kb.holders("job", job)))
         jobs = yield from self._attrs(friends, "job")
@@ -556,6 +594,17 @@ class StrictReader(ScriptedReader):
     def _grandchildren_discovery(self, x: str) -> Plan:
         yield from self._search(*children_query(x))
         return ""
+
+    def _plan_qc8_grandchildren(self, q):
+        """The first reader's plan: a grandchildren note with links is taken as it is."""
+        kb = self.kb
+        x = q.X
+        yield from self._grandchildren_discovery(x)
+        for nid in kb.index_candidates("grandchildren", x):
+            yield from self._read(nid)
+            if kb.absorb_index(nid, "grandchildren", x):
+                return str(len(kb.index_members[("grandchildren", x)]))
+        return (yield from self._grandchildren_by_children((yield from self._children(x))))
 
 
 class EvidenceReader(ScriptedReader):
