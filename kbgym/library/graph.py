@@ -298,14 +298,25 @@ class Library:
 
         A drifted universe's B1 keeps link-target hashes and knows the superseded notes; with
         ``typed_links`` each successor also gets a ``supersedes`` link to the note it replaces
-        (:func:`kbgym.universe.drift.apply_drift`)."""
+        (:meth:`apply_drift`)."""
         lib = cls.from_texts(((n.id, n.text) for n in universe.nodes), **kwargs)
         drift = (getattr(universe, "meta", None) or {}).get("drift")
         if drift:
-            from kbgym.universe.drift import apply_drift
-
-            apply_drift(lib, drift, typed_links)
+            lib.apply_drift(drift, typed_links)
         return lib
+
+    def apply_drift(self, drift_meta: dict, typed_links: bool = False) -> None:
+        """Make this library, on a drifted universe (docs/protocol.md §20), notice its sources:
+        hidden link-target hashes and the superseded notes (:meth:`enable_staleness`), and with
+        ``typed_links`` a ``supersedes`` link from each successor to the note it replaces
+        (where both are live and not linked yet). Changes no version and no visible text."""
+        sup = drift_meta.get("supersedes", {})
+        self.enable_staleness({old: new for new, old in sup.items()})
+        if typed_links:
+            for new, old in sorted(sup.items(), key=lambda kv: id_num(kv[0])):
+                a, b = self.get(new), self.get(old)
+                if a is not None and b is not None and old not in a.links:
+                    self._add_edge(a, b, "supersedes")
 
     @classmethod
     def from_texts(cls, nodes: Iterable[tuple[str, str]], **kwargs: Any) -> "Library":
@@ -467,7 +478,7 @@ class Library:
     def state_key(self) -> tuple[str, int]:
         """A key that identifies this library's content (nodes, links, texts): equal keys mean
         equal content. Every edit changes it; a fresh copy shares its parent's key until the
-        copy is edited. Reward caches are keyed on it (kbgym.env.reward)."""
+        copy is edited. Reward caches are keyed on it (kbgym.runs.curation)."""
         if self._base_key is not None and self.version == self._base_version:
             return self._base_key
         return (self._lineage, self.version)
@@ -598,12 +609,6 @@ class Library:
             "index_coverage": self._indexed / total if total else 0.0,
             **(self.staleness() if self.track_hashes else {}),
         }
-
-    def recompute_stats(self) -> dict:
-        """:meth:`stats` computed from scratch (a check on the counters)."""
-        from kbgym.library.stats import recompute_stats
-
-        return recompute_stats(self)
 
     # -- search plumbing --------------------------------------------------------------------
     def attach_search(self, backend: Any, *, refresh: RefreshMode | None = None) -> None:

@@ -18,38 +18,15 @@ import gymnasium as gym
 from kbgym.env.env import EPISODE_OVER
 from kbgym.metrics.consistency import evidence_set
 from kbgym.runs.episode import PHASE_CODE
-from kbgym.universe.types import Question
-
-TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
-                    "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
-                    "abandoned", "tokens_in", "tokens_out", "tokens_cached")
-
-
-def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
-    """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
-    set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
-    the summary has them."""
-    row = {
-        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
-        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
-        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
-        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
-        "tokens_out": summary["tokens_out"], "tokens_cached": summary.get("tokens_cached", 0),
-    }
-    for key in ("evidence", "repeat"):
-        if summary.get(key) is not None:
-            row[key] = summary[key]
-    return row
-
+from kbgym.runs.logs import RunDir
+from kbgym.runs.rows import step_row, test_row, trace_row, train_row
 
 
 class RunRecorder(gym.Wrapper):
     def __init__(self, env: gym.Env, files: Any, run_id: str | None = None):
         super().__init__(env)
         if isinstance(files, (str, Path)):
-            from kbgym.runs.train import RunFiles
-
-            files = RunFiles(Path(files))
+            files = RunDir(Path(files))
         self.files = files
         self.run_id = run_id
         self.kind = "train" if env.unwrapped.mode == "train" else "test"
@@ -98,12 +75,8 @@ class RunRecorder(gym.Wrapper):
         self._tokens[0] += t_in
         self._tokens[1] += t_out
         self._tokens[2] += cached
-        row = {
-            "run_id": self.run_id, "kind": self.kind, **self._ctx, "qid": ep.question.qid,
-            "phase": phase, "step": step_no, "action": info["action"], "input": info["input"],
-            "result": info["result"], "valid": info["action_valid"],
-            "tokens_in": t_in, "tokens_out": t_out, "tokens_cached": cached,
-        }
+        row = trace_row(self.run_id, self.kind, self._ctx,
+                        step_row(ep.question.qid, phase, step_no, info, (t_in, t_out, cached)))
         self.files.log("trace").write(row)
         if self.kind == "test":
             self._shown.append(row)
@@ -115,10 +88,9 @@ class RunRecorder(gym.Wrapper):
         summary = dict(summary, tokens_in=self._tokens[0], tokens_out=self._tokens[1],
                        tokens_cached=self._tokens[2])
         if self.kind == "train":
-            row = {"run_id": self.run_id, "epoch": self._ctx.get("epoch"),
-                   "iteration": self._ctx.get("iteration"),
-                   **{k: summary[k] for k in TRAIN_LOG_FIELDS}}
-            self.files.log("train_log").write(row)
+            self.files.log("train_log").write(
+                train_row(self.run_id, self._ctx.get("epoch"), self._ctx.get("iteration"),
+                          summary))
         else:
             q = self.env.unwrapped.question(summary["qid"])
             summary["evidence"] = evidence_set(self._shown, self.env.unwrapped.library)
