@@ -14,7 +14,8 @@ actions, costs and budget M:
   links_page)`` shows the note and one page of ``links_per_page`` links (100, as the env).
   Each is one step; ``answer`` is one more.
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
-  name or value; each key followed by each relation word of its kind, :data:`RELATION_WORDS`)
+  name or value; each key followed by each relation word of the question's class,
+  :data:`RELATION_WORDS`)
   plus every person name shown so far (the bare name). It reads only ids already shown.
 - **Choice.** Each step it takes the action that shows the most support not yet shown; a
   search is valued by what its page shows plus the best read of a note it newly shows (one
@@ -46,14 +47,19 @@ from kbgym.library.search import MAX_PAGE, PAGE_SIZE, BM25Index, tokenize
 from kbgym.universe.keys import KeyFinder
 from kbgym.universe.types import Question, Universe
 
-#: Relation words per key kind (generated universes): the words the §3 sentences use for
-#: each relation of a person, and for a job, hobby or city.
+#: Relation words per question class (generated universes): the words of the §3 sentences
+#: that state the relations the class's templates ask about.
 RELATION_WORDS: dict[str, tuple[str, ...]] = {
-    "person": ("job", "hobby", "city", "born", "married", "child", "father", "mother",
-               "friend"),
-    "job": ("job",),
-    "hobby": ("hobby",),
-    "city": ("city",),
+    "QC1": ("job", "hobby", "city"),  # attributes
+    "QC2": ("married", "father", "mother", "job", "hobby", "city"),  # 2-hop chains
+    "QC3": ("married", "father", "mother", "job", "hobby", "city"),  # 3-hop chains
+    "QC4": ("father", "mother", "friend"),  # children, friends
+    "QC5": ("child", "father", "mother", "married"),  # siblings, spouse (no support)
+    "QC6": ("job", "hobby", "city"),  # joins
+    "QC7": ("friend", "father", "mother"),  # common friends, a child who is a friend
+    "QC8": ("father", "mother", "friend", "job", "married"),  # grandchildren, friends' jobs
+    "QC9": ("born", "father", "mother"),  # older of two, oldest child
+    "QC10": ("job", "city", "married"),  # whose spouse
 }
 #: Imported universes (PhantomWiki, corpora) have sentences of their own: no relation words;
 #: their question text carries the relation.
@@ -98,10 +104,11 @@ def key_parts(key: str) -> tuple[str, str]:
 
 def base_vocabulary(question: Question, words: Mapping[str, tuple[str, ...]]) -> list[str]:
     """The question's own queries, in order: its text; each key's name or value (keys in
-    sorted order); each key's value followed by each relation word of its kind."""
-    keys = [key_parts(k) for k in question.keys]
-    return ([question.text] + [v for _, v in keys]
-            + [f"{v} {w}" for kind, v in keys for w in words.get(kind, ())])
+    sorted order); each key's value followed by each relation word of the question's class
+    (``words[category]``)."""
+    values = [key_parts(k)[1] for k in question.keys]
+    return ([question.text] + values
+            + [f"{v} {w}" for v in values for w in words.get(question.category, ())])
 
 
 def roster_names(universe: Universe) -> list[str]:
@@ -247,17 +254,27 @@ class Navigator:
 
 @dataclass
 class _Entry:
-    """One vocabulary query, with the pages on which it shows notes that matter."""
+    """One vocabulary query and the pages on which it shows notes that matter (None until
+    its ranking is needed)."""
 
     query: str
-    pages: list[tuple[int, list[str]]]  # (page, relevant ids on it), pages ascending
+    key: Any
+    pages: list[tuple[int, list[str]]] | None  # (page, relevant ids on it), pages ascending
+    reach: frozenset[str]  # the support its ranking could show: carried by notes it can rank
+    via: tuple[str, ...]  # the notes linking to support it can rank
+    page_cap: int  # the most support one page can show (page_size notes, each at its most)
 
 
 class _Greedy:
     """One greedy navigation. Only two kinds of notes can show support: the carriers of a
     support origin (shown by any page or read that shows them) and the notes linking to one
     (a read of the right links page shows it); every other note matters only through the
-    names it shows."""
+    names it shows.
+
+    Under BM25 a query can rank only notes sharing one of its tokens, so a query's value is
+    bounded by what the relevant notes holding its tokens could show; its ranking is fetched
+    only when that bound could beat the best step found so far (the same choice, fewer
+    rankings)."""
 
     def __init__(self, nav: Navigator, q: Question):
         self.nav, self.q = nav, q
@@ -276,9 +293,12 @@ class _Greedy:
                 via.setdefault(src, {}).setdefault(page, set()).update(origins)
         self.via = {s: {p: frozenset(o) for p, o in pages.items()} for s, pages in via.items()}
         self.relevant = set(self.carried) | set(self.via)
-        self.rel_tokens: frozenset[str] | None = None
+        self.holding: dict[str, list[str]] | None = None  # token -> relevant notes with it
         if nav._lexical:
-            self.rel_tokens = frozenset().union(*(nav.tokens_of(i) for i in self.relevant))
+            self.holding = {}
+            for nid in sorted(self.relevant, key=id_num):
+                for t in nav.tokens_of(nid):
+                    self.holding.setdefault(t, []).append(nid)
         self.shown: set[str] = set()
         self.names: set[str] = set()
         self.keys_seen: set = set()
@@ -288,22 +308,35 @@ class _Greedy:
             self._add_query(query)
 
     def _add_query(self, query: str) -> None:
-        nav = self.nav
-        key = nav.query_key(query)
+        key = self.nav.query_key(query)
         if key in self.keys_seen or not query.strip():
             return
         self.keys_seen.add(key)
+        hold = self.holding
+        if hold is None:
+            cand: Iterable[str] = self.relevant
+        else:
+            cand = {nid for t in key for nid in hold.get(t, ())}
+            if not cand:
+                return  # it ranks no note that matters: never a step worth taking
+        carried = [self.carried[nid] for nid in cand if nid in self.carried]
+        reach = frozenset().union(*carried)
+        via = tuple(nid for nid in cand if nid in self.via)
+        cap = self.nav.page_size * max(map(len, carried), default=0)
+        self.vocab.append(_Entry(query, key, None, reach, via, cap))
+
+    def _rank(self, entry: _Entry) -> list[tuple[int, list[str]]]:
         pages: list[tuple[int, list[str]]] = []
-        if self.rel_tokens is None or self.rel_tokens.intersection(key):
-            ps, rel = nav.page_size, self.relevant
-            for pos, nid in enumerate(nav.ranked(query)):
-                if nid in rel:
-                    page = pos // ps + 1
-                    if pages and pages[-1][0] == page:
-                        pages[-1][1].append(nid)
-                    else:
-                        pages.append((page, [nid]))
-        self.vocab.append(_Entry(query, pages))
+        ps, rel = self.nav.page_size, self.relevant
+        for pos, nid in enumerate(self.nav.ranked(entry.query)):
+            if nid in rel:
+                page = pos // ps + 1
+                if pages and pages[-1][0] == page:
+                    pages[-1][1].append(nid)
+                else:
+                    pages.append((page, [nid]))
+        entry.pages = pages
+        return pages
 
     def _show(self, ids: Iterable[str]) -> None:
         nav = self.nav
@@ -328,8 +361,23 @@ class _Greedy:
                         best = score
                         pages = self.nav.link_pages(nid)
                         action = ("read", nid, page if pages > 1 else None)
+        # the most a read of each linking note not yet shown could show now
+        read_gain = {nid: max(len(o & rem) for o in pages.values())
+                     for nid, pages in self.via.items() if nid not in self.shown}
+        bounds = []
         for vi, entry in enumerate(self.vocab):
-            for page, ids in entry.pages:
+            # a bound on this query's (value, immediate gain): all it could rank, at best
+            imm = min(len(entry.reach & rem), entry.page_cap)
+            look = max((read_gain.get(nid, 0) for nid in entry.via), default=0) \
+                if left > 1 else 0
+            if imm + look:
+                bounds.append(((imm + look, imm, 0, -vi, -1), vi, entry))
+        bounds.sort(key=lambda b: b[0], reverse=True)  # the most promising first
+        for bound, vi, entry in bounds:
+            if best is not None and bound <= best:
+                break  # neither this query nor any after it can beat the best step
+            entry_pages = entry.pages if entry.pages is not None else self._rank(entry)
+            for page, ids in entry_pages:
                 if (vi, page) in self.taken:
                     continue
                 got: set[str] = set()

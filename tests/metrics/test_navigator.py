@@ -98,12 +98,14 @@ def test_vocabulary_is_the_documented_one(tiny):
     q = next(q for q in tiny.questions if q.template == "qc6_job_city")
     job = next(k[4:] for k in q.keys if k.startswith("job:"))
     city = next(k[5:] for k in q.keys if k.startswith("city:"))
-    assert base_vocabulary(q, RELATION_WORDS) == [q.text, city, job, f"{city} city",
-                                                  f"{job} job"]
-    p = next(q for q in tiny.questions if q.template == "qc1_job")
-    name = p.keys[0][len("person:"):]
-    assert base_vocabulary(p, RELATION_WORDS) == [p.text, name] + [
-        f"{name} {w}" for w in RELATION_WORDS["person"]]
+    assert base_vocabulary(q, RELATION_WORDS) == [
+        q.text, city, job, f"{city} job", f"{city} hobby", f"{city} city", f"{job} job",
+        f"{job} hobby", f"{job} city"]
+    p = next(q for q in tiny.questions if q.template == "qc9_older_pair")
+    a, b = (k[len("person:"):] for k in p.keys)
+    assert base_vocabulary(p, RELATION_WORDS) == [p.text, a, b] + [
+        f"{x} {w}" for x in (a, b) for w in ("born", "father", "mother")]
+    assert all(q.category in RELATION_WORDS for q in tiny.questions)
 
 
 def test_search_and_read_show_what_env_step_shows(small):
