@@ -41,7 +41,9 @@ def train_row(run_id: str | None, epoch: Any, iteration: Any, summary: Mapping) 
 def test_row(label: Any, split: str, q: Question, summary: Mapping) -> dict:
     """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
     set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
-    the summary has them."""
+    the summary has them, and the ideal navigator's ``nav_steps`` and ``nav_f1``
+    (:mod:`kbgym.metrics.navigator`; null for a question without known support) when the
+    examiner computed them."""
     row = {
         "epoch": label, "split": split, "qid": q.qid, "template": q.template,
         "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
@@ -52,6 +54,8 @@ def test_row(label: Any, split: str, q: Question, summary: Mapping) -> dict:
     for key in ("evidence", "repeat"):
         if summary.get(key) is not None:
             row[key] = summary[key]
+    if "nav_steps" in summary:
+        row["nav_steps"], row["nav_f1"] = summary["nav_steps"], summary["nav_f1"]
     return row
 
 
