@@ -18,7 +18,9 @@ import random
 import re
 from collections.abc import Iterable
 
+from kbgym.metrics.misinformation import sentences
 from kbgym_agents.scripted.text import (
+    VALUE_KINDS,
     Fact,
     Observation,
     embeds_question,
@@ -262,9 +264,16 @@ class Knowledge(ResultLedger):
         own links)."""
         return []
 
-    def exploration(self, key: str) -> str | None:
+    def exploration(self, rel: str, key: str) -> str | None:
         """An original to read to learn whether originals carry links (never, here)."""
         return None
+
+    def note_candidate_read(self, rel: str, key: str) -> None:
+        """A candidate for ``(rel, key)`` is about to be read (no budget here)."""
+
+    def joint_candidates(self, keys: list[str]) -> list[str]:
+        """Notes that may be a whole join (none: this reader indexes one key at a time)."""
+        return []
 
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
         """Unread authored notes whose text names ``(rel, key)`` (a person's hub counts for
@@ -354,6 +363,8 @@ def _repeats(text: str, words: set[str]) -> bool:
 
 #: The most unread candidate notes read for one (relation, key) at one look.
 MAX_CANDIDATE_READS = 3
+#: The most notes naming all of a join's values read before its sets are worked out.
+MAX_JOINT_READS = 2
 #: The most linked authored notes (sub-notes) read to judge one candidate.
 MAX_SUBNOTES = 4
 #: The relations of a person; the others (job, hobby, city) are keyed by a value.
@@ -374,9 +385,10 @@ class LinkJudgedKnowledge(Knowledge):
       (1) its links state members of that set, each verified the same way (the statement
       names the key on the relation's side; a grandchild through a known child of the key);
       (2) at least half of the statements it shows concern the key; (3) the key is its only
-      centre: no other person or value is concerned by as many of them (a card of one person,
-      an intersection of two sets, the single friend of someone else's list are not the set);
-      (4) nothing it links is left unread. Nothing else it does (no links, other relations'
+      centre: no other person or value is concerned by as many of them, and none is stated
+      with every member (a card of one person, an intersection of two sets, a part of a set
+      split by city, the single friend of someone else's list are not the set); (4) nothing
+      it links is left unread. Nothing else it does (no links, other relations'
       links) says anything about the set.
     - **Statements** are believed whoever wrote them; of several statements of one
       single-valued fact the newest note wins (:func:`~kbgym_agents.scripted.text.newest`).
@@ -390,6 +402,8 @@ class LinkJudgedKnowledge(Knowledge):
         self.curated = False  # an authored note was shown this episode
         self.original_links = False  # a read original showed links
         self.explored = False  # an original was read to learn whether originals carry links
+        self.reads_for: dict[tuple[str, str], int] = {}  # candidate reads per set
+        self.parts_seen: set[tuple[str, str]] = set()  # sets a note naming a value split
 
     def note(self, nid: str, text: str) -> None:
         super().note(nid, text)
@@ -431,13 +445,17 @@ class LinkJudgedKnowledge(Knowledge):
     # -- where to look -----------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
         """Notes that may be the set ``(rel, key)``, not yet judged for it: every note read
-        already (free to judge), then at most :data:`MAX_CANDIDATE_READS` unread ones.
+        already (free to judge), then unread ones while fewer than
+        :data:`MAX_CANDIDATE_READS` were read for this set in the episode.
 
-        A candidate names ``key`` (:func:`names_key`). Originals (§3 sentences) are
-        candidates only once this episode has shown that originals carry links, and at most
-        one per look. Reading order, the only use of wording: notes using the set's own words
+        An authored candidate names ``key`` (:func:`names_key`) outside the questions and
+        answer statements it may hold (:func:`own_text`). An original (a §3 sentence)
+        is a candidate when it states a member of the set, once this episode has shown that
+        originals carry links, at most one per look. Reading order, the only use of wording: notes using the set's own words
         (``friend``, ``kids``) first, then other authored notes, then notes holding a
-        question, then originals. Not read for this set: a person's note whose words name only
+        question or naming a job, hobby or city value other than the key (a part or an
+        intersection of sets, most likely; once one of them showed members and was not the
+        set, the others are not read), then originals. Not read for this set: a person's note whose words name only
         *other* relations (``X's kids`` when friends are wanted), and a note that is one answer
         statement and nothing else (it is believed for its own question)."""
         read, unread = [], []
@@ -445,12 +463,14 @@ class LinkJudgedKnowledge(Knowledge):
             if nid not in self.notes or (nid, rel, key) in self.judged:
                 continue
             text = self.notes[nid]
-            if not names_key(text, key):
-                continue
             if nid in self.facts:
-                if not self.original_links or (nid in self.links and not self.links[nid]):
+                if (not self.original_links or (nid in self.links and not self.links[nid])
+                        or verified_member(self.facts[nid], rel, key, self.children(key))
+                        is None):
                     continue
                 rank = 3
+            elif not names_key(own_text(text), key):
+                continue  # named only inside a question or an answer it holds, if at all
             else:
                 hinted = hinted_relations(text)
                 if rel in REL_HINTS and hinted and rel not in hinted:
@@ -459,6 +479,10 @@ class LinkJudgedKnowledge(Knowledge):
                     continue  # one answer statement: believed for its question (_stated)
                 if embeds_question(text):
                     rank = 2
+                elif names_other_value(own_text(text), key):
+                    if (rel, key) in self.parts_seen:
+                        continue  # one such note was a part: the others are parts too
+                    rank = 2  # likely a part or an intersection of two sets
                 else:
                     rank = 0 if rel in hinted else 1
             (read if nid in self.links else unread).append((rank, nid))
@@ -466,24 +490,36 @@ class LinkJudgedKnowledge(Knowledge):
             self.rng.shuffle(unread)
         unread.sort(key=lambda item: item[0])  # stable: shown (or shuffled) order within a rank
         picked, originals = [], 0
+        left = MAX_CANDIDATE_READS - self.reads_for.get((rel, key), 0)
         for rank, nid in unread:
+            if len(picked) >= left:
+                break
             if rank == 3:
                 if originals:
                     continue
                 originals += 1
             picked.append(nid)
-            if len(picked) == MAX_CANDIDATE_READS:
-                break
         return [nid for _, nid in read] + picked
 
-    def exploration(self, key: str) -> str | None:
-        """Once per episode, in a library with authored notes, an original naming ``key`` to
-        read in place of turning a page: whether originals carry links is learnt only by
+    def note_candidate_read(self, rel: str, key: str) -> None:
+        self.reads_for[(rel, key)] = self.reads_for.get((rel, key), 0) + 1
+
+    def joint_candidates(self, keys: list[str]) -> list[str]:
+        """Unread authored notes naming every one of ``keys`` (a join's values), at most
+        :data:`MAX_JOINT_READS`, in the order shown: read first, as they may be the join."""
+        out = [nid for nid in self.order if nid not in self.facts and nid not in self.links
+               and nid in self.notes and all(names_key(self.notes[nid], k) for k in keys)]
+        return out[:MAX_JOINT_READS]
+
+    def exploration(self, rel: str, key: str) -> str | None:
+        """Once per episode, in a library with authored notes, an original stating a member of
+        ``(rel, key)`` to read in place of turning the set's next page: whether originals carry links is learnt only by
         reading one (the untrained library, which has no authored notes, never pays it)."""
         if self.explored or not self.curated or self.original_links:
             return None
         for nid in self.order:
-            if nid in self.facts and nid not in self.links and key in fact_names(self.facts[nid]):
+            if (nid in self.facts and nid not in self.links
+                    and verified_member(self.facts[nid], rel, key, self.children(key))):
                 self.explored = True
                 return nid
         return None
@@ -539,6 +575,9 @@ class LinkJudgedKnowledge(Knowledge):
             return False
         members = judge_set(facts.values(), rel, key, self.children(key))
         if not members:
+            if names_other_value(own_text(self.notes.get(nid, "")), key) and any(
+                    verified_member(f, rel, key, self.children(key)) for f in facts.values()):
+                self.parts_seen.add((rel, key))
             return False
         self.index_members[(rel, key)] = self.index_members.get((rel, key), set()) | members
         self.complete.add((rel, key))
@@ -605,7 +644,30 @@ def judge_set(facts: Iterable[Fact], rel: str, key: str, known_kids: set[str] = 
         return set()
     if any(n >= concern for n in others.values()):
         return set()
+    if _shared_key(facts, members, rel, key, kids):
+        return set()
     return members
+
+
+def _shared_key(facts: list[Fact], members: set[str], rel: str, key: str, kids: set[str]) -> bool:
+    """Whether some other person or value is stated with *every* member: the note may then be
+    the set's intersection with that key (``key``'s friends who live in Fenmarch, a couple's
+    children, a card), not the set."""
+    shared: set | None = None
+    for m in members:
+        with_m = set()
+        for f in facts:
+            names = fact_names(f)
+            if m not in names:
+                continue
+            with_m |= {("person", n) for n in names if n != m}
+            if f.kind in VALUE_RELS and f.subj == m:
+                with_m.add((f.kind, f.obj))
+        shared = with_m if shared is None else shared & with_m
+        if not shared:
+            return False
+    drop = {("person", key), (rel, key)} | {("person", k) for k in kids if rel == "grandchildren"}
+    return bool((shared or set()) - drop)
 
 
 #: Words of a set's own sentences and their common variants: a reading-order hint only.
@@ -621,9 +683,19 @@ REL_HINTS = {
 
 
 def hinted_relations(text: str) -> set[str]:
-    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses."""
-    toks = set(tokens(text))
+    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses, outside any
+    sentence that holds a question or an answer statement (those name the question's
+    relations, not the note's)."""
+    toks = set(tokens(own_text(text)))
     return {rel for rel, words in REL_HINTS.items() if words & toks}
+
+
+def own_text(text: str) -> str:
+    """``text`` without the sentences that hold a question or an answer statement: what the
+    note says about itself (``Friends of X.`` in ``Friends of X. How many friends does X
+    have?``)."""
+    return " ".join(x for x in sentences(text)
+                    if not embeds_question(x) and parse_statement(x) is None)
 
 
 def plural_forms(value: str) -> tuple[str, ...]:
@@ -631,6 +703,18 @@ def plural_forms(value: str) -> tuple[str, ...]:
     head, _, last = value.rpartition(" ")
     pl = last + ("es" if last.endswith(("s", "sh", "ch", "x")) else "s")
     return value, (f"{head} {pl}" if head else pl)
+
+
+def names_other_value(text: str, key: str) -> bool:
+    """Whether ``text`` names a job, hobby or city value other than ``key`` (or its plural)."""
+    words = set(tokens(text))
+    return any(v != key and words & form_words and any(mentions(text, f) for f in forms)
+               for v, forms, form_words in _VALUE_FORMS)
+
+
+#: (value, its forms, their words) for every job, hobby and city, computed once.
+_VALUE_FORMS = tuple((v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
+                     for _, vocab in VALUE_KINDS for v in vocab)
 
 
 def names_key(text: str, key: str) -> bool:

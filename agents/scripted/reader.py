@@ -79,6 +79,11 @@ class ScriptedReader(BaseAgent):
 
     name = "scripted-reader"
     knowledge_cls: type[Knowledge] = LinkJudgedKnowledge
+    #: The share of the budget kept for the plan itself: notes that might not pay (candidates,
+    #: sub-notes, an original) are read only while more steps than that are left.
+    reserve = 0.4
+    #: Whether an original is read once per episode to learn if originals carry links.
+    explore = True
 
     def __init__(self, *, page_size: int = 5, max_page: int = 12, batch: int = 2,
                  value_batch: int = 4):
@@ -106,6 +111,8 @@ class ScriptedReader(BaseAgent):
         self._question: ParsedQuestion | None = None
         self._guess: str | None = None
         self._attempts: dict[tuple[str, str], int] = {}
+        self._steps_left: int | None = None
+        self._budget: int | None = None
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -117,7 +124,9 @@ class ScriptedReader(BaseAgent):
             e = obs.entries[-1]
             self.kb.ingest_entry(e.name, e.args, e.result)
         steps_left = observation.get("steps_left", obs.remaining)
+        self._steps_left = steps_left
         if self._plan is None:
+            self._budget = steps_left
             self._question = parse_question(obs.question)
             self._plan = self._run()
             action = next(self._plan)
@@ -189,10 +198,14 @@ class ScriptedReader(BaseAgent):
 
     # -- sets --------------------------------------------------------------------------
     def _complete(self, rel: str, key: str, query: str, tier: Tier,
-                  done: Callable[[], bool] | None = None, index_rel: str | None = None) -> Plan:
+                  done: Callable[[], bool] | None = None, index_rel: str | None = None,
+                  fallback: tuple[str, Tier] | None = None) -> Plan:
         """Make the set ``(rel, key)`` complete: page through ``query`` until its on-topic hits
         end, reading an index note for the key as soon as one is in sight. ``done`` stops early
-        (a single-valued relation found). Returns ``"complete"`` or ``""``."""
+        (a single-valued relation found). When a page is crowded with authored notes (two or
+        more: they are read as candidates, not part of the set), paging starts again with
+        ``fallback``, a query only the set's sentences match well. Returns ``"complete"`` or
+        ``""``."""
         kb = self.kb
         page = 1
         irel = index_rel or rel
@@ -208,8 +221,8 @@ class ScriptedReader(BaseAgent):
                 return "complete"
             if page > self.max_page:
                 return ""
-            if page > 1:
-                nid = kb.exploration(key)
+            if page > 1 and self.explore and self._can_spare():
+                nid = kb.exploration(irel, key)
                 if nid is not None:
                     yield from self._read(nid)
                     continue  # originals carry links: they are candidates now
@@ -218,27 +231,44 @@ class ScriptedReader(BaseAgent):
                 kb.complete.add((rel, key))
                 return "complete"
             page += 1
+            hits = kb.pages.get((query, page - 1)) or []
+            if fallback is not None and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
+                (query, tier), fallback, page = fallback, None, 1
 
     def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None) -> Plan:
         """Read and judge the candidates for ``(rel, key)`` in sight; ``True`` when one is the
         complete set. A rejected candidate costs its read and changes nothing else.
         ``stop`` ends the reading early (what was wanted showed up in a read)."""
-        for nid in self.kb.index_candidates(rel, key, ((rel, key),)):
-            if (yield from self._judge(nid, rel, key)):
+        tried: set[str] = set()
+        while True:  # asked again after each judgement: what a read showed reorders the rest
+            cands = [c for c in self.kb.index_candidates(rel, key, ((rel, key),))
+                     if c not in tried]
+            if not cands or (cands[0] not in self.kb.links and not self._can_spare()):
+                return False
+            tried.add(cands[0])
+            if (yield from self._judge(cands[0], rel, key)):
                 return True
             if stop is not None and stop():
-                break
-        return False
+                return False
+
+    def _can_spare(self) -> bool:
+        """Whether a step may go to a read that might not pay (a candidate, an original):
+        while more than :attr:`reserve` steps are left, so the plan without it still fits."""
+        if self._steps_left is None or self._budget is None:
+            return True
+        return self._steps_left > round(self.reserve * self._budget)
 
     def _judge(self, nid: str, rel: str, key: str) -> Plan:
         """Read ``nid`` and the notes it links that must be read to know what it shows (at
         most :data:`MAX_SUBNOTES`), then judge it by its links."""
         kb = self.kb
+        if nid not in kb.links:
+            kb.note_candidate_read(rel, key)
         yield from self._read(nid)
         reads = 0
         while True:
             pending = kb.unread_subnotes(nid, rel, key)
-            if not pending or reads + len(pending) > MAX_SUBNOTES:
+            if not pending or reads + len(pending) > MAX_SUBNOTES or not self._can_spare():
                 break
             for sub in pending:
                 yield from self._read(sub)
@@ -294,8 +324,15 @@ class ScriptedReader(BaseAgent):
 
     def _holders(self, kind: str, value: str) -> Plan:
         """Everyone whose job/hobby/city is ``value``."""
-        yield from self._complete(kind, value, *self._value_query(value))
+        yield from self._complete(kind, value, *self._value_query(value),
+                                  fallback=self._sentence_query(kind, value))
         return self.kb.holders(kind, value)
+
+    def _sentence_query(self, kind: str, value: str) -> tuple[str, Tier] | None:
+        """The words of the value's own §3 sentences (``job is cooper``), for paging past
+        authored notes that crowd the value's pages."""
+        words = {"job": "job is", "hobby": "hobby is", "city": "lives in the city of"}[kind]
+        return f"{words} {value}", Tier(tokens(value))
 
     # -- attributes --------------------------------------------------------------------
     def _attr(self, name: str, kind: str) -> Plan:
@@ -454,6 +491,12 @@ class ScriptedReader(BaseAgent):
             yield from self._search(*self._value_query(value))
             if matches():
                 return matches()[0]
+        for nid in kb.joint_candidates([v for _, v in conds]):  # may be the join itself
+            if not self._can_spare():
+                break
+            yield from self._read(nid)
+            if matches():
+                return matches()[0]
         for kind, value in conds:
             yield from self._indexed(kind, value, stop=lambda: bool(matches()))
             if matches():
@@ -583,6 +626,8 @@ class StrictReader(ScriptedReader):
 
     name = "scripted-reader-strict"
     knowledge_cls = Knowledge
+    reserve = 0.0
+    explore = False
 
     def _discover(self, rel: str, key: str) -> Plan:
         return ""
@@ -590,6 +635,9 @@ class StrictReader(ScriptedReader):
 
     def _value_query(self, value: str) -> tuple[str, Tier]:
         return value_query(value)
+
+    def _sentence_query(self, kind: str, value: str) -> tuple[str, Tier] | None:
+        return None
 
     def _grandchildren_discovery(self, x: str) -> Plan:
         yield from self._search(*children_query(x))

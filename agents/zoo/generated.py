@@ -273,16 +273,28 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
                 if not links:
                     continue
                 if "index_of_indexes" in shapes and len(sets) >= 4 and rng.random() < 0.5:
-                    members = sorted(sets)
-                    half = len(members) // 2
-                    parts = [b.add(name, b.title(rel, X=name) + f" ({i + 1})",
-                                   [n for m in part for n in sets[m]], (rel, name), part)
-                             for i, part in enumerate((members[:half], members[half:]))]
+                    # parts by the members' city; a part links its members' city statements
+                    # too, so that its links show it is a part (an intersection)
+                    by_city: dict[str, list[str]] = defaultdict(list)
+                    for m in sorted(sets):
+                        by_city[t.by_name[m].city].append(m)
+                    parts = [b.add(name, b.title(rel, X=name) + f" ({city})",
+                                   [n for m in ms for n in sets[m]]
+                                   + [n for m in ms for n in t.subj[("city", t.by_name[m].pid)]],
+                                   (rel, name), ms)
+                             for city, ms in sorted(by_city.items())]
                     b.add(name, b.title(rel, X=name), parts, None)
                 elif "relation_index" in shapes:
                     b.add(name, b.title(rel, X=name), links, (rel, name), sets)
         if "hub" in shapes:
-            b.add(name, b.title("hub", X=name), t.naming(name), ("hub", name))
+            links = t.naming(name)
+            others: dict[str, list[str]] = defaultdict(list)  # the other person -> notes
+            for nid in links:
+                f = t.node[nid].fact
+                for pid in (f.subject, f.object):
+                    if pid in t.by_pid and t.name(pid) != name:
+                        others[t.name(pid)].append(nid)
+            b.add(name, b.title("hub", X=name), links, ("hub", name), dict(others))
         if "card" in shapes:
             attrs = t.attributes(name)
             pick = rng.sample(attrs, rng.randint(1, len(attrs)))
@@ -301,15 +313,14 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
         if not sets:
             continue
         if "index_of_indexes" in shapes and len(sets) >= 3 and rng.random() < 0.5:
-            groups: dict[str, list[str]] = defaultdict(list)
+            by = "city" if kind != "city" else "hobby"  # each part is an intersection:
+            groups: dict[str, list[str]] = defaultdict(list)  # it links both statements
             for m in sorted(sets):
-                p = t.by_name[m]
-                groups[p.city if kind != "city" else p.hobby].append(m)
+                groups[getattr(t.by_name[m], by)].append(m)
             parts = []
-            for k, (label, ms) in enumerate(sorted(groups.items()), start=1):
+            for label, ms in sorted(groups.items()):
                 links = [n for m in ms for n in sets[m]]
-                if kind != "city":  # each part is an intersection: its city statements too
-                    links += [n for m in ms for n in t.subj[("city", t.by_name[m].pid)]]
+                links += [n for m in ms for n in t.subj[(by, t.by_name[m].pid)]]
                 parts.append(b.add(v, b.title("part", v=v, k=label), links, None, ms))
             b.add(v, b.title("parent", v=v), parts, None)
         elif "value_index" in shapes:
@@ -342,7 +353,7 @@ def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> None:
             ms = note.get("members")
             if note["set"] is None or not isinstance(ms, dict) or len(ms) < 2:
                 continue
-            drop = set(rng.sample(sorted(ms), max(1, len(ms) * 2 // 5)))
+            drop = set(rng.sample(sorted(ms), max(1, len(ms) * 3 // 5)))
             gone = {n for m in drop for n in ms[m]}
             note["links"] = [x for x in note["links"] if x not in gone]
     elif harm == "wrong_members":
