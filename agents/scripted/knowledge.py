@@ -361,6 +361,8 @@ def _repeats(text: str, words: set[str]) -> bool:
     return False
 
 
+#: The kinds of statement that give a person's own attributes, not a relation.
+ATTR_KINDS = ("job", "hobby", "city", "born")
 #: The most unread candidate notes read for one (relation, key) at one look.
 MAX_CANDIDATE_READS = 3
 #: The most notes naming all of a join's values read before its sets are worked out.
@@ -385,8 +387,8 @@ class LinkJudgedKnowledge(Knowledge):
       (1) its links state members of that set, each verified the same way (the statement
       names the key on the relation's side; a grandchild through a known child of the key);
       (2) at least half of the statements it shows concern the key; (3) the key is its only
-      centre: no other person or value is concerned by as many of them, and none is stated
-      with every member (a card of one person, an intersection of two sets, a part of a set
+      centre: no other person is in as many of its relation statements, no other value is
+      stated as often, and no other key is stated with every member (a card of one person, an intersection of two sets, a part of a set
       split by city, the single friend of someone else's list are not the set); (4) nothing
       it links is left unread. Nothing else it does (no links, other relations'
       links) says anything about the set.
@@ -513,7 +515,7 @@ class LinkJudgedKnowledge(Knowledge):
 
     def exploration(self, rel: str, key: str) -> str | None:
         """Once per episode, in a library with authored notes, an original stating a member of
-        ``(rel, key)`` to read in place of turning the set's next page: whether originals carry links is learnt only by
+        ``(rel, key)`` to read in place of turning the set's third page: whether originals carry links is learnt only by
         reading one (the untrained library, which has no authored notes, never pays it)."""
         if self.explored or not self.curated or self.original_links:
             return None
@@ -627,22 +629,29 @@ def judge_set(facts: Iterable[Fact], rel: str, key: str, known_kids: set[str] = 
     if rel == "grandchildren":
         kids |= {m for f in facts if (m := member_of(f, "children", key))}
     members: set[str] = set()
-    concern = 0
+    concern = 0  # statements about the key (rule 2)
+    centre = 0  # those that count for the centre (rule 3)
     others: dict[tuple[str, str], int] = {}
+    person_set = rel not in VALUE_RELS
     for f in facts:
         m = verified_member(f, rel, key, kids)
         if m is not None:
             members.add(m)
-        if m is not None or concerns(f, rel, key):
-            concern += 1
-        for name in fact_names(f):
-            if name != key and not (rel == "grandchildren" and name in kids):
-                others[("person", name)] = others.get(("person", name), 0) + 1
+        about = m is not None or concerns(f, rel, key)
+        concern += about
+        # A person's centre is counted on relation statements only: one friendship and the
+        # friend's city make a note about the friend, not the friend's whole list.
+        counts = not person_set or f.kind not in ATTR_KINDS
+        centre += about and counts
+        if counts:
+            for name in fact_names(f):
+                if name != key and not (rel == "grandchildren" and name in kids):
+                    others[("person", name)] = others.get(("person", name), 0) + 1
         if f.kind in VALUE_RELS and not (f.kind == rel and f.obj == key):
             others[(f.kind, f.obj)] = others.get((f.kind, f.obj), 0) + 1
     if not members or 2 * concern < len(facts):
         return set()
-    if any(n >= concern for n in others.values()):
+    if any(n >= centre for n in others.values()):
         return set()
     if _shared_key(facts, members, rel, key, kids):
         return set()

@@ -84,6 +84,8 @@ class ScriptedReader(BaseAgent):
     reserve = 0.4
     #: Whether an original is read once per episode to learn if originals carry links.
     explore = True
+    #: Wasted reads after which an episode reads no more notes that might not pay.
+    max_wasted = 4
 
     def __init__(self, *, page_size: int = 5, max_page: int = 12, batch: int = 2,
                  value_batch: int = 4):
@@ -113,6 +115,7 @@ class ScriptedReader(BaseAgent):
         self._attempts: dict[tuple[str, str], int] = {}
         self._steps_left: int | None = None
         self._budget: int | None = None
+        self._wasted = 0
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -221,10 +224,12 @@ class ScriptedReader(BaseAgent):
                 return "complete"
             if page > self.max_page:
                 return ""
-            if page > 1 and self.explore and self._can_spare():
+            if page > 2 and self.explore and self._can_spare():  # a big set: worth a try
                 nid = kb.exploration(irel, key)
                 if nid is not None:
                     yield from self._read(nid)
+                    if not kb.links.get(nid):
+                        self._wasted += 1
                     continue  # originals carry links: they are candidates now
             yield from self._search(query, tier, page)
             if kb.exhausted(query, page):
@@ -252,8 +257,13 @@ class ScriptedReader(BaseAgent):
                 return False
 
     def _can_spare(self) -> bool:
-        """Whether a step may go to a read that might not pay (a candidate, an original):
-        while more than :attr:`reserve` steps are left, so the plan without it still fits."""
+        """Whether a step may go to a read that might not pay (a candidate, a sub-note, an
+        original): while more than the :attr:`reserve` share of the budget is left, so the
+        plan without it still fits, and while fewer than :attr:`max_wasted` reads of this
+        episode were wasted (a rejected candidate and its sub-notes, an original without
+        links)."""
+        if self._wasted >= self.max_wasted:
+            return False
         if self._steps_left is None or self._budget is None:
             return True
         return self._steps_left > round(self.reserve * self._budget)
@@ -262,7 +272,8 @@ class ScriptedReader(BaseAgent):
         """Read ``nid`` and the notes it links that must be read to know what it shows (at
         most :data:`MAX_SUBNOTES`), then judge it by its links."""
         kb = self.kb
-        if nid not in kb.links:
+        fresh = nid not in kb.links
+        if fresh:
             kb.note_candidate_read(rel, key)
         yield from self._read(nid)
         reads = 0
@@ -273,7 +284,10 @@ class ScriptedReader(BaseAgent):
             for sub in pending:
                 yield from self._read(sub)
             reads += len(pending)
-        return kb.absorb_index(nid, rel, key)
+        if kb.absorb_index(nid, rel, key):
+            return True
+        self._wasted += reads + fresh
+        return False
 
     # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------
     def _discover(self, rel: str, key: str) -> Plan:
@@ -459,15 +473,27 @@ class ScriptedReader(BaseAgent):
         """Which of ``cands`` have ``kind`` = ``value``, found by asking for the value together
         with ``value_batch`` names at a time (``Fenmarch Felix Abernathy Nora Vance ...``): a
         candidate's own note holds the value and both name tokens, so it ranks on page 1.
-        A candidate not seen with the value is presumed not to have it."""
+        A candidate not seen with the value is presumed not to have it, unless authored notes
+        crowded the page (two or more): then the batch is asked again in the words of the
+        value's sentences (``lives in the city of Fenmarch Felix Abernathy ...``), and from
+        then on every batch is."""
         kb = self.kb
         todo = [c for c in cands if kb.attr(c, kind) is None
                 and c not in kb.index_members.get((kind, value), ())]
+        words = ""
         for i in range(0, len(todo), self.value_batch):
             if stop():
                 break
             group = todo[i:i + self.value_batch]
-            yield from self._search(f"{value} " + " ".join(group))
+            query = f"{words}{value} " + " ".join(group)
+            yield from self._search(query)
+            hits = kb.pages.get((query, 1)) or []
+            if not words and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
+                sentence = self._sentence_query(kind, value)
+                if sentence is not None:
+                    words = sentence[0].removesuffix(value)
+                    if not stop():
+                        yield from self._search(f"{words}{value} " + " ".join(group))
         return [c for c in cands if kb.attr(c, kind) == value
                 or c in kb.index_members.get((kind, value), ())]
 
@@ -628,6 +654,7 @@ class StrictReader(ScriptedReader):
     knowledge_cls = Knowledge
     reserve = 0.0
     explore = False
+    max_wasted = 10 ** 9
 
     def _discover(self, rel: str, key: str) -> Plan:
         return ""
