@@ -322,7 +322,7 @@ def test_restyled_indexes_earn_the_same_credit(pipeline):
             assert cells["all"][style]["f1"] == cells["all"]["trained"]["f1"], (group, style)
             if group == "exact":  # 9 questions: one step is 0.03 of rho; allow that one
                 a, b = cells["all"][style], cells["all"]["trained"]
-                assert abs(a["mean_steps"] - b["mean_steps"]) * a["n"] <= 1, (style, a, b)
+                assert abs(a["mean_steps"] - b["mean_steps"]) * a["n"] <= 1 + 1e-9, (style, a, b)
 
 
 def test_second_epoch_changes_almost_nothing(pipeline):
