@@ -401,16 +401,11 @@ class LinkJudgedKnowledge(Knowledge):
         self.judged: set[tuple[str, str, str]] = set()
         self.rng = rng  # a repeated exam's tie-break shuffle; None keeps the shown order
         self.partial: set[str] = set()  # notes read with more links than one read shows
-        self.curated = False  # an authored note was shown this episode
+        self.curated = False  # a note read this episode was some set (the curator indexes)
         self.original_links = False  # a read original showed links
         self.explored = False  # an original was read to learn whether originals carry links
         self.reads_for: dict[tuple[str, str], int] = {}  # candidate reads per set
         self.parts_seen: set[tuple[str, str]] = set()  # sets a note naming a value split
-
-    def note(self, nid: str, text: str) -> None:
-        super().note(nid, text)
-        if nid not in self.facts:
-            self.curated = True
 
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         super().ingest_entry(name, args, result)
@@ -421,6 +416,8 @@ class LinkJudgedKnowledge(Knowledge):
             self.partial.add(nid)
         if nid in self.facts and self.links.get(nid):
             self.original_links = True
+        elif not self.curated and nid not in self.facts and self.is_some_set(nid):
+            self.curated = True
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
@@ -514,8 +511,8 @@ class LinkJudgedKnowledge(Knowledge):
         return out[:MAX_JOINT_READS]
 
     def exploration(self, rel: str, key: str) -> str | None:
-        """Once per episode, in a library with authored notes, an original stating a member of
-        ``(rel, key)`` to read in place of turning the set's third page: whether originals carry links is learnt only by
+        """Once per episode, in a library where a note read was a set (an index), an original
+        stating a member of ``(rel, key)`` to read in place of turning the set's third page: whether originals carry links is learnt only by
         reading one (the untrained library, which has no authored notes, never pays it)."""
         if self.explored or not self.curated or self.original_links:
             return None
@@ -584,6 +581,14 @@ class LinkJudgedKnowledge(Knowledge):
         self.index_members[(rel, key)] = self.index_members.get((rel, key), set()) | members
         self.complete.add((rel, key))
         return True
+
+    def is_some_set(self, nid: str) -> bool:
+        """Whether the statements ``nid`` links directly are the complete set of some person
+        or value they name (the library holds at least one index)."""
+        facts = [f for lid in self.links.get(nid, ()) if (f := self.facts.get(lid))]
+        keys = {(r, n) for f in facts for n in fact_names(f) for r in PERSON_RELS}
+        keys |= {(f.kind, f.obj) for f in facts if f.kind in VALUE_RELS}
+        return any(judge_set(facts, r, k) for r, k in sorted(keys))
 
 
 def concerns(f: Fact, rel: str, key: str) -> bool:

@@ -5,9 +5,10 @@ use (``Felix Abernathy is married to``, ``the father of Nora Vance``, ``cooper``
 until the on-topic hits end (see :class:`~kbgym_agents.scripted.knowledge.Tier`), and several people's
 attribute notes are fetched with one query (``born Felix Abernathy Nora Vance``).
 
-Index notes are used whenever the library has them, in any wording: an authored note that
-names the key the reader is enumerating is read, and when its links show a member set it is
-taken as complete (the curation promise); see :class:`ScriptedReader`. A note that states the
+Index notes are used whenever the library has them, in any wording: a note that names the
+key the reader is enumerating is read, and it is taken as the complete set when its links show
+it (the curation promise; the rules are properties of links and truth, docs/protocol.md §9.6,
+:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`). A note that states the
 question's answer outright (an answer statement) is answered from. Three readers share this
 plan: :class:`ScriptedReader` (the exam reader), :class:`StrictReader` (the first one, which
 credits only this project's own titles) and :class:`EvidenceReader` (locate and expand).
@@ -68,10 +69,17 @@ class ScriptedReader(BaseAgent):
       job/hobby/city set is searched by the bare value plus its plural (``cooper coopers``),
       which finds ``Coopers.`` as well as ``People whose job is cooper.``. Notes that show up
       on any other page are considered too.
-    - **Judgement.** A candidate is read, and its links decide whether it is a complete index
-      for the set (:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`).
+    - **Judgement.** A candidate is read (with the notes it links, when they must be read to
+      know what it shows), and its links alone decide whether it is the complete set
+      (:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`). A rejected candidate
+      costs its read and nothing else; reads that might not pay stop when
+      :attr:`reserve` of the budget is left or :attr:`max_wasted` were wasted.
+    - **Originals.** Once per episode, in a library where an index was found, an original of
+      a big set is read to learn whether originals carry links
+      (:attr:`explore`).
     - **Statements.** §3 sentences are believed whoever wrote them (the newest wins on a
-      conflict), and so are answer statements (``The job of the spouse of X is baker.``).
+      conflict, :func:`~kbgym_agents.scripted.text.newest`), and so are answer statements
+      (``The job of the spouse of X is baker.``).
 
     ``batch`` is how many people one attribute query asks about (``value_batch`` when the
     query also names the value sought, which makes the wanted note stand out); ``page_size`` and

@@ -97,9 +97,13 @@ class Truth:
         self.subj: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, pid) -> ids
         self.obj: dict[tuple[str, str], list[str]] = defaultdict(list)  # (kind, obj) -> ids
         self.node = {n.id: n for n in universe.nodes}
-        for n in universe.nodes:
+        self._naming: dict[str, list[str]] = defaultdict(list)  # pid -> notes naming them
+        for n in universe.nodes:  # id order
             self.subj[(n.fact.kind, n.fact.subject)].append(n.id)
             self.obj[(n.fact.kind, n.fact.object)].append(n.id)
+            self._naming[n.fact.subject].append(n.id)
+            if n.fact.object in self.by_pid and n.fact.object != n.fact.subject:
+                self._naming[n.fact.object].append(n.id)
 
     def name(self, pid: str) -> str:
         return self.by_pid[pid].name
@@ -128,10 +132,7 @@ class Truth:
 
     def naming(self, name: str) -> list[str]:
         """Every original note naming the person, in id order."""
-        pid = self.by_name[name].pid
-        ids = {nid for (k, s), nids in self.subj.items() if s == pid for nid in nids}
-        ids |= {nid for (k, o), nids in self.obj.items() if o == pid for nid in nids}
-        return sorted(ids, key=lambda i: int(i[1:]))
+        return list(self._naming[self.by_name[name].pid])
 
     def attributes(self, name: str) -> list[str]:
         pid = self.by_name[name].pid

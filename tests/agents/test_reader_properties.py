@@ -228,19 +228,20 @@ def test_a_rejected_candidate_costs_its_read_and_nothing_else(seed):
 
 
 def test_links_on_original_notes_are_followed():
-    u, t = world(11, 300)
+    u = generate(UniverseConfig(seed=11, n_people=150, friend_degree=9))
+    t = Truth(u)
     qs = [q for q in u.questions if q.template == "qc4_friends"
-          and len(t.members("friends", q.text.split("does ")[1].removesuffix(" have?"))) >= 6]
+          and len(t.members("friends", q.text.split("does ")[1].removesuffix(" have?"))) >= 8]
     xs = [q.text.split("does ")[1].removesuffix(" have?") for q in qs]
     lib = Library.from_universe(u)
     for x in xs:  # each friendship statement of x links x's other ones
         nids = [n for ns in t.members("friends", x).values() for n in ns]
         for n in nids:
             lib.link_many(n, [m for m in nids if m != n][:40])
-        # and an authored note about x's parents shows the library is curated
-        parents = [n for ns in t.members("parents", x).values() for n in ns]
-        if parents:
-            lib.link_many(lib.add(f"{x}'s parents.", dedup=False).id, parents)
+        # and an index of x's children (read first: the curator indexes) when x has any
+        kids = [n for ns in t.members("children", x).values() for n in ns]
+        if kids:
+            lib.link_many(lib.add(f"{x}.", dedup=False).id, kids)
     assert qs
     qids = [q.qid for q in qs]
     base, got = exam(u, Library.from_universe(u), qids), exam(u, lib, qids)
