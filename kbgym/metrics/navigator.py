@@ -155,6 +155,8 @@ class Navigator:
         # ranking by distinct tokens: queries are deduplicated and filtered by their tokens
         self._lexical = _lexical(library.search_backend) and not library.dirty
         self._ranked: dict[Any, list[str]] = {}
+        self._positions: dict[Any, dict[str, int]] = {}
+        self._keys: dict[str, tuple[str, ...]] = {}
         self._names: dict[str, tuple[str, ...]] = {}
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
@@ -163,7 +165,12 @@ class Navigator:
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
         """Queries with the same key rank alike: their sorted distinct tokens under BM25."""
-        return tuple(sorted(set(tokenize(query)))) if self._lexical else query
+        if not self._lexical:
+            return query
+        key = self._keys.get(query)
+        if key is None:
+            key = self._keys[query] = tuple(sorted(set(tokenize(query))))
+        return key
 
     def ranked(self, query: str) -> list[str]:
         """The ids of ``query``'s ranking, as far as the last page reaches."""
@@ -173,6 +180,14 @@ class Navigator:
             k = self.page_size * self.max_page
             hit = [i for i, _ in self.library.search(query, k)] if query.strip() else []
             self._ranked[key] = hit
+        return hit
+
+    def positions(self, query: str) -> dict[str, int]:
+        """id -> 0-based rank of the ids in ``query``'s ranking."""
+        key = self.query_key(query)
+        hit = self._positions.get(key)
+        if hit is None:
+            hit = self._positions[key] = {nid: i for i, nid in enumerate(self.ranked(query))}
         return hit
 
     def search_shows(self, query: str, page: int) -> list[str]:
@@ -263,6 +278,7 @@ class _Entry:
     reach: frozenset[str]  # the support its ranking could show: carried by notes it can rank
     via: tuple[str, ...]  # the notes linking to support it can rank
     page_cap: int  # the most support one page can show (page_size notes, each at its most)
+    cand: tuple[str, ...]  # the relevant notes it can rank (all of them off BM25)
 
 
 class _Greedy:
@@ -314,7 +330,7 @@ class _Greedy:
         self.keys_seen.add(key)
         hold = self.holding
         if hold is None:
-            cand: Iterable[str] = self.relevant
+            cand: Iterable[str] = sorted(self.relevant, key=id_num)
         else:
             cand = {nid for t in key for nid in hold.get(t, ())}
             if not cand:
@@ -323,18 +339,21 @@ class _Greedy:
         reach = frozenset().union(*carried)
         via = tuple(nid for nid in cand if nid in self.via)
         cap = self.nav.page_size * max(map(len, carried), default=0)
-        self.vocab.append(_Entry(query, key, None, reach, via, cap))
+        self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand)))
 
     def _rank(self, entry: _Entry) -> list[tuple[int, list[str]]]:
+        """The pages on which the query shows relevant notes: only the notes it can rank
+        (``entry.cand``) are looked up in its ranking."""
+        where = self.nav.positions(entry.query)
+        ps = self.nav.page_size
+        found = sorted((where[nid], nid) for nid in entry.cand if nid in where)
         pages: list[tuple[int, list[str]]] = []
-        ps, rel = self.nav.page_size, self.relevant
-        for pos, nid in enumerate(self.nav.ranked(entry.query)):
-            if nid in rel:
-                page = pos // ps + 1
-                if pages and pages[-1][0] == page:
-                    pages[-1][1].append(nid)
-                else:
-                    pages.append((page, [nid]))
+        for pos, nid in found:
+            page = pos // ps + 1
+            if pages and pages[-1][0] == page:
+                pages[-1][1].append(nid)
+            else:
+                pages.append((page, [nid]))
         entry.pages = pages
         return pages
 

@@ -4,7 +4,7 @@ optimum, and what the navigator costs.
 
     python scripts/experiments/navigator_check.py [--seeds 0,1,2,3,4] [--per-group 100]
         [--resamples 20000] [--small-seeds 0,1,2,3,4] [--small-people 12,16] [--reps 5]
-        [--cli-before SRC] [--out runs/navigator_check]
+        [--cli-before PYTHON] [--parts canonical,small,cost] [--out runs/navigator_check]
 
 1. **Canonical library.** Per seed: the default universe (500 people), the scripted index
    curator trained on train[:100] x 2 epochs (as ``kbgym train --agent scripted-index``), the
@@ -20,16 +20,16 @@ optimum, and what the navigator costs.
 3. **Cost.** The navigator's CPU milliseconds per question at the default universe (a cold
    navigator per library, median over ``--reps``), and the probe exam (``examine``, the code
    ``kbgym test`` runs) and ``probe_table`` with and without the navigator, interleaved in
-   this process: medians and ratios. With ``--cli-before SRC`` (a checkout of the code before
-   the navigator, e.g. ``git archive main``), ``kbgym test`` on the probe is also timed as a
-   command, before (PYTHONPATH=SRC) and after, interleaved.
+   this process: medians and ratios. With ``--cli-before PYTHON`` (an interpreter whose
+   kbgym is the code before the navigator, e.g. a virtualenv with ``pip install -e`` of an
+   older checkout), ``kbgym test`` on the probe is also timed as a command, before (that
+   interpreter) and after (this one), interleaved.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -110,6 +110,17 @@ def canonical(seeds: list[int], per_group: int, resamples: int, out: Path) -> di
               f"/{c['mean_steps']:.2f}, navigator {b1['nav_steps']:.2f}/{c['nav_steps']:.2f})")
     return {"pooled": summary, "table": table, "context": context,
             "per_seed": {s: t for s, t in per_seed.items()}}
+
+
+def first_seed(seed: int, per_group: int, out: Path) -> dict:
+    u = generate(UniverseConfig(seed=seed))
+    run = out / f"seed{seed}" / "train"
+    if not (run / "kb_epoch_2.json").exists():
+        train(u, make_agent("scripted-index", seed=seed), run,
+              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
+    probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
+    write_canonical(out / f"seed{seed}" / "probe.json", probe)
+    return {"universe": u, "probe": probe, "trained": load_snapshot(run / "kb_epoch_2.json")[0]}
 
 
 # -- 2. greedy against the exhaustive optimum ------------------------------------------------
@@ -229,27 +240,28 @@ def exam_ab(context: dict, reps: int, resamples: int) -> dict:
     return out
 
 
-def cli_ab(before_src: str, context_dir: Path, reps: int) -> dict:
-    """``kbgym test`` on the probe as a command: the code before the navigator (PYTHONPATH)
-    and this checkout, interleaved; the trained library of the first seed."""
+def cli_ab(before_python: str, context_dir: Path, reps: int) -> dict:
+    """``kbgym test`` on the probe as a command, with the code before the navigator (another
+    interpreter) and this checkout, interleaved; the trained library of the first seed."""
     probe = context_dir / "probe.json"
     lib = context_dir / "train" / "kb_epoch_2.json"
     split = ",".join(GROUPS)
     times: dict = {"before": [], "after": []}
     for i in range(reps):
-        for which in ("before", "after"):
-            env = dict(os.environ)
-            if which == "before":
-                env["PYTHONPATH"] = before_src
+        for which, python in (("before", before_python), ("after", sys.executable)):
             dest = context_dir / f"cli_{which}_{i}"
             subprocess.run(["rm", "-rf", str(dest)], check=True)
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "kbgym.cli", "test", "--library", str(lib),
-                            "--questions", str(probe), "--split", split, "--out", str(dest),
-                            "--quiet"], check=True, env=env)
+            # run outside any checkout: ``python -m`` would import kbgym from the cwd
+            subprocess.run([python, "-m", "kbgym.cli", "test", "--library", str(lib.resolve()),
+                            "--questions", str(probe.resolve()), "--split", split, "--out",
+                            str(dest.resolve()), "--quiet"], check=True,
+                           cwd=str(context_dir.resolve()))
             times[which].append(time.perf_counter() - t)
             row = json.loads((dest / "test_log.jsonl").read_text().split("\n")[0])
-            assert ("nav_steps" in row) == (which == "after"), (which, "PYTHONPATH not used?")
+            if ("nav_steps" in row) != (which == "after"):
+                raise SystemExit(f"--cli-before {before_python}: its kbgym already has the "
+                                 "navigator (or this one lacks it)")
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"\n`kbgym test` on the probe (trained library, first seed), median of {reps}, "
           f"interleaved: before {med['before']:.2f} s, after {med['after']:.2f} s "
@@ -267,26 +279,36 @@ def main() -> None:
     ap.add_argument("--small-people", default="12,16")
     ap.add_argument("--max-states", type=int, default=200_000)
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--cli-before", help="a source tree of kbgym before the navigator")
+    ap.add_argument("--cli-before", help="a Python whose kbgym predates the navigator")
+    ap.add_argument("--parts", default="canonical,small,cost",
+                    help="which parts to run (the timings need only the first seed)")
     ap.add_argument("--out", default="runs/navigator_check")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     seeds = [int(s) for s in args.seeds.split(",")]
-    canon = canonical(seeds, args.per_group, args.resamples, out)
-    small = greedy_vs_optimum([int(s) for s in args.small_seeds.split(",")],
-                              [int(n) for n in args.small_people.split(",")], out,
-                              args.max_states)
-    cost = navigator_cost(canon["context"], args.reps)
-    ab = exam_ab(canon["context"], args.reps, args.resamples)
-    cli = cli_ab(args.cli_before, out / f"seed{seeds[0]}", args.reps) if args.cli_before \
-        else None
-    write_canonical(out / "navigator_check.json", {
-        "seeds": seeds, "per_group": args.per_group, "canonical": canon["pooled"],
-        "greedy_vs_optimum": small, "navigator_ms_per_question": cost, "timing": ab,
-        "cli": cli})
-    print(f"\ntotal {time.perf_counter() - t0:.0f}s; figures in {out / 'navigator_check.json'}")
+    parts = set(args.parts.split(","))
+    figures: dict = {"seeds": seeds, "per_group": args.per_group}
+    if "canonical" in parts:
+        canon = canonical(seeds, args.per_group, args.resamples, out)
+        figures["canonical"] = canon["pooled"]
+        context = canon["context"]
+    else:  # the first seed's universe, probe and trained library only (for the timings)
+        context = first_seed(seeds[0], args.per_group, out)
+    if "small" in parts:
+        figures["greedy_vs_optimum"] = greedy_vs_optimum(
+            [int(s) for s in args.small_seeds.split(",")],
+            [int(n) for n in args.small_people.split(",")], out, args.max_states)
+    if "cost" in parts:
+        figures["navigator_ms_per_question"] = navigator_cost(context, args.reps)
+        figures["timing"] = exam_ab(context, args.reps, args.resamples)
+    if args.cli_before:
+        figures["cli"] = cli_ab(args.cli_before, out / f"seed{seeds[0]}", args.reps)
+    name = "navigator_check.json" if parts >= {"canonical", "small", "cost"} \
+        else f"navigator_check_{'_'.join(sorted(parts))}.json"
+    write_canonical(out / name, figures)
+    print(f"\ntotal {time.perf_counter() - t0:.0f}s; figures in {out / name}")
 
 
 if __name__ == "__main__":
