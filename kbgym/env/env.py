@@ -17,7 +17,6 @@ import gymnasium as gym
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from kbgym.env import tasks
 from kbgym.env.actions import (
     EDIT_ACTIONS,
     EVIDENCE_TOOLS,
@@ -38,14 +37,15 @@ from kbgym.library.dedup import DedupGuard
 from kbgym.library.graph import Library
 from kbgym.library.search import make_backend
 from kbgym.library.snapshot import write_snapshot
+from kbgym.protocol import tasks
+from kbgym.protocol.errors import EPISODE_OVER, ERR_NO_ACTION, err_internal, is_error
+from kbgym.protocol.limits import ANSWER_SHOWN, PHASE_CODES, READ_LINKS_PER_PAGE
+from kbgym.protocol.results import PHASE_COMPLETE, format_submitted
 from kbgym.scoring import score
 from kbgym.universe.types import Question, Universe
 
-PHASE_CODE = {"probe": 0, "forward": 1, "backward": 2}
-EPISODE_OVER = "ERROR: episode is over - call reset()"
+PHASE_CODE = PHASE_CODES
 MAX_TEXT = 2**24
-#: A read shows a note's links this many at a time (``read(id, links_page=2)`` for the next).
-READ_LINKS_PER_PAGE = 100
 
 _DEFAULT_UNIVERSE: dict[str, Universe] = {}
 
@@ -210,7 +210,7 @@ class KBGymEnv(gym.Env):
         qs = self._questions.values()
         longest = max((len(q.qid) + len(q.text) + max(map(len, q.golds), default=0)
                        for q in qs), default=0)
-        task = longest + tasks.ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
+        task = longest + ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
         return max_obs_chars(self.config.memory_k, task)
 
     def _configured_reward(self) -> RewardFn:
@@ -352,10 +352,10 @@ class KBGymEnv(gym.Env):
         memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats,
                         layout=self.obs_layout)
         if self.mode == "train":
-            memory.set_task(tasks.forward_block(q.qid, q.text))
+            memory.set_task(tasks.format_forward(q.qid, q.text))
             phase = "forward"
         else:
-            memory.set_task(tasks.probe_block(q.qid, q.text))
+            memory.set_task(tasks.format_probe(q.qid, q.text))
             phase = "probe"
         ep = Episode(q, phase, memory, start_merges=self.library.merges,
                      start_judge_calls=judge_calls(self.library))
@@ -380,7 +380,7 @@ class KBGymEnv(gym.Env):
         try:
             result = self._execute(ep, act)
         except Exception as err:  # a bug must not escape to the agent's loop
-            result = f"ERROR: internal error ({type(err).__name__}) - the action was not applied"
+            result = err_internal(type(err).__name__)
         ep.steps += 1
         ep.phase_steps += 1
         try:
@@ -418,13 +418,13 @@ class KBGymEnv(gym.Env):
             ep.answer = args["text"]
             ep.f1, ep.em = score(ep.answer, q.golds, q.unanswerable)
             ep.answered_at = ep.phase_steps + 1
-            return "submitted" if ep.phase == "probe" else f"submitted | your F1: {ep.f1:.2f}"
+            return format_submitted(None if ep.phase == "probe" else ep.f1)
         if name == "done":
-            return "phase complete"
+            return PHASE_COMPLETE
         if name in EVIDENCE_TOOLS:
             return evidence.run(self.library, name, args)
         result = apply.apply_edit(self.library, name, args)
-        if not result.startswith("ERROR"):
+        if not is_error(result):
             ep.edits[name] += 1
         return result
 
@@ -437,7 +437,7 @@ class KBGymEnv(gym.Env):
                     ep.f1, ep.em = 0.0, 0.0
                 q = ep.question
                 ep.p1_steps, ep.phase, ep.phase_steps = ep.phase_steps, "backward", 0
-                ep.memory.set_task(tasks.backward_block(q.qid, q.text, ep.answer, q.golds[0],
+                ep.memory.set_task(tasks.format_backward(q.qid, q.text, ep.answer, q.golds[0],
                                                         ep.f1))
                 return True
             return False
@@ -504,15 +504,15 @@ class KBGymEnv(gym.Env):
             info["action_error"] = EPISODE_OVER
         if act is not None:
             if isinstance(act, InvalidAction):
-                info["action"] = "__noop__" if act.error == "ERROR: no action was given" \
+                info["action"] = "__noop__" if act.error == ERR_NO_ACTION \
                     else "__invalid__"
                 info["action_valid"] = False
                 info["input"] = _jsonable(act.args)
             else:
                 info["action"] = act.name
                 info["input"] = canonical_args(act)
-                info["action_valid"] = not result.startswith("ERROR")
-            if result.startswith("ERROR"):
+                info["action_valid"] = not is_error(result)
+            if is_error(result):
                 info["action_error"] = result
         if with_metrics:
             info["metrics"] = self.library.stats()
