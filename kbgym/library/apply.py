@@ -110,7 +110,7 @@ def read_result(library: Library, node_id: str, page: int | None = None,
     hits = []
     for lid in links:
         ltype = types.get(lid)
-        tags = (ltype,) if ltype else ()
+        tags: tuple[str, ...] = (ltype,) if ltype else ()
         if stale and library.is_stale(node.id, lid):
             tags += ("stale",)
         hits.append(R.Hit(lid, library[lid].text, tags))
@@ -167,10 +167,10 @@ def _apply(lib: Library, name: str, args: dict, forced: str | None) -> str:
             if recorded is not None and recorded.kind == "merged":
                 return R.format_merged_into(lib.merge(nid, recorded.ids[0]))
             return R.format_edited(nid)
-        out = lib.edit(args["id"], args["text"])
-        if out.merged_into is not None:
-            return R.format_merged_into(out.merged_into)
-        return R.format_edited(out.id)
+        edited = lib.edit(args["id"], args["text"])
+        if edited.merged_into is not None:
+            return R.format_merged_into(edited.merged_into)
+        return R.format_edited(edited.id)
     if name == "delete":
         return R.format_deleted(lib.delete(args["id"]))
     if name == "link":
@@ -178,8 +178,8 @@ def _apply(lib: Library, name: str, args: dict, forced: str | None) -> str:
         a, b = lib.link(args["source"], args["target"], ltype)
         return R.format_linked(a, b, ltype)
     if name == "link_many":
-        out = lib.link_many(args["source"], list(args["targets"]), args.get("type"))
-        return format_link_many(out)
+        return format_link_many(lib.link_many(args["source"], list(args["targets"]),
+                                              args.get("type")))
     a, b = lib.unlink(args["source"], args["target"])
     return R.format_unlinked(a, b)
 

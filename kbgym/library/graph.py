@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-from kbgym.errors import LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
+from kbgym.errors import KBGymError, LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
 from kbgym.protocol.errors import (
     ERR_EMPTY_TEXT,
     ERR_SELF_LINK,
@@ -499,8 +499,12 @@ class Library:
 
     def to_networkx(self):
         """A ``networkx.DiGraph`` copy for analysis (node attrs text/origin/flag/absorbed;
-        typed edges carry ``type``)."""
-        import networkx as nx
+        typed edges carry ``type``). Needs networkx: ``pip install 'kbgym[analysis]'``."""
+        try:
+            import networkx as nx
+        except ImportError:
+            raise KBGymError("to_networkx needs networkx: pip install 'kbgym[analysis]'") \
+                from None
 
         g = nx.DiGraph()
         for n in self._nodes.values():

@@ -97,7 +97,7 @@ def parse_fact(text: str, *, drift: bool = True) -> Fact | None:
     m = _SENTENCE.fullmatch(text)
     if m is None:
         return None
-    kind = m.lastgroup  # the branch: it closes last
+    kind = str(m.lastgroup)  # the branch: it closes last
     g = m.groupdict()
     obj = g[f"{kind}_o"]
     if kind == "born":

@@ -21,6 +21,16 @@ class Mode(StrEnum):
     PROBE = "probe"
 
 
+class Status(StrEnum):
+    """How an episode ended (test_log ``status``): an exam answered exactly, answered wrongly
+    (partial F1 included) or ran out of steps; a training episode abandoned by a reset."""
+
+    ANSWERED = "answered"
+    WRONG = "wrong"
+    UNANSWERED = "unanswered"
+    ABANDONED = "abandoned"
+
+
 #: ``obs["phase"]``: 0 = probe, 1 = forward, 2 = backward (§16.2).
 PHASE_CODES: dict[str, int] = {Phase.PROBE: 0, Phase.FORWARD: 1, Phase.BACKWARD: 2}
 PHASE_NAMES: dict[int, str] = {v: str(k) for k, v in PHASE_CODES.items()}

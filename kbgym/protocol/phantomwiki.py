@@ -82,7 +82,7 @@ def parse_sentence(text: str) -> ParsedSentence | None:
     m = _PATTERN.match(text)
     if m is None:
         return None
-    i = m.lastgroup[1:]  # the outer group f{i} closes last
+    i = str(m.lastgroup)[1:]  # the outer group f{i} closes last
     objects = tuple(o.strip() for o in m.group("o" + i).split(", ") if o.strip())
     return ParsedSentence(_FORMS[int(i)], m.group("s" + i), objects) if objects else None
 

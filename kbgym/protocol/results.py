@@ -390,8 +390,9 @@ def parse_expand(result: str) -> ExpandResult | None:
     if lines[0].startswith("path: "):
         path = lines[0][len("path: "):].split(" -> ")
         lines = lines[1:]
-        if lines and _BRANCH.fullmatch(lines[0]):
-            branch = _BRANCH.fullmatch(lines[0]).group(1)
+        head = _BRANCH.fullmatch(lines[0]) if lines else None
+        if head is not None:
+            branch = head.group(1)
             lines = lines[1:]
     edges = [Edge(m.group(1), m.group(2), m.group(3)) for m in map(_EDGE.match, lines) if m]
     return ExpandResult(edges, path, branch)
