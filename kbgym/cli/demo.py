@@ -16,6 +16,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
                    help="probe questions per group (default 30)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--no-view", action="store_true", help="skip view.html (kbgym view)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_demo)
 
@@ -24,6 +25,6 @@ def cmd_demo(args) -> int:
     from kbgym.runs.demo import run_demo
 
     run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
-             per_group=args.per_group, plots=not args.no_plots,
+             per_group=args.per_group, plots=not args.no_plots, view=not args.no_view,
              say=(lambda *a: None) if args.quiet else print)
     return 0

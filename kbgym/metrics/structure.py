@@ -91,6 +91,7 @@ class Resolver:
         self.by_name = {p.name.casefold(): p.pid for p in universe.people}
         self.finder = KeyFinder.for_universe(universe.people, universe.vocab)
         self._text_mentions: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._key_sets: tuple | None = None
         self._holders: dict[str, frozenset[str]] = {}
         for p in universe.people:
             for kind in ("job", "hobby", "city"):
@@ -133,6 +134,26 @@ class Resolver:
     def named(self, text: str) -> set[str]:
         """The pids whose full names occur in ``text``."""
         return {self.by_name[k[7:].casefold()] for k in self.finder(text) if k.startswith("person:")}
+
+    def key_sets(self) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
+        """(pid -> every non-hub key whose member set holds that pid, non-hub key -> its
+        members), over the universe's people; computed once (read-only: shared)."""
+        if self._key_sets is None:
+            keys_of: dict[str, list[str]] = {p.pid: [] for p in self.u.people}
+            members: dict[str, frozenset[str]] = dict(self._holders)
+            for key, pids in self._holders.items():
+                for pid in pids:
+                    keys_of[pid].append(key)
+            for p in self.u.people:
+                for rel in RELATIONS:
+                    m = self.relation(rel, p.pid)
+                    if m:
+                        key = f"{rel}:{p.pid}"
+                        members[key] = m
+                        for pid in sorted(m):
+                            keys_of[pid].append(key)
+            self._key_sets = (keys_of, members)
+        return self._key_sets
 
     def text_mentions(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         """(pids, value keys) an original note's ``text`` names; cached per text, so every
@@ -187,20 +208,7 @@ class LinkResolver:
     def __init__(self, library: Library, universe: Universe, resolver: Resolver | None = None):
         self.lib = library
         self.res = resolver or Resolver(universe)
-        # pid -> every non-hub key whose member set holds that pid
-        self.keys_of: dict[str, list[str]] = {p.pid: [] for p in universe.people}
-        self._members: dict[str, frozenset[str]] = dict(self.res._holders)
-        for key, pids in self.res._holders.items():
-            for pid in pids:
-                self.keys_of[pid].append(key)
-        for p in universe.people:
-            for rel in RELATIONS:
-                m = self.res.relation(rel, p.pid)
-                if m:
-                    key = f"{rel}:{p.pid}"
-                    self._members[key] = m
-                    for pid in sorted(m):
-                        self.keys_of[pid].append(key)
+        self.keys_of, self._members = self.res.key_sets()
         self._naming: dict[str, set[str]] = {}  # pid -> live originals naming them
         for node in library:
             if node.is_original:
@@ -212,7 +220,10 @@ class LinkResolver:
         for n in authored:  # pass 1: links to originals only
             self._first[n.id] = self._infer(n.links, use_authored=False)
         for n in authored:  # pass 2: authored targets stand for their pass-1 anchor
-            self.keys[n.id] = self._infer(n.links, use_authored=True)
+            if any(library[t].is_authored for t in n.links):
+                self.keys[n.id] = self._infer(n.links, use_authored=True)
+            else:  # links to originals only: pass 2 would see exactly what pass 1 saw
+                self.keys[n.id] = self._first[n.id]
 
     def members(self, key: str) -> frozenset[str]:
         if key.startswith("hub:"):

@@ -216,6 +216,7 @@ def growth_section(run_dir: Path, u: Universe, trace: list[dict], res: Resolver,
     cap = limits.max_diff_items
     made, edited_at, lost = {}, defaultdict(list), {}
     scored = []
+    scored_at = lib.version
     if 0 in points:
         scored.append(_scored(0, lib, u, res))
     steps = []
@@ -254,7 +255,11 @@ def growth_section(run_dir: Path, u: Universe, trace: list[dict], res: Resolver,
             "linked": linked[:cap], "unlinked": unlinked[:cap],
         })
         if it in points:
-            scored.append(_scored(it, lib, u, res))
+            if scored and lib.version == scored_at:  # unchanged since the last point
+                scored.append({**scored[-1], "it": it})
+            else:
+                scored.append(_scored(it, lib, u, res))
+            scored_at = lib.version
     series = read_jsonl(run_dir / "series.jsonl")
     cols = sorted({k for s in series for k, v in s.items()
                    if isinstance(v, (int, float)) and not isinstance(v, bool)} - {"schema_version"})
@@ -353,7 +358,7 @@ def episodes_section(sources: list[dict], limits: ViewLimits = LIMITS) -> dict:
     while True:
         picked = []
         for g in groups:
-            k = len(g) if total <= budget else max(1, round(budget * len(g) / total))
+            k = len(g) if total <= budget else min(len(g), max(1, budget * len(g) // total))
             picked.append(_even(g, k))
         episodes = [_episode(i, rows, log, sources[i]["questions"].get(rows[0].get("qid")),
                              limits)
