@@ -506,7 +506,7 @@
     var single = o.series.length === 1 && isNum(o.cursor) ? ": " + tick(valueAt(o.series[0], o.cursor)) : "";
     add(g, svg("text", { x: ml, y: 15, class: "title", text: (o.title || "") + single }));
     if (!xs.length) { add(g, svg("text", { x: ml, y: H / 2, text: "no data" })); return el("div", { class: "chart" }, g); }
-    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
+    var x0 = isNum(o.xMin) ? o.xMin : Math.min.apply(null, xs), x1 = isNum(o.xMax) ? o.xMax : Math.max.apply(null, xs);
     var y0 = o.yMin !== undefined ? o.yMin : Math.min.apply(null, ys), y1 = o.yMax !== undefined ? o.yMax : Math.max.apply(null, ys);
     if (o.yMin === undefined && y0 > 0 && y0 < (y1 - y0) * 0.5) y0 = 0;
     if (x1 === x0) x1 = x0 + 1;
@@ -519,6 +519,7 @@
     for (var k = 0; k <= 4; k++) {
       var yv = y0 + (y1 - y0) * k / 4, xv = x0 + (x1 - x0) * k / 4;
       if (x1 - x0 >= 8) xv = Math.round(xv);
+      if (y1 - y0 >= 8) yv = Math.round(yv);
       add(axis, svg("line", { x1: ml, y1: Y(yv), x2: W - mr, y2: Y(yv), stroke: "#edf2f7" }),
         svg("text", { x: ml - 4, y: Y(yv) + 4, "text-anchor": "end", text: tick(yv) }),
         svg("text", { x: X(xv), y: H - mb + 14, "text-anchor": "middle", text: tick(xv) }));
@@ -544,7 +545,8 @@
         });
       }
       if (o.series.length > 1) {
-        add(legend, el("span", null, swatch(col, dash), s.name + (isNum(o.cursor) ? " " + tick(valueAt(s, o.cursor)) : "")));
+        var at = isNum(o.cursor) ? o.cursor : x1;  // the value at the cursor, else the last one
+        add(legend, el("span", null, swatch(col, dash), s.name + " " + tick(valueAt(s, at))));
       }
     });
     if (isNum(o.cursor)) {
@@ -627,7 +629,8 @@
     var charts = clear($("growth-charts"));
     var xsIt = steps.map(function (s) { return s.it; }), xsSc = scored.map(function (p) { return p.it; });
     var small = function (title, xs, ys, extra) {
-      var o = { title: title, xs: xs, width: 300, height: 150, cursor: st.it, onPick: pick, series: [{ name: title, xs: xs, ys: ys, dots: extra && extra.dots }] };
+      var o = { title: title, xs: xs, width: 300, height: 150, cursor: st.it, onPick: pick, xMin: Math.min(0, steps[0].it),
+        xMax: steps[steps.length - 1].it, series: [{ name: title, xs: xs, ys: ys, dots: extra && extra.dots }] };
       Object.keys(extra || {}).forEach(function (k) { o[k] = extra[k]; });
       return lineChart(o);
     };
