@@ -14,6 +14,8 @@ Ids (the version goes up whenever reward, budgets or observation semantics chang
 
 import gymnasium
 
+from kbgym import registry as _registry
+
 __version__ = "0.2.0"
 
 ENV_ID = "kbgym/KBGym-v1"
@@ -25,6 +27,19 @@ for _id, _kwargs in LEGACY_ENV_IDS.items():
     if _id not in gymnasium.registry:
         gymnasium.register(id=_id, entry_point="kbgym.env:KBGymEnv", nondeterministic=False,
                            kwargs=_kwargs)
+
+
+
+def _curation_reward(env):
+    """``KBGymConfig(reward="curation"|"both")``: the curation reward of the run layer,
+    given to the env as an object (the env layer never imports the run layer)."""
+    from kbgym.runs.curation import CurationReward
+
+    return CurationReward.for_env(env)
+
+
+_registry.register_reward("curation", _curation_reward)
+_registry.register_reward("both", _curation_reward)
 
 __all__ = ["ENV_ID", "parse_action", "KBGymEnv", "KBGymConfig", "__version__"]
 

@@ -29,7 +29,7 @@ class KBGymConfig(BaseModel):
     toolset: Literal["paper", "evidence"] = "paper"
     collapse_repeats: bool = False
     train_size: int | None = Field(None, ge=1, description="train[:train_size]; None = all")
-    # the curation reward (kbgym.env.reward); "answer" is the paper's protocol
+    # the curation reward (kbgym.runs.curation); "answer" is the paper's protocol
     reward: Literal["answer", "curation", "both"] = "answer"
     reward_k: int = Field(16, ge=0, description="other training questions in the reward pool")
     reward_mu: float = Field(0.5, ge=0.0, description="weight of mean steps / m in the score")

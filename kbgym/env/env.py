@@ -17,7 +17,6 @@ import gymnasium as gym
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from kbgym.env import tasks
 from kbgym.env.actions import (
     EDIT_ACTIONS,
     EVIDENCE_TOOLS,
@@ -30,6 +29,7 @@ from kbgym.env.actions import (
 )
 from kbgym.env.config import KBGymConfig
 from kbgym.env.memory import LAYOUTS, Memory, max_obs_chars
+from kbgym.env.reward import AnswerReward, RewardFn, as_reward
 from kbgym.env.spaces import KBActionSpace, Unicode
 from kbgym.errors import ResetNeeded
 from kbgym.library import apply, evidence
@@ -37,14 +37,15 @@ from kbgym.library.dedup import DedupGuard
 from kbgym.library.graph import Library
 from kbgym.library.search import make_backend
 from kbgym.library.snapshot import write_snapshot
+from kbgym.protocol import tasks
+from kbgym.protocol.errors import EPISODE_OVER, ERR_NO_ACTION, err_internal, is_error
+from kbgym.protocol.limits import ANSWER_SHOWN, PHASE_CODES, READ_LINKS_PER_PAGE
+from kbgym.protocol.results import PHASE_COMPLETE, format_submitted
 from kbgym.scoring import score
 from kbgym.universe.types import Question, Universe
 
-PHASE_CODE = {"probe": 0, "forward": 1, "backward": 2}
-EPISODE_OVER = "ERROR: episode is over - call reset()"
+PHASE_CODE = PHASE_CODES
 MAX_TEXT = 2**24
-#: A read shows a note's links this many at a time (``read(id, links_page=2)`` for the next).
-READ_LINKS_PER_PAGE = 100
 
 _DEFAULT_UNIVERSE: dict[str, Universe] = {}
 
@@ -129,10 +130,12 @@ class KBGymEnv(gym.Env):
     tool call. Invalid input is answered with an ``ERROR: ...`` result and costs a step.
 
     ## Reward
-    ``config.reward="answer"`` (default): F1 on the ``answer`` step, 0.0 otherwise (or an
-    injected ``reward_fn``). ``"curation"``: 0.0 on every step except the one that ends the
-    backward phase, which gets ΔS of a frozen reader on a pool of training questions
-    (``kbgym.env.reward``; details in ``info["curation"]``). ``"both"``: the sum.
+    A reward object (``kbgym.env.reward.RewardFn``) given as ``reward_fn``, or the one
+    ``config.reward`` names: ``"answer"`` (default): F1 on the ``answer`` step, 0.0 otherwise.
+    ``"curation"``: 0.0 on every step except the one that ends the backward phase, which gets
+    ΔS of a frozen reader on a pool of training questions (``kbgym.runs.curation``; details
+    in ``info["curation"]``). ``"both"``: the sum. ``reward_fn`` may also be a plain function
+    ``(action_name, f1_or_None) -> float``.
 
     ## Forks
     ``env.fork_library()`` copies the library (search index included) and
@@ -156,7 +159,7 @@ class KBGymEnv(gym.Env):
         search_backend: Any = None,
         render_mode: str | None = None,
         privileged_info: bool = False,
-        reward_fn: Callable[[str, float | None], float] | None = None,
+        reward_fn: RewardFn | Callable[[str, float | None], float] | None = None,
         obs_layout: str = "counter_last",
     ):
         if mode not in ("train", "probe"):
@@ -171,7 +174,6 @@ class KBGymEnv(gym.Env):
         self.mode = mode
         self.render_mode = render_mode
         self.privileged_info = privileged_info
-        self.reward_fn = reward_fn
         if obs_layout not in LAYOUTS:
             raise ValueError(f"obs_layout must be one of {', '.join(LAYOUTS)}, got {obs_layout!r}")
         self.obs_layout = obs_layout
@@ -184,7 +186,8 @@ class KBGymEnv(gym.Env):
 
         self.library: Library = self._prepare_library(library, judge, search_backend)
         self._judge = judge  # for libraries given to reset(options={"library": ...})
-        self._curation = self._make_curation()
+        self.reward_fn: RewardFn = (as_reward(reward_fn) if reward_fn is not None
+                                    else self._configured_reward())
 
         top = max(config.n1, config.n2, config.m)
         self.observation_space = spaces.Dict({
@@ -207,18 +210,22 @@ class KBGymEnv(gym.Env):
         qs = self._questions.values()
         longest = max((len(q.qid) + len(q.text) + max(map(len, q.golds), default=0)
                        for q in qs), default=0)
-        task = longest + tasks.ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
+        task = longest + ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
         return max_obs_chars(self.config.memory_k, task)
 
-    def _make_curation(self):
-        if self.config.reward == "answer" or self.mode != "train":
-            return None
-        from kbgym.env.reward import CurationReward
+    def _configured_reward(self) -> RewardFn:
+        """The reward ``config.reward`` names: the answer's F1, or a registered one
+        (:mod:`kbgym.registry`; ``import kbgym`` registers the curation reward)."""
+        name = self.config.reward
+        if name == "answer":
+            return AnswerReward()
+        from kbgym.registry import reward_factory, reward_names
 
-        if not self._splits.get("train"):
-            raise ValueError(f"reward={self.config.reward!r} needs a non-empty train split "
-                             f"for its reward pool; this env has {', '.join(self._splits)}")
-        return CurationReward(self.universe, self._questions, self._splits["train"], self.config)
+        factory = reward_factory(name)
+        if factory is None:
+            raise ValueError(f"no reward named {name!r} is registered; known: answer, "
+                             f"{', '.join(reward_names())}")
+        return as_reward(factory(self))
 
     def fork_library(self) -> Library:
         """An independent copy of the library (search index included) to pass as
@@ -345,16 +352,15 @@ class KBGymEnv(gym.Env):
         memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats,
                         layout=self.obs_layout)
         if self.mode == "train":
-            memory.set_task(tasks.forward_block(q.qid, q.text))
+            memory.set_task(tasks.format_forward(q.qid, q.text))
             phase = "forward"
         else:
-            memory.set_task(tasks.probe_block(q.qid, q.text))
+            memory.set_task(tasks.format_probe(q.qid, q.text))
             phase = "probe"
         ep = Episode(q, phase, memory, start_merges=self.library.merges,
                      start_judge_calls=judge_calls(self.library))
-        if self._curation is not None:
-            ep.curation_before = self._curation.before(self.library, q.qid)
         self._episode = ep
+        self.reward_fn.episode_start(self, ep)
         info = self._info(ep, None, "", with_metrics=True)
         if abandoned is not None:
             info["abandoned"] = abandoned
@@ -374,7 +380,7 @@ class KBGymEnv(gym.Env):
         try:
             result = self._execute(ep, act)
         except Exception as err:  # a bug must not escape to the agent's loop
-            result = f"ERROR: internal error ({type(err).__name__}) - the action was not applied"
+            result = err_internal(type(err).__name__)
         ep.steps += 1
         ep.phase_steps += 1
         try:
@@ -384,20 +390,13 @@ class KBGymEnv(gym.Env):
 
         name = act.name if act.valid else None
         answered = name == "answer"
-        reward = ep.f1 if answered and ep.f1 is not None else 0.0
-        if self.reward_fn is not None:
-            reward = float(self.reward_fn(name or "__invalid__", ep.f1 if answered else None))
-        if self._curation is not None and self.config.reward == "curation":
-            reward = 0.0
+        reward = self.reward_fn.step(self, ep, name, answered)
 
         phase_ended = self._advance(ep, answered, name == "done")
         info = self._info(ep, act, result, with_metrics=phase_ended)
         if ep.over:
             info["episode"] = self._end_episode(ep, abandoned=False)
-            if self._curation is not None and ep.curation_before is not None:
-                info["curation"] = self._curation.after(self.library, ep.question.qid,
-                                                        ep.curation_before)
-                reward += info["curation"]["reward"]
+            reward += self.reward_fn.episode_end(self, ep, info)
         return self._obs(ep), float(reward), ep.terminated, ep.truncated, info
 
     def _execute(self, ep: Episode, act) -> str:
@@ -419,13 +418,13 @@ class KBGymEnv(gym.Env):
             ep.answer = args["text"]
             ep.f1, ep.em = score(ep.answer, q.golds, q.unanswerable)
             ep.answered_at = ep.phase_steps + 1
-            return "submitted" if ep.phase == "probe" else f"submitted | your F1: {ep.f1:.2f}"
+            return format_submitted(None if ep.phase == "probe" else ep.f1)
         if name == "done":
-            return "phase complete"
+            return PHASE_COMPLETE
         if name in EVIDENCE_TOOLS:
             return evidence.run(self.library, name, args)
         result = apply.apply_edit(self.library, name, args)
-        if not result.startswith("ERROR"):
+        if not is_error(result):
             ep.edits[name] += 1
         return result
 
@@ -438,7 +437,7 @@ class KBGymEnv(gym.Env):
                     ep.f1, ep.em = 0.0, 0.0
                 q = ep.question
                 ep.p1_steps, ep.phase, ep.phase_steps = ep.phase_steps, "backward", 0
-                ep.memory.set_task(tasks.backward_block(q.qid, q.text, ep.answer, q.golds[0],
+                ep.memory.set_task(tasks.format_backward(q.qid, q.text, ep.answer, q.golds[0],
                                                         ep.f1))
                 return True
             return False
@@ -505,15 +504,15 @@ class KBGymEnv(gym.Env):
             info["action_error"] = EPISODE_OVER
         if act is not None:
             if isinstance(act, InvalidAction):
-                info["action"] = "__noop__" if act.error == "ERROR: no action was given" \
+                info["action"] = "__noop__" if act.error == ERR_NO_ACTION \
                     else "__invalid__"
                 info["action_valid"] = False
                 info["input"] = _jsonable(act.args)
             else:
                 info["action"] = act.name
                 info["input"] = canonical_args(act)
-                info["action_valid"] = not result.startswith("ERROR")
-            if result.startswith("ERROR"):
+                info["action_valid"] = not is_error(result)
+            if is_error(result):
                 info["action_error"] = result
         if with_metrics:
             info["metrics"] = self.library.stats()

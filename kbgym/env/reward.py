@@ -1,149 +1,63 @@
-"""The curation reward: what a frozen reader gains on the curated library.
+"""How the environment pays an agent: a small reward object given to the constructor
+(Jumanji's ``reward_fn`` pattern), so the env itself never examines libraries or loads plugins.
 
-When a training episode's backward phase ends, a frozen reader (a plugin resolved by name,
-``scripted-reader`` by default, used as a black box through ``reset()`` / ``act()``) examines a
-*reward pool* of training questions on the library as it was before the episode's edits and as
-it is after them. With ``S = mean F1 - mu * mean steps / M`` the reward is ``S_after - S_before``.
-
-The pool is the episode's own question (when it is a training question) plus ``reward_k``
-others taken in a fixed, seeded order from the env's train split (never a test, eval or probe
-question). The others are the same in every episode, so the scores of one episode's "after"
-library serve as the next episode's "before": results are cached per (library content key,
-qid) and an episode costs about ``k + 2`` examinations, none at all when it made no edit. The
-cache is shared by the envs of a process with the same exam setup.
-
-Each examination is an ordinary probe-mode episode (``kbgym.runs.episode.run_episode`` on a
-probe-mode ``KBGymEnv``) on a read-only view of the live library: the library object itself,
-frozen for the duration, with its search index as it stands (no copy, no re-indexing).
+The env calls three hooks: :meth:`RewardFn.episode_start` after ``reset``,
+:meth:`RewardFn.step` after every step (the step's reward), and :meth:`RewardFn.episode_end`
+when the episode ends (added to that step's reward; it may record details in ``info``).
+:class:`AnswerReward` is SPEC §11's reward — the F1 of the ``answer`` step, 0.0 on every other
+step — and the default. Other rewards are chosen by name with ``KBGymConfig.reward`` (factories
+in :mod:`kbgym.registry`; the curation reward is :mod:`kbgym.runs.curation`) or passed as
+``KBGymEnv(reward_fn=...)``; metrics never depend on the reward.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any
-
-from kbgym.library.graph import Library
-from kbgym.seeding import stream
-from kbgym.universe.types import Question
-
-#: Examination results kept per process, least recently used dropped first.
-CACHE_MAX = 65_536
-
-#: (exam setup, library state key, qid, question text) -> (f1, steps), shared by every env of
-#: the process with the same exam setup (so G rollouts forked from one library examine its
-#: "before" pool once).
-_CACHE: OrderedDict[tuple, tuple[float, int]] = OrderedDict()
-_CACHE_LOCK = threading.Lock()  # envs of one process may step in threads (kbgym serve)
-
-#: The config fields that can change what the frozen reader does on a library.
-_EXAM_FIELDS = ("m", "memory_k", "page_size", "max_page", "search_backend", "typed_links",
-                "toolset", "collapse_repeats", "reward_reader")
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 
-@contextmanager
-def read_only(library: Library) -> Iterator[Library]:
-    """``library`` frozen for the duration (any mutation raises), then restored."""
-    was = library.frozen
-    library.frozen = True
-    try:
-        yield library
-    finally:
-        library.frozen = was
+@runtime_checkable
+class RewardFn(Protocol):
+    def episode_start(self, env: Any, episode: Any) -> None:
+        """A new episode began (``env.episode`` is ``episode``)."""
+
+    def step(self, env: Any, episode: Any, action: str | None, answered: bool) -> float:
+        """The reward of the step just taken (``action``: the valid action's name, or None)."""
+
+    def episode_end(self, env: Any, episode: Any, info: dict) -> float:
+        """Extra reward when the episode ends; may add a record to ``info``."""
 
 
-def reward_pool(train_qids: list[str], qid: str, k: int, seed: int) -> list[str]:
-    """The pool for an episode on ``qid``: ``qid`` itself if it is a training question, then
-    the first ``k`` other train qids in the seeded order (stream ``order/reward-pool``)."""
-    order = list(train_qids)
-    stream(seed, "order/reward-pool").shuffle(order)
-    own = [qid] if qid in set(train_qids) else []
-    return own + [q for q in order if q != qid][:k]
+class AnswerReward:
+    """F1 on the ``answer`` step (forward and probe), 0.0 on every other step (SPEC §11)."""
+
+    def episode_start(self, env: Any, episode: Any) -> None:
+        return None
+
+    def step(self, env: Any, episode: Any, action: str | None, answered: bool) -> float:
+        return float(episode.f1) if answered and episode.f1 is not None else 0.0
+
+    def episode_end(self, env: Any, episode: Any, info: dict) -> float:
+        return 0.0
 
 
-def pool_score(results: list[tuple[float, int]], mu: float, m: int) -> dict:
-    """Mean F1, mean steps and ``S = f1 - mu * steps / m`` of (f1, steps) results."""
-    n = len(results)
-    f1 = sum(r[0] for r in results) / n if n else 0.0
-    steps = sum(r[1] for r in results) / n if n else 0.0
-    return {"f1": f1, "steps": steps, "score": f1 - mu * steps / m}
+class CallableReward(AnswerReward):
+    """A plain function ``fn(action_name, f1_or_None) -> float`` as a reward: called on every
+    step with the action's name (``__invalid__`` for an invalid one) and the F1 when the step
+    answered."""
+
+    def __init__(self, fn: Callable[[str, float | None], float]):
+        self.fn = fn
+
+    def step(self, env: Any, episode: Any, action: str | None, answered: bool) -> float:
+        return float(self.fn(action or "__invalid__", episode.f1 if answered else None))
 
 
-class CurationReward:
-    """Examines reward pools for one env and caches the results (see the module docstring).
-
-    ``universe``/``questions`` are the env's; ``train_qids`` its train split (as cut to
-    ``train_size``); ``config`` its KBGymConfig (the exam uses its budgets and paging).
-    The reader and the probe env are built on first use.
-    """
-
-    def __init__(self, universe: Any, questions: Mapping[str, Question], train_qids: list[str],
-                 config: Any):
-        self.universe = universe
-        self.questions = questions
-        self.train_qids = list(train_qids)
-        self.config = config
-        self.k, self.mu, self.m = config.reward_k, config.reward_mu, config.m
-        self.exams = 0  # examinations run (for benchmarks and tests)
-        self._setup_key = (getattr(universe, "hash", None),) + tuple(
-            str(getattr(config, f)) for f in _EXAM_FIELDS)
-        self._env: Any = None
-        self._reader: Any = None
-
-    def pool(self, qid: str) -> list[str]:
-        return reward_pool(self.train_qids, qid, self.k, self.config.reward_seed)
-
-    # -- examinations ------------------------------------------------------------------------
-    def _setup(self) -> None:
-        from kbgym.env.env import KBGymEnv  # (env imports this module)
-        from kbgym.plugins import make_agent
-
-        self._reader = make_agent(self.config.reward_reader)
-        exam_cfg = self.config.model_copy(update={"reward": "answer"})
-        qs = [self.questions[q] for q in self.train_qids]
-        self._env = KBGymEnv(self.universe, mode="probe", library=Library(), questions=qs,
-                             split="all", config=exam_cfg)
-
-    def examine(self, library: Library, qid: str) -> tuple[float, int]:
-        """(F1, steps) of the frozen reader on ``qid`` over ``library`` (cached by content)."""
-        key = (self._setup_key, library.state_key(), qid, self.questions[qid].text)
-        with _CACHE_LOCK:
-            hit = _CACHE.get(key)
-            if hit is not None:
-                _CACHE.move_to_end(key)
-                return hit
-        if self._env is None:
-            self._setup()
-        from kbgym.runs.episode import run_episode
-
-        env = self._env
-        env.library = library
-        try:
-            with read_only(library):
-                summary, _, _ = run_episode(env, self._reader, qid)
-        finally:
-            env.library = None  # hold no reference to the examined library
-        self.exams += 1
-        result = (float(summary["f1"]), int(summary["steps"]))
-        with _CACHE_LOCK:
-            _CACHE[key] = result
-            if len(_CACHE) > CACHE_MAX:
-                _CACHE.popitem(last=False)
-        return result
-
-    def score(self, library: Library, pool: list[str]) -> dict:
-        return pool_score([self.examine(library, q) for q in pool], self.mu, self.m)
-
-    # -- one episode -------------------------------------------------------------------------
-    def before(self, library: Library, qid: str) -> dict:
-        """Score the pool of ``qid`` on the library as the episode starts."""
-        return self.score(library, self.pool(qid))
-
-    def after(self, library: Library, qid: str, before: dict) -> dict:
-        """The ``info["curation"]`` record: pool, before, after, mu and ``reward`` = ΔS."""
-        pool = self.pool(qid)
-        after = self.score(library, pool)
-        return {"pool": pool, "mu": self.mu, "before": before, "after": after,
-                "reward": after["score"] - before["score"]}
+def as_reward(reward_fn: Any) -> RewardFn:
+    """A :class:`RewardFn` from what ``KBGymEnv(reward_fn=...)`` was given."""
+    if isinstance(reward_fn, RewardFn):
+        return reward_fn
+    if callable(reward_fn):
+        return CallableReward(reward_fn)
+    raise ValueError(f"reward_fn must be a RewardFn (episode_start/step/episode_end) or a "
+                     f"function (action, f1) -> float, not {type(reward_fn).__name__}")

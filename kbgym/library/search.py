@@ -50,25 +50,16 @@ document lacks a term, so scores are bit-identical to the formula above.
 from __future__ import annotations
 
 import math
-import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from kbgym.library.graph import id_num
+from kbgym.protocol.ids import id_num
+from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE
+from kbgym.protocol.tokens import tokenize
 
-TOKEN_RE = re.compile(r"[^\W_]+")
-
-#: Page defaults (SPEC §1).
-PAGE_SIZE = 5
-MAX_PAGE = 12
-
-
-def tokenize(text: str) -> list[str]:
-    """The §7 tokens of ``text``: casefolded runs of letters and digits."""
-    return TOKEN_RE.findall(text.casefold())
 
 
 @runtime_checkable
@@ -90,17 +81,6 @@ class SearchBackend(Protocol):
 
 # ---------------------------------------------------------------------------------------------
 # Page formatting
-
-
-def format_page(page: int, hits: Iterable[tuple[str, str]]) -> str:
-    """``page {p}:`` plus one ``\\n- {id}: {text}`` per (id, text); the empty-page strings
-    when there are none."""
-    lines = [f"\n- {i}: {t}" for i, t in hits]
-    if lines:
-        return f"page {page}:" + "".join(lines)
-    if page == 1:
-        return "(no hits)"
-    return f"(page {page} is empty - no further matches)"
 
 
 def page_slice(hits: list, page: int, page_size: int = PAGE_SIZE) -> list:

@@ -7,8 +7,8 @@ flight at once on one asyncio loop. It is agent-agnostic and uses only kbgym's p
 - each in-flight question gets its own agent view from ``agent.spawn()`` (per-question state
   such as ``last_usage`` or a wall-clock cap); an agent without ``spawn`` runs one question at
   a time, and an agent without ``aact`` falls back to the sequential ``examine``;
-- each worker owns one probe-mode :class:`KBGymEnv` over its own frozen copy of the library;
-  the copies share one read-only search index (:class:`SharedIndex`), built once;
+- each worker owns one :class:`~kbgym.runs.exam.Examiner` over its own frozen copy of the
+  library; the copies share one read-only search index (:class:`SharedIndex`), built once;
 - rows are written in the sequential order as soon as every earlier question is done, so
   ``test_log.jsonl`` and ``trace.jsonl`` are byte-identical to a sequential run's;
   ``timing.jsonl`` (wall clock) is the only file that differs.
@@ -24,12 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from kbgym.env.config import KBGymConfig
-from kbgym.env.env import KBGymEnv
 from kbgym.library.graph import Library
-from kbgym.runs.episode import arun_episode
-from kbgym.metrics.consistency import evidence_set
-from kbgym.runs.exam import examine, load_questions, plan, select
-from kbgym.runs.recorder import test_row
+from kbgym.runs.exam import Examiner, examine, load_questions, plan, select, write_episode
+from kbgym.runs.logs import RunDir
 from kbgym.universe.types import Question, Universe
 
 DEFAULT_MAX_CONCURRENT = 32
@@ -92,13 +89,10 @@ async def aexamine(
     spawn = getattr(reader, "spawn", None)
     workers = min(max_concurrent if spawn is not None else 1, len(items)) or 1
     cfg = env_config or KBGymConfig()
-    qlist = list(questions.values())
 
     own = files is None and out is not None
     if own:
-        from kbgym.runs.train import RunFiles
-
-        files = RunFiles(Path(out))
+        files = RunDir(Path(out))
 
     results: list[tuple | None] = [None] * len(items)
     written = 0
@@ -109,17 +103,10 @@ async def aexamine(
         """Write every finished result whose predecessors are all written."""
         nonlocal written
         while written < len(items) and results[written] is not None:
-            name, q, rep, summary, trace, wall = results[written]
-            row = test_row(label, name, q, summary)
+            name, rep, row, trace, wall = results[written]
             rows.append(row)
             if files is not None:
-                ctx = {} if rep is None else {"repeat": rep}
-                for r in trace:
-                    files.log("trace").write({"run_id": run_id, "kind": "test", "epoch": label,
-                                              "iteration": None, "split": name, **ctx, **r})
-                files.log("test_log").write({"run_id": run_id, **row})
-                files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
-                                           **ctx, "seconds": round(wall, 6)})
+                write_episode(files, run_id, label, name, rep, row, trace, wall)
             results[written] = ()  # written; keep the slot non-None
             written += 1
 
@@ -127,15 +114,13 @@ async def aexamine(
     for i in range(len(items)):
         queue.put_nowait(i)
 
-    first = KBGymEnv(universe, mode="probe", library=library, questions=qlist, split="all",
-                     config=cfg)
+    first = Examiner(universe, questions, cfg, library=library)
     shared = SharedIndex(first.library.search_backend)
 
     async def worker(k: int) -> None:
         nonlocal finished
-        env = first if k == 0 else KBGymEnv(universe, mode="probe", library=first.library,
-                                            questions=qlist, split="all", config=cfg,
-                                            search_backend=shared)
+        examiner = first if k == 0 else Examiner(universe, questions, cfg,
+                                                 library=first.library, search_backend=shared)
         try:
             while True:
                 try:
@@ -144,15 +129,15 @@ async def aexamine(
                     return
                 name, q, rep, rseed = items[i]
                 agent = spawn() if spawn is not None else reader
-                summary, trace, wall = await arun_episode(env, agent, q.qid, rseed)
-                summary = dict(summary, evidence=evidence_set(trace, env.library), repeat=rep)
-                results[i] = (name, q, rep, summary, trace, wall)
+                summary, trace, wall = await examiner.arun(agent, q.qid, rseed)
+                row = examiner.row(label, name, q, summary, trace, rep)
+                results[i] = (name, rep, row, trace, wall)
                 finished += 1
                 flush()
                 if progress is not None:
-                    progress(finished, len(items), test_row(label, name, q, summary))
+                    progress(finished, len(items), row)
         finally:
-            env.close()
+            examiner.close()
 
     tasks = [asyncio.ensure_future(worker(k)) for k in range(workers)] if items else []
     try:

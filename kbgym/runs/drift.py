@@ -21,7 +21,8 @@ from kbgym.errors import ConfigError
 from kbgym.library.graph import Library
 from kbgym.runs.logs import read_jsonl
 from kbgym.scoring import score, score_block
-from kbgym.universe.drift import PREFIX, carry_library
+from kbgym.library.drift import carry_library
+from kbgym.universe.drift import PREFIX
 from kbgym.universe.types import Universe
 
 

@@ -6,6 +6,8 @@ import inspect
 import time
 from typing import Any, Protocol
 
+from kbgym.runs.rows import step_row
+
 PHASE_CODE = {"forward": 1, "backward": 2, "probe": 0}
 
 
@@ -50,10 +52,7 @@ def usage_of(agent: Any) -> tuple[int, int, int]:
 class EpisodeRun:
     """One question played to the end, step by step; the sync and async runners share it.
 
-    Trace rows hold phase (1/2 in training, 0 in a probe), the 1-based step within the
-    phase, the action name (``__invalid__``/``__noop__`` for unreadable or missing ones), its
-    canonical input, the full result, validity and the agent's token counts (prompt,
-    completion, and the cached part of the prompt).
+    Its rows are :func:`kbgym.runs.rows.step_row`, one per step.
     """
 
     def __init__(self, env, agent: Any, qid: str, seed: int | None = None):
@@ -78,11 +77,7 @@ class EpisodeRun:
         self.tokens[2] += cached
         self.obs, _, terminated, truncated, self.info = self.env.step(action)
         info = self.info
-        self.rows.append({
-            "qid": self.qid, "phase": phase, "step": step_no, "action": info["action"],
-            "input": info["input"], "result": info["result"], "valid": info["action_valid"],
-            "tokens_in": t_in, "tokens_out": t_out, "tokens_cached": cached,
-        })
+        self.rows.append(step_row(self.qid, phase, step_no, info, (t_in, t_out, cached)))
         self.done = terminated or truncated
         return self.done
 

@@ -3,7 +3,8 @@ library within M steps. Each question is one probe-mode episode."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,10 @@ from kbgym.errors import ConfigError
 from kbgym.files import read_json
 from kbgym.library.graph import Library
 from kbgym.metrics.consistency import consistency, evidence_set
-from kbgym.runs.episode import AgentLike, run_episode
-from kbgym.runs.recorder import RunRecorder, test_row
-from kbgym.runs.logs import write_json
+from kbgym.runs.episode import AgentLike, arun_episode, run_episode
+from kbgym.runs.logs import RunDir, write_json
+from kbgym.runs.rows import test_row, trace_row
+from kbgym.runs.verdict import exam_verdict
 from kbgym.scoring import score_block
 from kbgym.seeding import derive
 from kbgym.universe.types import Question, Universe
@@ -79,6 +81,75 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
     return out
 
 
+class Examiner:
+    """The one way KBGym examines (SPEC §9.3): a fixed reader answers questions on a frozen
+    library, one probe-mode episode each, and each episode becomes one test_log row built in
+    one place (:meth:`row`, with its evidence set). ``kbgym test`` (sequential and
+    concurrent), the probe, the training curve and the curation reward all go through it.
+
+    ``library`` is examined as a frozen copy (SPEC §16.1); :meth:`viewing` instead examines a
+    live library in place, read-only and uncopied, with its search index as it stands (the
+    curation reward's before/after pools). ``search_backend`` lets several examiners share
+    one read-only index (concurrent exams).
+    """
+
+    def __init__(self, universe: Universe, questions: Mapping[str, Question] | Sequence[Question],
+                 config: KBGymConfig | None = None, *, library: Library | None = None,
+                 search_backend: Any = None):
+        qs = list(questions.values()) if isinstance(questions, Mapping) else list(questions)
+        self.env = KBGymEnv(universe, mode="probe",
+                            library=library if library is not None else Library(),
+                            questions=qs, split="all", config=config or KBGymConfig(),
+                            search_backend=search_backend)
+
+    @property
+    def library(self) -> Library:
+        return self.env.library
+
+    def run(self, reader: AgentLike, qid: str, seed: int | None = None
+            ) -> tuple[dict, list[dict], float]:
+        """One question: (episode summary, step rows, wall seconds)."""
+        return run_episode(self.env, reader, qid, seed)
+
+    async def arun(self, reader: Any, qid: str, seed: int | None = None
+                   ) -> tuple[dict, list[dict], float]:
+        """:meth:`run` with ``await reader.aact``."""
+        return await arun_episode(self.env, reader, qid, seed)
+
+    def row(self, label: Any, split: str, q: Question, summary: dict, trace: list[dict],
+            repeat: int | None = None) -> dict:
+        """The test_log row of one examined question."""
+        summary = dict(summary, evidence=evidence_set(trace, self.env.library), repeat=repeat)
+        return test_row(label, split, q, summary)
+
+    @contextmanager
+    def viewing(self, library: Library) -> Iterator[Library]:
+        """Examine ``library`` itself for the duration: frozen (any mutation raises), not
+        copied, then restored and released."""
+        env, was = self.env, library.frozen
+        env.library, library.frozen = library, True
+        try:
+            yield library
+        finally:
+            library.frozen = was
+            env.library = None  # hold no reference to the examined library
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def write_episode(files: RunDir, run_id: str | None, label: Any, split: str,
+                  repeat: int | None, row: dict, trace: list[dict], wall: float) -> None:
+    """One examined question's rows: its trace, its test_log row and its timing row."""
+    extra = {} if repeat is None else {"repeat": repeat}
+    ctx = {"epoch": label, "iteration": None, "split": split, **extra}
+    for r in trace:
+        files.log("trace").write(trace_row(run_id, "test", ctx, r))
+    files.log("test_log").write({"run_id": run_id, **row})
+    files.log("timing").write({"kind": "test", "epoch": label, "qid": row["qid"], **extra,
+                               "seconds": round(wall, 6)})
+
+
 def examine(
     universe: Universe,
     library: Library,
@@ -92,45 +163,39 @@ def examine(
     limit: int | None = None,
     out: str | Path | None = None,
     run_id: str | None = None,
-    files: Any = None,
+    files: RunDir | None = None,
     progress: Callable[[int, int, dict], None] | None = None,
     repeats: int = 1,
     seed: int = 0,
 ) -> list[dict]:
-    """Examine ``library`` (frozen copy) with ``reader``; returns the test_log rows.
+    """Examine ``library`` (frozen copy) with ``reader``, one question after another; returns
+    the test_log rows.
 
-    With ``out``, rows are appended to ``test_log.jsonl`` and ``trace.jsonl`` there. With
-    ``repeats`` R > 1 every question is examined R times (rows carry ``repeat``), the reader
-    getting :func:`repeat_seed` through ``reset(seed=)`` when it takes one.
+    With ``out`` (or an open ``files``), rows are appended to ``test_log.jsonl``,
+    ``trace.jsonl`` and ``timing.jsonl`` there. With ``repeats`` R > 1 every question is
+    examined R times (rows carry ``repeat``), the reader getting :func:`repeat_seed` through
+    ``reset(seed=)`` when it takes one.
     """
     if questions is None:
         questions, splits = load_questions(universe, None)
     names = [split] if isinstance(split, str) else list(split)
     items = plan(select(questions, splits, names, limit), repeats, seed)
-    env = KBGymEnv(universe, mode="probe", library=library, questions=list(questions.values()),
-                   split="all", config=env_config or KBGymConfig())
+    examiner = Examiner(universe, questions, env_config, library=library)
     own = files is None and out is not None
     if own:
-        from kbgym.runs.train import RunFiles
-
-        files = RunFiles(Path(out))
-    runner = env if files is None else RunRecorder(env, files, run_id)  # trace + test_log
+        files = RunDir(Path(out))
     rows = []
     try:
         for i, (name, q, rep, rseed) in enumerate(items, start=1):
-            if files is not None:
-                runner.begin(epoch=label, split=name, repeat=rep)
-            summary, trace, wall = run_episode(runner, reader, q.qid, rseed)
-            summary = dict(summary, evidence=evidence_set(trace, env.library), repeat=rep)
-            row = test_row(label, name, q, summary)
+            summary, trace, wall = examiner.run(reader, q.qid, rseed)
+            row = examiner.row(label, name, q, summary, trace, rep)
             rows.append(row)
             if files is not None:
-                files.log("timing").write({"kind": "test", "epoch": label, "qid": q.qid,
-                                           **({} if rep is None else {"repeat": rep}),
-                                           "seconds": round(wall, 6)})
+                write_episode(files, run_id, label, name, rep, row, trace, wall)
             if progress is not None:
                 progress(i, len(items), row)
     finally:
+        examiner.close()
         if own:
             files.close()
     return rows
@@ -146,6 +211,7 @@ def write_test_meta(out: str | Path, *, library: str, questions: str | None, spl
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
         "tokens_cached": sum(r.get("tokens_cached", 0) for r in rows),
         "score": score_block(rows),
+        "verdict": exam_verdict(rows),
     }
     if repeats > 1:
         meta.update(repeats=repeats, seed=seed,

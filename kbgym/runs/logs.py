@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,27 @@ class JsonlLog:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+@dataclass
+class RunDir:
+    """The JSONL logs of one run (or exam) directory, opened on first write and closed
+    together: ``run.log("trace").write(row)`` appends to ``trace.jsonl``."""
+
+    root: Path
+    logs: dict[str, JsonlLog] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+
+    def log(self, name: str) -> JsonlLog:
+        if name not in self.logs:
+            self.logs[name] = JsonlLog(self.root / f"{name}.jsonl")
+        return self.logs[name]
+
+    def close(self) -> None:
+        for log in self.logs.values():
+            log.close()
 
 
 def drop_torn_tail(path: Path) -> None:

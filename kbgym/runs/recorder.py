@@ -10,6 +10,7 @@ and split with :meth:`begin`; without ``begin`` iterations are numbered 1, 2, โ€
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,38 +19,20 @@ import gymnasium as gym
 from kbgym.env.env import EPISODE_OVER
 from kbgym.metrics.consistency import evidence_set
 from kbgym.runs.episode import PHASE_CODE
-from kbgym.universe.types import Question
-
-TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
-                    "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
-                    "abandoned", "tokens_in", "tokens_out", "tokens_cached")
+from kbgym.runs.logs import RunDir
+from kbgym.runs.rows import step_row, test_row, trace_row, train_row
+from kbgym.runs.verdict import exam_verdict, train_verdict, verdict_line
 
 
-def test_row(label: Any, split: str, q: Question, summary: dict) -> dict:
-    """One test_log row (SPEC ยง15.1) from an episode summary, plus ``evidence`` (the evidence
-    set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
-    the summary has them."""
-    row = {
-        "epoch": label, "split": split, "qid": q.qid, "template": q.template,
-        "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
-        "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
-        "answer": summary["answer"], "tokens_in": summary["tokens_in"],
-        "tokens_out": summary["tokens_out"], "tokens_cached": summary.get("tokens_cached", 0),
-    }
-    for key in ("evidence", "repeat"):
-        if summary.get(key) is not None:
-            row[key] = summary[key]
-    return row
-
+class VerdictWarning(UserWarning):
+    """A recorded run whose agent did nothing useful (:mod:`kbgym.runs.verdict`)."""
 
 
 class RunRecorder(gym.Wrapper):
     def __init__(self, env: gym.Env, files: Any, run_id: str | None = None):
         super().__init__(env)
         if isinstance(files, (str, Path)):
-            from kbgym.runs.train import RunFiles
-
-            files = RunFiles(Path(files))
+            files = RunDir(Path(files))
         self.files = files
         self.run_id = run_id
         self.kind = "train" if env.unwrapped.mode == "train" else "test"
@@ -59,6 +42,9 @@ class RunRecorder(gym.Wrapper):
         self._usage = (0, 0, 0)
         self._tokens = [0, 0, 0]
         self._shown: list[dict] = []  # this test episode's trace rows (its evidence set)
+        self._episodes: list[dict] = []  # train_log / test_log rows written, for the verdict
+        self._steps: list[dict] = []  # each step's validity and error, for the verdict
+        self.verdict: dict | None = None
 
     def begin(self, *, epoch: Any = None, iteration: int | None = None,
               split: str | None = None, repeat: int | None = None) -> None:
@@ -98,13 +84,11 @@ class RunRecorder(gym.Wrapper):
         self._tokens[0] += t_in
         self._tokens[1] += t_out
         self._tokens[2] += cached
-        row = {
-            "run_id": self.run_id, "kind": self.kind, **self._ctx, "qid": ep.question.qid,
-            "phase": phase, "step": step_no, "action": info["action"], "input": info["input"],
-            "result": info["result"], "valid": info["action_valid"],
-            "tokens_in": t_in, "tokens_out": t_out, "tokens_cached": cached,
-        }
+        row = trace_row(self.run_id, self.kind, self._ctx,
+                        step_row(ep.question.qid, phase, step_no, info, (t_in, t_out, cached)))
         self.files.log("trace").write(row)
+        self._steps.append({"valid": row["valid"],
+                            "result": row["result"] if not row["valid"] else ""})
         if self.kind == "test":
             self._shown.append(row)
         if terminated or truncated:
@@ -115,18 +99,29 @@ class RunRecorder(gym.Wrapper):
         summary = dict(summary, tokens_in=self._tokens[0], tokens_out=self._tokens[1],
                        tokens_cached=self._tokens[2])
         if self.kind == "train":
-            row = {"run_id": self.run_id, "epoch": self._ctx.get("epoch"),
-                   "iteration": self._ctx.get("iteration"),
-                   **{k: summary[k] for k in TRAIN_LOG_FIELDS}}
+            row = train_row(self.run_id, self._ctx.get("epoch"), self._ctx.get("iteration"),
+                            summary)
             self.files.log("train_log").write(row)
+            self._episodes.append(row)
         else:
             q = self.env.unwrapped.question(summary["qid"])
             summary["evidence"] = evidence_set(self._shown, self.env.unwrapped.library)
             summary["repeat"] = self._ctx.get("repeat")
-            self.files.log("test_log").write(
-                {"run_id": self.run_id, **test_row(self._ctx.get("epoch"),
-                                                   self._ctx.get("split"), q, summary)})
+            row = test_row(self._ctx.get("epoch"), self._ctx.get("split"), q, summary)
+            self.files.log("test_log").write({"run_id": self.run_id, **row})
+            self._episodes.append(row)
 
     def close(self):
+        """Close the logs and give the verdict (:attr:`verdict`): a :class:`VerdictWarning`
+        when the agent made no edits, mostly acted invalidly, always ran out of steps, or
+        (an exam) never answered."""
         self.files.close()
+        if self._episodes and self.verdict is None:
+            if self.kind == "train":
+                self.verdict = train_verdict(self._episodes, self._steps)
+            else:
+                self.verdict = exam_verdict(self._episodes, self._steps)
+            line = verdict_line(self.verdict, "curator" if self.kind == "train" else "reader")
+            if line:
+                warnings.warn(line, VerdictWarning, stacklevel=2)
         return super().close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
+from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
-from kbgym.runs.logs import JsonlLog, read_jsonl, rewrite_jsonl, run_id_of, write_json
+from kbgym.runs.logs import RunDir, read_jsonl, rewrite_jsonl, run_id_of, write_json
 from kbgym.seeding import stream
 from kbgym.universe.types import Universe
 
@@ -46,23 +46,6 @@ class TrainConfig(BaseModel):
             return cls.model_validate(kwargs)
         except ValidationError as err:
             raise ConfigError(first_error(err, "train")) from None
-
-
-@dataclass
-class RunFiles:
-    """The files of one run directory."""
-
-    root: Path
-    logs: dict[str, JsonlLog] = field(default_factory=dict)
-
-    def log(self, name: str) -> JsonlLog:
-        if name not in self.logs:
-            self.logs[name] = JsonlLog(self.root / f"{name}.jsonl")
-        return self.logs[name]
-
-    def close(self) -> None:
-        for log in self.logs.values():
-            log.close()
 
 
 def universe_ref(universe: Universe, path: str | None) -> dict:
@@ -191,7 +174,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     run_id = run_id_of(rc)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    files = RunFiles(root)
+    files = RunDir(root)
     uref = universe_ref(universe, universe_path)
 
     # -- resume: keep what was recorded, rebuild the library by replay -----------------
@@ -329,5 +312,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     finally:
         files.close()
     final = meta()
+    final["verdict"] = train_verdict(read_jsonl(root / "train_log.jsonl"),
+                                     read_jsonl(root / "trace.jsonl"))
     write_json(root / "meta.json", final)
     return final

@@ -15,7 +15,7 @@ Every changed or new fact becomes a new original note, ``As of the latest record
 §3 sentence (``As of the latest record, Felix Vance lives in the city of Dunmere.``). Notes
 are appended with ids from ``10^(d+1) + 1``, d being the digit count of v1's highest id, so
 that a library trained on v1 (whose authored ids follow v1's originals) can take them in
-(:func:`carry_library`). Outdated notes stay, as they do in real stores. A move or job
+(:func:`kbgym.library.drift.carry_library`). Outdated notes stay, as they do in real stores. A move or job
 change *supersedes* the person's current note of that kind: ``meta.drift.supersedes`` maps
 the new note to the old one (cumulative over repeated drifts).
 
@@ -33,14 +33,15 @@ import random
 from dataclasses import replace
 
 from kbgym.errors import ConfigError
-from kbgym.library.graph import id_num
+from kbgym.protocol.facts import DRIFT_PREFIX
+from kbgym.protocol.ids import id_num
 from kbgym.seeding import stream
 from kbgym.universe.documents import render
 from kbgym.universe.questions import World
 from kbgym.universe.types import Fact, Node, Person, Universe
 
 KINDS = ("move", "job", "marriage", "friendship", "birth")
-PREFIX = "As of the latest record, "
+PREFIX = DRIFT_PREFIX
 
 
 class _State:
@@ -248,41 +249,3 @@ def summarize(u2: Universe) -> str:
         f"dropped={len(q['dropped'])}",
         f"hash    {u2.hash}",
     ])
-
-
-def apply_drift(library, drift_meta: dict, typed_links: bool = False) -> None:
-    """Make a library on a drifted universe notice its sources: hidden link-target hashes
-    and the superseded notes (:meth:`Library.enable_staleness`), and with ``typed_links`` a
-    ``supersedes`` link from each successor to the note it replaces (where both are live
-    and not linked yet). Changes no version and no visible text."""
-    sup = drift_meta.get("supersedes", {})
-    library.enable_staleness({old: new for new, old in sup.items()})
-    if typed_links:
-        for new, old in sorted(sup.items(), key=lambda kv: id_num(kv[0])):
-            a, b = library.get(new), library.get(old)
-            if a is not None and b is not None and old not in a.links:
-                library._add_edge(a, b, "supersedes")
-
-
-def carry_library(library, u2: Universe, typed_links: bool = False):
-    """A library trained on v1, continued on its drift ``u2``: the v2 originals it lacks are
-    added (origins extended, ``next_id`` moved past them), then :func:`apply_drift`. Raises
-    ConfigError when an id is taken (an authored note where a new original belongs)."""
-    from kbgym.library.graph import Library
-
-    obj = library.snapshot()
-    have = set(obj["origins"])
-    new = [n for n in u2.nodes if n.id not in have]
-    taken = {nd["id"] for nd in obj["nodes"]}
-    clash = [n.id for n in new if n.id in taken]
-    if clash:
-        raise ConfigError(f"cannot carry the library onto the drifted universe: its note "
-                          f"{clash[0]} has the id of a new original")
-    obj = dict(obj, origins=obj["origins"] + [n.id for n in new],
-               nodes=obj["nodes"] + [{"id": n.id, "text": n.text, "links": [], "origin": n.id,
-                                      "flag": None, "absorbed": []} for n in new])
-    obj["nodes"].sort(key=lambda nd: id_num(nd["id"]))
-    obj["next_id"] = max([obj["next_id"]] + [id_num(n.id) + 1 for n in new])
-    lib = Library.from_snapshot(obj)
-    apply_drift(lib, u2.meta["drift"], typed_links)
-    return lib

@@ -36,7 +36,7 @@ def bench_reward(episodes: int, k: int, curator: str) -> dict:
 
     u = default_universe()
     env = KBGymEnv(u, config={"reward": "curation", "reward_k": k})
-    cur = env._curation
+    cur = env.reward_fn
     spent = [0.0, 0.0]  # wall, CPU (the CPU figure is robust to other jobs on the machine)
     for name in ("before", "after"):
         fn = getattr(cur, name)

@@ -36,7 +36,8 @@ from kbgym.runs.exam import examine
 from kbgym.runs.train import TrainConfig, train
 from kbgym.scoring import score_block
 from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.drift import carry_library, drift
+from kbgym.library.drift import carry_library
+from kbgym.universe.drift import drift
 
 STAGES = ("before", "drifted", "repaired", "B1")
 

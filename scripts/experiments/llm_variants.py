@@ -71,7 +71,8 @@ from kbgym.metrics.costs import exam_costs  # noqa: E402
 from kbgym.metrics.outcomes import bootstrap_indices  # noqa: E402
 from kbgym.runs.episode import run_episode  # noqa: E402
 from kbgym.runs.logs import read_jsonl  # noqa: E402
-from kbgym.runs.recorder import RunRecorder, test_row  # noqa: E402
+from kbgym.runs.recorder import RunRecorder  # noqa: E402
+from kbgym.runs.rows import test_row  # noqa: E402
 from kbgym.scoring import score_block  # noqa: E402
 from kbgym.universe import UniverseConfig, generate  # noqa: E402
 

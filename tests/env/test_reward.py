@@ -1,4 +1,4 @@
-"""The curation reward (kbgym.env.reward) and library forks."""
+"""The curation reward (kbgym.runs.curation) and library forks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbgym.env import KBGymConfig, KBGymEnv
-from kbgym.env.reward import pool_score, reward_pool
+from kbgym.runs.curation import pool_score, reward_pool
 from kbgym.errors import ConfigError
 from kbgym.library.graph import Library
 from kbgym.plugins import make_agent
@@ -75,7 +75,7 @@ def test_pool_is_own_question_plus_k_training_questions(small_universe):
     probe = make_probe(u, [{"qid": q} for q in train[:10]], per_group=5)
     probe_sources = {q.get("source_qid") for q in probe["questions"]}
     for qid in train[:8]:
-        pool = env._curation.pool(qid)
+        pool = env.reward_fn.pool(qid)
         assert pool[0] == qid and len(pool) == 6 and len(set(pool)) == 6
         assert set(pool) <= set(train)
         assert not set(pool) & held_out
@@ -85,7 +85,7 @@ def test_pool_is_own_question_plus_k_training_questions(small_universe):
     # qids), never the probe gids
     assert probe_sources - {None} <= set(train)
     # the others are the same for every episode (that is what makes the cache pay)
-    others = [set(env._curation.pool(q)[1:]) - {q} for q in train[:8]]
+    others = [set(env.reward_fn.pool(q)[1:]) - {q} for q in train[:8]]
     assert len(set.intersection(*others)) >= 5 - 2
     # a non-training question is not in its own pool
     test_q = u.splits["test_in"][0]
@@ -106,7 +106,7 @@ def test_curation_reward_is_delta_of_the_pool_score(small_universe):
     cur = info["curation"]
     assert cur["after"]["f1"] < cur["before"]["f1"] and cur["reward"] < 0
     assert set(cur) == {"pool", "mu", "before", "after", "reward"}
-    assert cur["pool"] == env._curation.pool(qid)
+    assert cur["pool"] == env.reward_fn.pool(qid)
     assert all(rewards[i] == 0.0 for i in range(len(rewards) - 1))  # answer step too
     assert rewards[-1] == pytest.approx(cur["after"]["score"] - cur["before"]["score"])
     json.dumps(info)  # JSON-serialisable
@@ -135,11 +135,11 @@ def test_no_edit_means_zero_reward_and_no_new_examination(small_universe):
     env = KBGymEnv(u, config={"reward": "curation", "reward_k": 6})
     train = u.splits["train"]
     play(env, train[0], [{"action": "done"}])
-    exams = env._curation.exams
+    exams = env.reward_fn.exams
     rewards, info = play(env, train[1], [{"action": "done"}])
     assert info["curation"]["reward"] == 0.0 and rewards[-1] == 0.0
     # only the new own question needed examining (the others were cached)
-    assert env._curation.exams - exams <= 1
+    assert env.reward_fn.exams - exams <= 1
 
 
 def test_cache_makes_an_episode_cost_about_k_examinations(small_universe):
@@ -148,9 +148,9 @@ def test_cache_makes_an_episode_cost_about_k_examinations(small_universe):
     env = KBGymEnv(u, config={"reward": "curation", "reward_k": k})
     train = u.splits["train"]
     play(env, train[0], index_note(env, train[0]))
-    exams = env._curation.exams
+    exams = env.reward_fn.exams
     play(env, train[1], index_note(env, train[1]))
-    assert env._curation.exams - exams <= k + 2
+    assert env.reward_fn.exams - exams <= k + 2
 
 
 def test_budget_exhausted_backward_also_gets_the_reward(small_universe):
@@ -166,7 +166,7 @@ def test_probe_mode_and_missing_train_split(small_universe):
     u = small_universe
     env = KBGymEnv(u, mode="probe", config={"reward": "curation"})
     obs, info = env.reset()
-    assert env._curation is None
+    assert type(env.reward_fn).__name__ == "AnswerReward"  # an exam has no backward phase
     qs = [u.question(q) for q in u.splits["test_in"][:3]]
     with pytest.raises(ValueError, match="train split"):
         KBGymEnv(u, questions=qs, split="all", config={"reward": "curation"})

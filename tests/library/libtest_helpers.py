@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from types import SimpleNamespace
 
+from kbgym.library.stats import recompute_stats
 from kbgym.library import BM25Index, Library
 
 SENTENCES = [
@@ -78,4 +79,4 @@ def check_invariants(lib: Library) -> None:
         assert set(n._in or ()) == inbound[n.id], f"in-adjacency of {n.id} disagrees"
         assert n._ain == ain[n.id]
         assert (n.origin is None) == (n.flag == "authored")
-    assert lib.stats() == lib.recompute_stats()
+    assert lib.stats() == recompute_stats(lib)

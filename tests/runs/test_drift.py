@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbgym.library.stats import recompute_stats
 from kbgym.cli import main
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library import Library
@@ -18,7 +19,8 @@ from kbgym.library.apply import read_result
 from kbgym.runs.drift import drift_report, repair_pass
 from kbgym.runs.logs import read_jsonl
 from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.drift import PREFIX, carry_library, drift
+from kbgym.library.drift import carry_library
+from kbgym.universe.drift import PREFIX, drift
 from kbgym.universe.types import Universe
 
 
@@ -109,7 +111,7 @@ def test_stale_links_are_exactly_those_whose_target_changed(operations):
             assert lib.is_stale(n.id, t) == expect
     want = {(s, t) for (s, t) in truth_text if t in superseded or truth_text[(s, t)] != lib[t].text}
     assert lib.staleness()["stale_links"] == len(want)
-    assert lib.recompute_stats() == lib.stats()
+    assert recompute_stats(lib) == lib.stats()
     snap = Library.from_snapshot(lib.snapshot())
     snap.enable_staleness({t: hubs[0] for t in superseded})
     assert snap.staleness() == lib.staleness()

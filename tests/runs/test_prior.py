@@ -14,7 +14,7 @@ from kbgym.runs.exam import examine
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.prior import NO_PRIOR, PriorReader, examine_prior
 from kbgym.runs.probe import make_probe, probe_table
-from kbgym.runs import recorder
+from kbgym.runs.rows import test_row
 from kbgym.scoring import score
 from kbgym.universe import UniverseConfig, generate
 from kbgym.universe.guess import prior_answers
@@ -39,7 +39,7 @@ def test_prior_rows_score_like_the_readers(small):
     rows = examine(u, Library.from_universe(u), PriorReader.for_questions(u, questions),
                    split=["train", "test_in", "test_out"], label="prior")
     assert len(rows) == sum(len(u.splits[s]) for s in ("train", "test_in", "test_out"))
-    fields = set(recorder.test_row(None, "x", u.questions[0], {
+    fields = set(test_row(None, "x", u.questions[0], {
         k: 0 for k in ("f1", "em", "steps", "status", "answer", "tokens_in", "tokens_out")})) | {
         "evidence"}  # every exam row carries its evidence set
     for r in rows:
