@@ -28,7 +28,7 @@ from kbgym.universe import UniverseConfig, generate
 def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 500,
              train_size: int = 100, epochs: int = 2, per_group: int = 30, curve_every: int = 20,
              curator: str = "scripted-index", reader_name: str = "scripted-reader",
-             plots: bool = True, view: bool = True, say=print) -> dict:
+             plots: bool = True, say=print) -> dict:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     timings = {}
@@ -93,13 +93,4 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))
-    if view:  # the page last: what was built, to look at (kbgym view)
-        from kbgym.view import run_view, write_page
-
-        t = time.perf_counter()
-        size = write_page(run_view(run, universe=u, probe_table=out / "probe_table.json"),
-                          out / "view.html")
-        timings["view"] = time.perf_counter() - t
-        say(f"view: {out / 'view.html'} ({size / 1e6:.1f} MB, {timings['view']:.1f}s) - open it "
-            "in a browser to see the library, its growth, the episodes and the probe")
-    return {"table": table, "report": report, "timings": timings, "meta": meta}
+    return {"table": table, "report": report, "timings": timings, "meta": meta, "universe": u}

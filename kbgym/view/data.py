@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbgym.env.memory import result_ids
+from kbgym.protocol import result_ids
 from kbgym.errors import ConfigError
 from kbgym.files import check_library_universe, check_trace_row, load_universe_file
 from kbgym.library.apply import is_replayable, replay_row

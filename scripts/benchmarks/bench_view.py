@@ -3,8 +3,8 @@ the page loads in headless Chromium.
 
     python scripts/benchmarks/bench_view.py [--repeats 3] [--loads 9] [--no-browser]
 
-1. The demo with and without the view (``run_demo(view=...)``), interleaved, ``--repeats``
-   times each: median wall and CPU seconds, and their ratio.
+1. ``kbgym demo`` with and without the view (``--no-view``; plots off in both), interleaved,
+   ``--repeats`` times each: median wall and CPU seconds, and their ratio.
 2. Building the view of that demo (``run_view`` + ``write_page``): median wall and CPU of 5.
 3. The page in headless Chromium (``make view-deps``): ``--loads`` fresh loads of the file
    (about:blank between them), each timed from the navigation start to the moment the page's
@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kbgym.runs.demo import run_demo
+from kbgym.cli import main as cli
 
 
 def _timed(fn):
@@ -36,15 +36,14 @@ def main() -> None:
     ap.add_argument("--loads", type=int, default=9, help="page loads in Chromium (default 9)")
     ap.add_argument("--no-browser", action="store_true", help="skip the Chromium part")
     args = ap.parse_args()
-    quiet = lambda *a: None  # noqa: E731
 
     with tempfile.TemporaryDirectory() as tmp:
         demo_dir = Path(tmp) / "demo"
         times = {False: [], True: []}
         for _ in range(args.repeats):  # interleaved: the machine's load hits both arms alike
             for view in (False, True):
-                _, wall, cpu = _timed(lambda: run_demo(demo_dir, plots=False, view=view,
-                                                       say=quiet))
+                args_ = ["demo", "--out", str(demo_dir), "--no-plots", "--quiet"]
+                _, wall, cpu = _timed(lambda: cli(args_ + ([] if view else ["--no-view"])))
                 times[view].append((wall, cpu))
         print("1. demo (plots off), median of", args.repeats)
         print(f"{'arm':12s}{'wall s':>9s}{'cpu s':>9s}")

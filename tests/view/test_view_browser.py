@@ -31,10 +31,10 @@ def shots(tmp_path_factory):
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The default demo (500 people, 100 questions x 2 epochs), as ``kbgym demo`` runs it."""
-    from kbgym.runs.demo import run_demo
+    from kbgym.cli import main
 
     out = tmp_path_factory.mktemp("demo")
-    run_demo(out, plots=False, say=lambda *a: None)
+    assert main(["demo", "--out", str(out), "--no-plots", "--quiet"]) == 0
     return out
 
 
@@ -163,7 +163,7 @@ def test_growth_slider_and_probe_table(demo, browser, shots):
 def test_hostile_notes_stay_text_and_new_probe_fields_render(hostile_run, small_demo, browser,
                                                              shots, tmp_path):
     run, u = hostile_run
-    out, _, _ = small_demo
+    out, _ = small_demo
     data = run_view(run, universe=u)
     # the ideal-navigator columns another engineer is adding: present on some cells only
     table = json.loads((out / "probe_table.json").read_text())

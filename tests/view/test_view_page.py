@@ -59,7 +59,7 @@ def _data(text: str) -> dict:
 
 @pytest.fixture(scope="module")
 def demo_view(small_demo):
-    out, _, _ = small_demo
+    out, _ = small_demo
     data = run_view(out / "train", probe_table=out / "probe_table.json")
     return data, render_page(data)
 
@@ -88,7 +88,7 @@ def test_page_is_self_contained_and_locked_by_csp(demo_view):
 
 def test_embedded_data_matches_kbgym_report(demo_view, small_demo):
     data, text = demo_view
-    out, _, _ = small_demo
+    out, _ = small_demo
     assert _data(text) == data  # the page holds exactly the extracted data
     rep = json.loads((out / "train" / "report.json").read_text())
     lib = data["library"]
@@ -115,7 +115,7 @@ def test_embedded_data_matches_kbgym_report(demo_view, small_demo):
 
 def test_episodes_are_the_logged_ones(demo_view, small_demo):
     data, _ = demo_view
-    out, _, _ = small_demo
+    out, _ = small_demo
     ep = data["episodes"]
     names = [s["name"] for s in ep["sources"]]
     assert names == ["training", "exam B1", "exam prior", "exam trained"]
@@ -197,7 +197,7 @@ def test_embedded_json_is_inert_in_a_script_element(s):
 
 
 def test_bounds_sample_episodes_evenly_and_say_so(small_demo):
-    out, _, _ = small_demo
+    out, _ = small_demo
     from dataclasses import replace
 
     limits = replace(LIMITS, max_episodes=12, max_result_chars=50)
@@ -217,17 +217,28 @@ def test_bounds_sample_episodes_evenly_and_say_so(small_demo):
         run_view(out / "train", probe_table=out / "probe_table.json")).encode())
 
 
-def test_demo_writes_the_view_and_says_so_last(small_demo):
-    out, _, lines = small_demo
+def test_kbgym_demo_writes_the_view_and_says_so_last(tmp_path, capsys):
+    out = tmp_path / "demo"
+    args = ["demo", "--out", str(out), "--train-size", "6", "--epochs", "1", "--per-group",
+            "3", "--no-plots"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
     page = out / "view.html"
     assert lines[-1].startswith(f"view: {page} (") and "open it in a browser" in lines[-1]
-    assert lines[-2].startswith("time: ")  # the demo's other lines are unchanged
+    assert lines[-2].startswith("time: ")  # the demo's other lines come first, unchanged
     assert 0 < page.stat().st_size < SIZE_BOUND
-    assert _data(page.read_text(encoding="utf-8"))["run_id"].startswith("r-")
+    data = _data(page.read_text(encoding="utf-8"))
+    rep = json.loads((out / "train" / "report.json").read_text())
+    assert data["run_id"] == rep["run_id"] and data["library"]["structure"] == rep["structure"]
+    again = run_view(out / "train", probe_table=out / "probe_table.json")
+    assert render_page(again) == page.read_text(encoding="utf-8")  # fixed by its inputs
+    page.unlink()
+    assert main(args + ["--quiet", "--no-view"]) == 0 and not page.exists()
+    assert capsys.readouterr().out == ""
 
 
 def test_cli_view_writes_a_page_and_refuses_bad_input(small_demo, tmp_path, capsys):
-    out, _, _ = small_demo
+    out, _ = small_demo
     page = tmp_path / "v.html"
     assert main(["view", "--run", str(out / "train"), "--probe-table",
                  str(out / "probe_table.json"), "--exam", f"T={out / 'exam_trained'}",
