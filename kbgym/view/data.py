@@ -512,7 +512,9 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
 def library_view(snapshot: str | Path, *, universe: Universe | str | Path | None = None,
                  probe_table: str | Path | None = None, limits: ViewLimits = LIMITS) -> dict:
     """The view of one snapshot: the Library (and the probe table, when given). Its universe
-    is ``universe``, else the one its header names when that file exists, else the default."""
+    is ``universe``, else the one its header names when that file exists, else the default; a
+    snapshot of the universe ``universe`` drifted from is carried over onto it, with its stale
+    links marked (docs/protocol.md §20)."""
     from kbgym.runs.report import find_probe_table
 
     snapshot = Path(snapshot)
@@ -531,7 +533,13 @@ def library_view(snapshot: str | Path, *, universe: Universe | str | Path | None
             from kbgym.env.env import default_universe
 
             u = default_universe()
-    check_library_universe(lib, header, u, str(snapshot))
+    uhash = (header.get("universe") or {}).get("hash")
+    if uhash is not None and uhash == (u.meta.get("drift") or {}).get("parent_hash"):
+        from kbgym.runs.drift import library_for  # built before the drift: carried over (§20)
+
+        lib = library_for(lib, uhash, u)
+    else:
+        check_library_universe(lib, header, u, str(snapshot))
     _watch_drift(lib, u)
     table = find_probe_table(snapshot.parent, probe_table) if probe_table else None
     return {

@@ -271,3 +271,33 @@ def test_page_assets_ship_with_the_package():
     assert {"view.html", "view.css", "view.js"} <= names
     setup = (Path(__file__).resolve().parents[2] / "setup.py").read_text()
     assert "view/assets/*" in setup
+
+
+def test_a_library_carried_over_a_drift_shows_its_stale_links(small_demo):
+    from kbgym.files import load_universe_file
+    from kbgym.universe.drift import drift
+
+    out, _ = small_demo
+    u2 = drift(load_universe_file(out / "universe.json"), changes=40, seed=1)
+    data = library_view(out / "train" / "kb_epoch_2.json", universe=u2)
+    lib = data["library"]
+    assert lib["stale_tracked"] and lib["stats"]["stale_links"] == len(lib["stale"]) > 0
+    authored = {i for i, c in enumerate(lib["cls"]) if c == "a"}
+    assert len({s for s, _ in lib["stale"]} & authored) == lib["stats"]["stale_index_notes"]
+
+
+def test_past_the_note_bound_written_notes_and_link_ends_stay(small_demo):
+    from dataclasses import replace
+
+    out, _ = small_demo
+    full = run_view(out / "train", probe_table=out / "probe_table.json")["library"]
+    small = run_view(out / "train", probe_table=out / "probe_table.json",
+                     limits=replace(LIMITS, max_notes=10))["library"]
+    assert small["n_total"] == full["n_total"] > small["n_embedded"] == len(small["ids"])
+    keep = {full["ids"][i] for i, c in enumerate(full["cls"]) if c != "o"}
+    for s, ts in full["out"]:
+        keep |= {full["ids"][s], *(full["ids"][t] for t in ts)}
+    assert keep <= set(small["ids"])
+    links = {(small["ids"][s], small["ids"][t]) for s, ts in small["out"] for t in ts}
+    assert links == {(full["ids"][s], full["ids"][t]) for s, ts in full["out"] for t in ts}
+    assert small["index"] and len(small["index"]) == len(full["index"])
