@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbgym.cli import args as A
-from kbgym.cli.common import UNIVERSE_HELP, CLIError
+from kbgym.cli.common import CLIError
 
 
 def add_parser(subparsers) -> None:
@@ -15,8 +15,8 @@ def add_parser(subparsers) -> None:
     what.add_argument("--run", help="a training run directory")
     what.add_argument("--library", help="one snapshot (kb_epoch_*.json, a baseline's output)")
     p.add_argument("--out", required=True, help="the HTML file to write")
-    p.add_argument("--universe", help=UNIVERSE_HELP + "; default: the one the run or "
-                   "snapshot records")
+    p.add_argument("--universe", help="universe.json (default: the one the run or snapshot "
+                   "records, else the default universe)")
     p.add_argument("--probe-table",
                    help="a probe_table.json (default: the run's own, if any); its exam_* "
                    "folders beside it are shown as episodes")

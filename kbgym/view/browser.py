@@ -29,7 +29,8 @@ def missing() -> str | None:
         return "selenium is not installed (pip install 'kbgym[view-test]')"
     for path in (CHROMIUM, CHROMEDRIVER):
         if not os.access(path, os.X_OK):
-            return f"{path} is missing (make view-deps: apt-get install -y chromium chromium-driver)"
+            return (f"{path} is missing (make view-deps: apt-get install -y chromium "
+                    "chromium-driver)")
     return None
 
 

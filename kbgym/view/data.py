@@ -300,7 +300,7 @@ def _episode(src: int, rows: list[dict], log: dict | None, q: Question | None,
     for r in rows:
         action = r.get("action")
         args = r.get("input")
-        result = r.get("result") if isinstance(r.get("result"), str) else _input_text(r.get("result"))
+        result = _input_text(r.get("result"))
         if r.get("valid") and action == "read" and isinstance(args, dict) \
                 and isinstance(args.get("id"), str):
             read.append(args["id"].strip())
@@ -323,7 +323,7 @@ def _episode(src: int, rows: list[dict], log: dict | None, q: Question | None,
         "f1": log.get("f1"), "em": log.get("em"), "steps": steps_n,
         "p1": log.get("p1_steps"), "p2": log.get("p2_steps"), "status": log.get("status"),
         "answer": log.get("answer"), "evidence": log.get("evidence"),
-        "read": list(dict.fromkeys(read)), "seen": [i for i in seen if i not in set(read)],
+        "read": list(dict.fromkeys(read)), "seen": [i for i in seen if i not in read],
         "rows": steps,
     }
 
@@ -502,7 +502,8 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
                     "probe_table": str(pt_path) if pt_path else None,
                     "exams": {label: str(d) for label, d in exam_dirs}},
         "universe": {"hash": u.hash, "people": len(u.people), "notes": len(u.nodes)},
-        "agent": (meta.get("curator") or {}).get("plugin") or (meta.get("agent") or {}).get("model"),
+        "agent": (meta.get("curator") or {}).get("plugin")
+        or (meta.get("agent") or {}).get("model"),
         "library": library, "growth": growth, "episodes": episodes,
         "probe": probe_section(table, _read_curve(run_dir / "curve.json"),
                                str(pt_path) if pt_path else None),

@@ -37,7 +37,8 @@ def embed_json(obj) -> str:
 
 
 def csp_hash(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode() + "'"
 
 
 def render_page(data: dict) -> str:
