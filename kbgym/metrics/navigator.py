@@ -42,9 +42,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbgym.env.env import READ_LINKS_PER_PAGE
 from kbgym.library.graph import Library, id_num
-from kbgym.library.search import MAX_PAGE, PAGE_SIZE, BM25Index, tokenize
+from kbgym.library.search import BM25Index
+from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
+from kbgym.protocol.tokens import tokenize
 from kbgym.universe.keys import KeyFinder
 from kbgym.universe.types import Question, Universe
 
