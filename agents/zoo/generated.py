@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from kbgym.library.graph import Library
 from kbgym.seeding import derive
-from kbgym.universe.statements import answer_statement
+from kbgym.protocol.statements import answer_statement
 from kbgym.universe.types import Question, Universe
 from kbgym_agents.scripted.knowledge import plural_forms
 from kbgym_agents.scripted.text import parse_question

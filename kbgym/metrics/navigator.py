@@ -15,8 +15,8 @@ actions, costs and budget M:
   Each is one step; ``answer`` is one more.
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
   name or value; each key followed by each relation word of the question's class,
-  :data:`RELATION_WORDS`)
-  plus every person name shown so far (the bare name). It reads only ids already shown.
+  :data:`RELATION_WORDS`) plus every person name shown so far (:func:`roster_names`, the
+  bare name). It reads only ids already shown.
 - **Choice.** Each step it takes the action that shows the most support not yet shown; a
   search is valued by what its page shows plus the best read of a note it newly shows (one
   read of look-ahead; on the last step before the answer, by its page alone). Ties go to the
@@ -29,7 +29,8 @@ actions, costs and budget M:
   ``unavailable`` gets no figure (None).
 
 :meth:`Navigator.optimum` is the exhaustive reference: the fewest steps over *all* plans in
-the same action space (breadth first, on small universes), used to check the greedy choice.
+the same action space (branch and bound, for small universes), used to check the greedy
+choice.
 
 Each query's full ranked list (``page_size * max_page`` hits) is cached per navigator, i.e.
 per frozen library: the library does not change during an exam.
@@ -41,9 +42,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbgym.env.env import READ_LINKS_PER_PAGE
 from kbgym.library.graph import Library, id_num
-from kbgym.library.search import MAX_PAGE, PAGE_SIZE, BM25Index, tokenize
+from kbgym.library.search import BM25Index
+from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
+from kbgym.protocol.tokens import tokenize
 from kbgym.universe.keys import KeyFinder
 from kbgym.universe.types import Question, Universe
 
@@ -155,6 +157,8 @@ class Navigator:
         # ranking by distinct tokens: queries are deduplicated and filtered by their tokens
         self._lexical = _lexical(library.search_backend) and not library.dirty
         self._ranked: dict[Any, list[str]] = {}
+        self._positions: dict[Any, dict[str, int]] = {}
+        self._keys: dict[str, tuple[str, ...]] = {}
         self._names: dict[str, tuple[str, ...]] = {}
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
@@ -163,7 +167,12 @@ class Navigator:
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
         """Queries with the same key rank alike: their sorted distinct tokens under BM25."""
-        return tuple(sorted(set(tokenize(query)))) if self._lexical else query
+        if not self._lexical:
+            return query
+        key = self._keys.get(query)
+        if key is None:
+            key = self._keys[query] = tuple(sorted(set(tokenize(query))))
+        return key
 
     def ranked(self, query: str) -> list[str]:
         """The ids of ``query``'s ranking, as far as the last page reaches."""
@@ -173,6 +182,14 @@ class Navigator:
             k = self.page_size * self.max_page
             hit = [i for i, _ in self.library.search(query, k)] if query.strip() else []
             self._ranked[key] = hit
+        return hit
+
+    def positions(self, query: str) -> dict[str, int]:
+        """id -> 0-based rank of the ids in ``query``'s ranking."""
+        key = self.query_key(query)
+        hit = self._positions.get(key)
+        if hit is None:
+            hit = self._positions[key] = {nid: i for i, nid in enumerate(self.ranked(query))}
         return hit
 
     def search_shows(self, query: str, page: int) -> list[str]:
@@ -263,6 +280,7 @@ class _Entry:
     reach: frozenset[str]  # the support its ranking could show: carried by notes it can rank
     via: tuple[str, ...]  # the notes linking to support it can rank
     page_cap: int  # the most support one page can show (page_size notes, each at its most)
+    cand: tuple[str, ...]  # the relevant notes it can rank (all of them off BM25)
 
 
 class _Greedy:
@@ -314,7 +332,7 @@ class _Greedy:
         self.keys_seen.add(key)
         hold = self.holding
         if hold is None:
-            cand: Iterable[str] = self.relevant
+            cand: Iterable[str] = sorted(self.relevant, key=id_num)
         else:
             cand = {nid for t in key for nid in hold.get(t, ())}
             if not cand:
@@ -323,18 +341,21 @@ class _Greedy:
         reach = frozenset().union(*carried)
         via = tuple(nid for nid in cand if nid in self.via)
         cap = self.nav.page_size * max(map(len, carried), default=0)
-        self.vocab.append(_Entry(query, key, None, reach, via, cap))
+        self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand)))
 
     def _rank(self, entry: _Entry) -> list[tuple[int, list[str]]]:
+        """The pages on which the query shows relevant notes: only the notes it can rank
+        (``entry.cand``) are looked up in its ranking."""
+        where = self.nav.positions(entry.query)
+        ps = self.nav.page_size
+        found = sorted((where[nid], nid) for nid in entry.cand if nid in where)
         pages: list[tuple[int, list[str]]] = []
-        ps, rel = self.nav.page_size, self.relevant
-        for pos, nid in enumerate(self.nav.ranked(entry.query)):
-            if nid in rel:
-                page = pos // ps + 1
-                if pages and pages[-1][0] == page:
-                    pages[-1][1].append(nid)
-                else:
-                    pages.append((page, [nid]))
+        for pos, nid in found:
+            page = pos // ps + 1
+            if pages and pages[-1][0] == page:
+                pages[-1][1].append(nid)
+            else:
+                pages.append((page, [nid]))
         entry.pages = pages
         return pages
 

@@ -16,6 +16,8 @@ from kbgym.metrics.outcomes import (
     f1_gate,
     mean_diff_ci,
     paired,
+    percentile_ci,
+    resampled_sums,
     rho,
     rho_ci,
 )
@@ -158,21 +160,40 @@ def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.
     sa, sb = masked(arm_rows, "steps"), masked(base_rows, "steps")
     nav_saving = (sum(nb) - sum(na)) / n
     reader_saving = (sum(sb) - sum(sa)) / n
-    share = reader_saving / nav_saving if nav_saving > 0 else None
     out.update(n_nav=n, rho_nav=rho(na, nb), nav_steps=sum(na) / n, nav_f1=sum(fa) / n,
                nav_f1_diff=(sum(fa) - sum(fb)) / n)
     saving_ci = None
     if idx is not None:
-        out["rho_nav_ci"] = list(rho_ci(na, nb, idx))
-        out["nav_f1_diff_ci"] = list(mean_diff_ci(fa, fb, idx, mask))
+        # one gather per side serves rho_nav and the saving (steps are whole numbers, so
+        # Σbase − Σarm is the resample's summed difference exactly)
+        arm_b, base_b = resampled_sums(na, idx), resampled_sums(nb, idx)
+        kept = n if n == len(mask) else resampled_sums(mask, idx)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["rho_nav_ci"] = _ci_list(percentile_ci(arm_b / base_b))
+            saving_ci = _ci_list(percentile_ci((base_b - arm_b) / kept))
+        out["nav_f1_diff_ci"] = list(mean_diff_ci(fa, fb, idx, None if n == len(mask)
+                                                  else mask))
         out["nav_f1_loss"] = bool(out["nav_f1_diff_ci"][1] < -delta)
-        saving_ci = list(mean_diff_ci(nb, na, idx, mask))
-    out["blind_spot"] = {
-        "nav_saving": nav_saving, "nav_saving_ci": saving_ci, "reader_saving": reader_saving,
-        "share": share,
-        "flagged": bool(saving_ci is not None and saving_ci[0] > 0
-                        and share is not None and share < BLIND_SPOT_SHARE)}
+    out["blind_spot"] = blind_spot(nav_saving, saving_ci, reader_saving)
     return out
+
+
+def _ci_list(ci: tuple[float, float] | None) -> list[float] | None:
+    return None if ci is None else [ci[0], ci[1]]
+
+
+def blind_spot(nav_saving: float, nav_saving_ci: Sequence[float] | None,
+               reader_saving: float) -> dict:
+    """The blind-spot record of one arm × group: steps per question saved against the base by
+    the navigator (with its CI) and by the reader, the share the reader captured (None
+    unless the navigator saves), and ``flagged`` when the navigator's saving is real (CI
+    lower bound above 0) and the share is below :data:`BLIND_SPOT_SHARE`."""
+    share = reader_saving / nav_saving if nav_saving > 0 else None
+    ci = list(nav_saving_ci) if nav_saving_ci is not None else None
+    return {"nav_saving": nav_saving, "nav_saving_ci": ci, "reader_saving": reader_saving,
+            "share": share,
+            "flagged": bool(ci is not None and ci[0] > 0 and share is not None
+                            and share < BLIND_SPOT_SHARE)}
 
 
 def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: str = "B1",

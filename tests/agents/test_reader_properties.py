@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.graph import Library
 from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.statements import answer_statement
+from kbgym.protocol.statements import answer_statement
 from kbgym_agents.scripted.knowledge import LinkJudgedKnowledge, judge_set
 from kbgym_agents.scripted.reader import ScriptedReader
 from kbgym_agents.scripted.text import parse_fact, parse_question
