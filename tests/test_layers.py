@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "kbgym.metrics": 4, "kbgym.baselines": 4, "kbgym.plugins": 4,
     "kbgym.worlds": 4,
     "kbgym.runs": 5, "kbgym.adapters": 5,  # adapters make their own probes from runs
-    "kbgym.sweep": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6, "kbgym.integrations": 6,
+    "kbgym.sweep": 6, "kbgym.reproduce": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6, "kbgym.integrations": 6,
     "kbgym.cli": 7,
 }
 

@@ -67,6 +67,29 @@ def int_pair(lo: int, hi: int):
     return parse
 
 
+def seed_list(text: str) -> tuple[int, ...]:
+    """An argparse type: seeds as ``LO-HI`` (``0-4``), a comma list (``0,2,7``) or both
+    (``0-2,9``); distinct, in the order given."""
+    seeds: list[int] = []
+    for part in text.strip().split(","):
+        a, sep, b = part.strip().partition("-")
+        try:
+            lo = int(a)
+            hi = int(b) if sep else lo
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected seeds like 0-4 or 0,1,2, got "
+                                             f"{text[:40]!r}") from None
+        if not 0 <= lo <= hi <= MAX_SEED or hi - lo >= 10_000:
+            raise argparse.ArgumentTypeError(f"expected seeds like 0-4 (LO <= HI, at most "
+                                             f"10000), got {part.strip()[:40]!r}")
+        seeds += range(lo, hi + 1)
+    if len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct, got {text[:40]!r}")
+    return tuple(seeds)
+
+
+seed_list.__name__ = "seeds"
+
 SEED = int_range(0, MAX_SEED)
 BUDGET = int_range(1, 10_000)        # n1, n2, m: steps per phase
 COUNT = int_range(1, 1_000_000)      # train sizes, limits, snapshot intervals

@@ -27,11 +27,21 @@ def sweep(grid_path: str | Path, out: str | Path, *, executor: str = "process",
           options: Options | None = None, report=None) -> list[dict]:
     """Run every unfinished run of the grid; ``sweep.json`` in ``out`` lists them all."""
     check_options(executor, options or Options())
-    runs = plan(grid_path, out)
+    specs = [r["spec"] for r in plan(grid_path, out)]
+    return sweep_specs(specs, out, executor=executor, options=options, report=report,
+                       grid=str(grid_path))
+
+
+def sweep_specs(specs: list[dict], out: str | Path, *, executor: str = "process",
+                options: Options | None = None, report=None, grid: str | None = None
+                ) -> list[dict]:
+    """Run every unfinished run of ``specs`` (built by code rather than expanded from a grid
+    file: ``kbgym reproduce``'s experiments); ``sweep.json`` lists them, ``grid`` null."""
+    check_options(executor, options or Options())
     write_canonical(Path(out) / "sweep.json", {
-        "schema_version": 1, "kind": "kbgym.sweep", "grid": str(grid_path),
-        "runs": [{"id": r["id"], "spec": r["spec"]} for r in runs]})
-    return run_all([r["spec"] for r in runs], out, executor, options, report)
+        "schema_version": 1, "kind": "kbgym.sweep", "grid": grid,
+        "runs": [{"id": run_id(s), "spec": s} for s in specs]})
+    return run_all(specs, out, executor, options, report)
 
 
-__all__ = ["EXECUTORS", "Options", "plan", "run_all", "sweep"]
+__all__ = ["EXECUTORS", "Options", "plan", "run_all", "sweep", "sweep_specs"]
