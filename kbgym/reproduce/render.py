@@ -21,6 +21,12 @@ def _ci(s: dict | None, spec=".3f", scale=1.0) -> str:
     return txt + (f" [{format(scale * ci[0], spec)}, {format(scale * ci[1], spec)}]" if ci else "")
 
 
+def _state_order(item) -> tuple:
+    name, s = item
+    kind = {"B1": 0, "B3": 1}.get(name, 2 if name.startswith("distinct") else 3)
+    return (kind, s.get("iteration") or 0, name)
+
+
 def table_markdown(rep: dict) -> str:
     """The claim table alone (what the README quotes)."""
     k = len(rep["settings"]["seeds"])
@@ -78,7 +84,7 @@ def render_markdown(rep: dict) -> str:
                   "| library | distinct questions | index_coverage | links | held-out ρ | steps "
                   f"saved | ρ_nav | F1 (M = {st['tight_m']}) |", "|---|---|---|---|---|---|---|---|"]
         m, t = str(st["m"]), str(st["tight_m"])
-        for name, s in gr["states"].items():
+        for name, s in sorted(gr["states"].items(), key=_state_order):
             lines.append(
                 f"| {name} | {_f(s['distinct'], 'd') if s['distinct'] is not None else '–'} | "
                 f"{_ci(s['index_coverage'], '.1f', 100)} % | {_ci(s['n_links'], ',.0f')} | "

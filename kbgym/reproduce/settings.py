@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from kbgym.errors import ConfigError, first_error
 
 #: The tight exam budget: the M at which B1's pooled F1 on the probe is about 0.5 (measured by
 #: ``scripts/experiments/tight_budget.py``: 0.45 at M = 7 over 5 seeds, 0.34 at 6, 0.68 at 8),
@@ -50,6 +52,16 @@ class Settings(BaseModel):
     pw_train_size: int = Field(16, ge=1)
     pw_curator: str = "scripted-pw-index"
     pw_reader: str = "scripted-pw-reader"
+
+    def __init__(self, **data):
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise ConfigError(first_error(err, "reproduce")) from None
+
+    def replace(self, **update) -> "Settings":
+        """These settings with ``update`` applied, validated again."""
+        return Settings(**{**self.model_dump(), **update})
 
     @model_validator(mode="after")
     def _sizes(self) -> "Settings":
