@@ -15,8 +15,8 @@ actions, costs and budget M:
   Each is one step; ``answer`` is one more.
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
   name or value; each key followed by each relation word of the question's class,
-  :data:`RELATION_WORDS`)
-  plus every person name shown so far (the bare name). It reads only ids already shown.
+  :data:`RELATION_WORDS`) plus every person name shown so far (:func:`roster_names`, the
+  bare name). It reads only ids already shown.
 - **Choice.** Each step it takes the action that shows the most support not yet shown; a
   search is valued by what its page shows plus the best read of a note it newly shows (one
   read of look-ahead; on the last step before the answer, by its page alone). Ties go to the
@@ -29,7 +29,8 @@ actions, costs and budget M:
   ``unavailable`` gets no figure (None).
 
 :meth:`Navigator.optimum` is the exhaustive reference: the fewest steps over *all* plans in
-the same action space (breadth first, on small universes), used to check the greedy choice.
+the same action space (branch and bound, for small universes), used to check the greedy
+choice.
 
 Each query's full ranked list (``page_size * max_page`` hits) is cached per navigator, i.e.
 per frozen library: the library does not change during an exam.
@@ -41,9 +42,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbgym.env.env import READ_LINKS_PER_PAGE
 from kbgym.library.graph import Library, id_num
-from kbgym.library.search import MAX_PAGE, PAGE_SIZE, BM25Index, tokenize
+from kbgym.library.search import BM25Index
+from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
+from kbgym.protocol.tokens import tokenize
 from kbgym.universe.keys import KeyFinder
 from kbgym.universe.types import Question, Universe
 

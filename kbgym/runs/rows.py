@@ -27,7 +27,8 @@ class StepRow(TypedDict):
 
 class TestRow(TypedDict, total=False):
     """A test_log.jsonl row (``run_id`` is added by the writer; ``evidence`` and ``repeat``
-    when the exam has them, ``nav_steps``/``nav_f1`` when the examiner ran the navigator)."""
+    when the exam has them; ``nav_steps`` and ``nav_f1``, the ideal navigator's, None where
+    the support is unknown, when the examiner computed them)."""
 
     epoch: Any
     split: str

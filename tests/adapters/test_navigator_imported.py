@@ -9,7 +9,7 @@ from pathlib import Path
 from kbgym.adapters.corpus import import_corpus
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
-from kbgym.env.memory import result_ids
+from kbgym.protocol.results import result_ids
 from kbgym.library.graph import Library
 from kbgym.metrics.navigator import (
     NO_RELATION_WORDS,

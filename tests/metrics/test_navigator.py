@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from kbgym.baselines import build_baseline
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
-from kbgym.env.memory import result_ids
+from kbgym.protocol.results import result_ids
 from kbgym.library.graph import Library
 from kbgym.library.search import make_backend
 from kbgym.metrics.navigator import (
