@@ -82,7 +82,8 @@ def render_markdown(rep: dict) -> str:
                   f"seeds [95 % CI]; ρ, saved steps and ρ_nav at M = {st['m']}, F1 at "
                   f"M = {st['tight_m']}.", "",
                   "| library | distinct questions | index_coverage | links | held-out ρ | steps "
-                  f"saved | ρ_nav | F1 (M = {st['tight_m']}) |", "|---|---|---|---|---|---|---|---|"]
+                  f"saved | ρ_nav | F1 (M = {st['tight_m']}) |",
+                  "|---|---|---|---|---|---|---|---|"]
         m, t = str(st["m"]), str(st["tight_m"])
         for name, s in sorted(gr["states"].items(), key=_state_order):
             lines.append(
@@ -92,6 +93,7 @@ def render_markdown(rep: dict) -> str:
                 f"{_ci(s[t]['f1'])} |")
     if rep.get("notes"):
         lines += ["", "## Notes", ""] + [f"- {n}" for n in rep["notes"]]
-    lines += ["", f"Files: `reproduction.json` (every figure), {', '.join(f'`{p}`' for p in rep['plots'])}; "
+    plots = ", ".join(f"`{p}`" for p in rep["plots"])
+    lines += ["", f"Files: `reproduction.json` (every figure), {plots}; "
               "the sweep runs are under `runs/` (`kbgym sweep report` reads the chains)."]
     return "\n".join(lines) + "\n"

@@ -86,7 +86,8 @@ def aggregate(st: Settings, specs: list[dict], results: dict[str, dict]) -> dict
             out["b1_f1"][m] = _pooled_b1_f1(arm)
     if by[PHANTOMWIKI]:
         # each seed adapts its own universe file: pool a generation's seeds into one cell
-        pooled = [{**r, "spec": {**r["spec"], "universe": {"phantomwiki": r["spec"]["phantomwiki"]}}}
+        pooled = [{**r, "spec": {**r["spec"],
+                                 "universe": {"phantomwiki": r["spec"]["phantomwiki"]}}}
                   for r in by[PHANTOMWIKI]]
         out["phantomwiki"] = report_of(pooled)["cells"]
         out["pw_universe"] = {"people": by[PHANTOMWIKI][0]["universe"]["people"],
@@ -403,7 +404,8 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
         f"after {base} distinct questions)", paper=P.COVERAGE_AT_100,
         paper_text=f"{100 * P.COVERAGE_AT_100:.1f} % at 100 ({100 * P.COVERAGE_AT_200_REPEATED:.1f}"
                    f" % after 2 epochs)",
-        value=v, ci=ci, text=None if v is None else f"{100 * v:.1f} %{_ci(ci and [100 * x for x in ci], '.1f')}",
+        value=v, ci=ci,
+        text=None if v is None else f"{100 * v:.1f} %{_ci(ci and [100 * x for x in ci], '.1f')}",
         nav=nav_at(base), holds=lambda v, ci: abs(v - 0.25) <= 0.10, test="15–35 %",
         why=(("curator: with about as many links as the paper's library (row 11), every link "
               "of the scripted curator lands on a note under its key (precision 1.000 against "
@@ -413,6 +415,7 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
              "the paper's LLM curator"),
         where=where))
     v, ci = _stat(gr.get("linearity_4x"))
+    ppq = gr.get("points_per_question_base") or {}
     c4 = (cov.get(four) or {}).get("mean")
     out.append(_row(
         "coverage_linear", f"Coverage grows linearly with distinct questions (coverage at "
@@ -420,7 +423,7 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
         paper_text=f"linear: {P.POINTS_PER_QUESTION:.2f} points per question (epoch 1)",
         value=v, ci=ci,
         text=None if v is None else (f"{v:.2f}{_ci(ci, '.2f')} ("
-                                     f"{_f(gr.get('points_per_question_base', {}).get('mean'), '.2f')}"
+                                     f"{_f(ppq.get('mean'), '.2f')}"
                                      f" points/question up to {base}; {_f(c4 and 100 * c4, '.1f')}"
                                      f" % at {four})"),
         nav=nav_at(four), holds=lambda v, ci: v >= 0.9, test="≥ 0.90",
@@ -431,10 +434,11 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
              "questions and read the line from there"),
         where=where))
     v, ci = _stat(gr.get("repeat_ratio"))
+    repeat_gain = P.COVERAGE_AT_200_REPEATED - P.COVERAGE_AT_100
     out.append(_row(
         "coverage_repeats", "Coverage stops growing on repeated questions (points per repeat ÷ "
         "points per new question)", paper=P.REPEAT_RATIO,
-        paper_text=f"{P.REPEAT_RATIO:.2f} (+{100 * (P.COVERAGE_AT_200_REPEATED - P.COVERAGE_AT_100):.1f}"
+        paper_text=f"{P.REPEAT_RATIO:.2f} (+{100 * repeat_gain:.1f}"
                    f" points over 100 repeats)",
         value=v, ci=ci, text=None if v is None else f"{v:.3f}{_ci(ci)}",
         nav=_nav_state(states, f"repeat@{st.repeat_distinct * st.repeat_epochs}", st.m),
@@ -494,7 +498,9 @@ def _slope(cov: dict, sizes: list[int], a: int, b: int) -> float | None:
 
 def _nav_state(states: dict, name: str, m: int) -> str:
     s = (states.get(name, {}).get(str(m), {}).get("rho_nav") or {})
-    return "–" if s.get("mean") is None else f"held-out {s['mean']:.3f}{_ci(s.get('ci'))} ({name})"
+    if s.get("mean") is None:
+        return "–"
+    return f"held-out {s['mean']:.3f}{_ci(s.get('ci'))} ({name})"
 
 
 def counts(table: list[dict]) -> dict:

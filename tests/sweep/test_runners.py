@@ -46,7 +46,8 @@ def test_runner_runs_resumes_and_fails_cleanly(tmp_path):
     out = json.loads((run_dir(tmp_path, run_id(toy(3))) / RESULT).read_text())
     assert out["square"] == 9
     listed = json.loads((tmp_path / "sweep.json").read_text())
-    assert listed["grid"] is None and [r["id"] for r in listed["runs"]] == [run_id(s) for s in specs]
+    assert listed["grid"] is None
+    assert [r["id"] for r in listed["runs"]] == [run_id(s) for s in specs]
     CALLS.clear()
     res = run_all(specs, tmp_path, "serial")  # finished runs are skipped, the failed one redone
     assert [r["status"] for r in res] == ["skipped", "skipped", "failed"]
