@@ -8,8 +8,8 @@ from kbgym.errors import ConfigError, first_error
 
 #: Documents of each kind per 100 documents (the default library: 100 documents).
 KIND_SHARES: dict[str, int] = {
-    "form": 14, "endorsement": 22, "state_form": 8, "bulletin": 10, "guideline": 14,
-    "manual": 10, "memo": 12, "distractor": 10,
+    "form": 10, "endorsement": 24, "state_form": 8, "bulletin": 10, "guideline": 16,
+    "manual": 12, "memo": 12, "distractor": 8,
 }
 
 

@@ -20,10 +20,13 @@ and set nothing. Every document has a date.
 **Meaning** (:class:`Ledger`; docs/protocol.md §21):
 
 - a form's *current* edition is its latest;
-- the *controlling* text of provision P (in state S) is the latest-dated state form replacing
-  P in S if there is one, else the latest-dated endorsement amending P, else the current
-  edition of the form; the *effective* value is the controlling text's (none for a provision
-  the current edition reserves and nothing amends);
+- endorsements and state forms attach to one edition of their form and apply to that edition
+  only;
+- under an edition E, the *controlling* text of provision P (in state S) is the latest-dated
+  state form replacing P in S attached to E if there is one, else the latest-dated endorsement
+  amending P attached to E, else edition E itself; the *effective* value is the controlling
+  text's (none for a provision E reserves and nothing amends). Without an edition named, E is
+  the current one;
 - the *dependents* of P are the documents whose facts amend, replace, refer to or state P;
   the documents *affected* if P changes are its dependents and, transitively, every document
   that refers to an affected document;
@@ -42,6 +45,9 @@ from kbgym.worlds.policies.config import PolicyConfig
 
 #: Ledger fact kinds in which a document refers to a provision it does not own.
 PROVISION_REFS = ("amends", "replaces", "refers", "states")
+#: Share of endorsements and state forms (of forms with an earlier edition) attached to the
+#: current edition.
+ATTACH_CURRENT = 0.75
 
 
 @dataclass(frozen=True)
@@ -147,9 +153,15 @@ class Ledger:
     # -- documents -----------------------------------------------------------------------
     def header(self, code: str, edition: int | None = None) -> Entry:
         """The ``issued`` fact of a document (a form: of ``edition``, default the current)."""
-        if edition is None and self.doc[code].kind == "form":
+        if self.doc[code].kind != "form":
+            return next(e for e in self.by_doc[code] if e.kind == "issued")
+        if edition is None:
             edition = self.current_edition(code)
         return next(e for e in self.by_doc[code] if e.kind == "issued" and e.edition == edition)
+
+    def attached(self, endorsement: str) -> int:
+        """The form edition an endorsement attaches to."""
+        return self.header(endorsement).edition
 
     def current_edition(self, form: str) -> int:
         return max(y for y, _ in self.doc[form].editions)
@@ -184,19 +196,25 @@ class Ledger:
     def memo_statements(self, provision: str) -> list[Entry]:
         return [e for e in self.by_provision[provision] if e.kind == "states"]
 
-    def controlling(self, provision: str, state: str | None = None) -> Entry:
-        """The fact of the controlling text (module doc)."""
+    def controlling(self, provision: str, state: str | None = None,
+                    edition: int | None = None) -> Entry:
+        """The fact of the controlling text under ``edition`` (default: the current one)."""
+        if edition is None:
+            edition = self.current_edition(self.provisions[provision].form)
+        candidates = []
         if state is not None:
-            reps = self.replacements(provision, state)
-            if reps:
-                return max(reps, key=lambda e: self.date_of(e.doc))
-        amends = self.amendments(provision)
-        if amends:
-            return max(amends, key=lambda e: self.date_of(e.doc))
-        return self.base(provision)
+            candidates = [e for e in self.replacements(provision, state)
+                          if self.attached(e.doc) == edition]
+        if not candidates:
+            candidates = [e for e in self.amendments(provision)
+                          if self.attached(e.doc) == edition]
+        if candidates:
+            return max(candidates, key=lambda e: self.date_of(e.doc))
+        return self.edition_entry(provision, edition)
 
-    def effective(self, provision: str, state: str | None = None) -> int | None:
-        return self.controlling(provision, state).value
+    def effective(self, provision: str, state: str | None = None,
+                  edition: int | None = None) -> int | None:
+        return self.controlling(provision, state, edition).value
 
     def dependents(self, provision: str) -> set[str]:
         return {e.doc for e in self.by_provision[provision] if e.kind in PROVISION_REFS}
@@ -241,11 +259,13 @@ class _Dates:
         self.rng = rng
         self.used: set[str] = set()
 
-    def draw(self, lo_year: int, hi_year: int, after: str | None = None) -> str:
+    def draw(self, lo_year: int, hi_year: int, after: str | None = None,
+             before: str | None = None) -> str:
         while True:
             y = self.rng.randrange(lo_year, hi_year + 1)
             iso = f"{y:04d}-{self.rng.randrange(1, 13):02d}-{self.rng.randrange(1, 29):02d}"
-            if iso not in self.used and (after is None or iso > after):
+            if iso not in self.used and (after is None or iso > after) \
+                    and (before is None or iso < before):
                 self.used.add(iso)
                 return iso
 
@@ -316,6 +336,10 @@ class _Builder:
                 if rng.random() < cfg.describe:
                     self.add("describes", code, form=code, section=label, concept=cid)
 
+    def ledger_entry(self, form: str, section: str, edition: int) -> Entry:
+        return next(e for e in self.entries if e.doc == form and e.section == section
+                    and e.edition == edition and e.kind in ("sets", "reserves"))
+
     def _form_provisions(self, form: str) -> list[Entry]:
         """The current edition's provisions of a form that set a value."""
         doc = next(d for d in self.documents if d.code == form)
@@ -341,16 +365,26 @@ class _Builder:
                 continue
             picked = sorted(rng.sample(provs, min(len(provs), rng.randrange(1, most + 1))),
                             key=lambda e: S.section_labels(self.cfg.sections).index(e.section))
-            year = int(form.date[:4])
-            date = self.dates.draw(year, year + 4, after=form.date)
+            # most attach to the current edition, some to an earlier one (dated while that
+            # edition was current)
+            k = len(form.editions) - 1
+            if k and rng.random() >= ATTACH_CURRENT:
+                k = rng.randrange(k)
+            edition, start = form.editions[k]
+            if k + 1 < len(form.editions):
+                end = form.editions[k + 1]
+                date = self.dates.draw(edition, end[0], after=start, before=end[1])
+            else:
+                date = self.dates.draw(edition, edition + 4, after=start)
             if kind == "endorsement":
-                prefix = S.ENDORSEMENT_PREFIX[form.code.split("-")[0]]
-                code, state = self.code(prefix, 10, 100), None
+                code = self.code(S.ENDORSEMENT_PREFIX[form.code.split("-")[0]], 10, 100)
+                state = None
             else:
                 code, state = self.code("SA"), rng.choice(S.STATES)
             self.documents.append(Document(code, kind, date, state))
-            self.add("issued", code, date=date, state=state)
-            for base in picked:
+            self.add("issued", code, form=form.code, edition=edition, date=date, state=state)
+            for cur in picked:
+                base = self.ledger_entry(form.code, cur.section, edition)
                 c = S.CONCEPT_BY_ID[base.concept]
                 value = rng.choice([v for v in c.values if v != base.value])
                 self.add("amends" if kind == "endorsement" else "replaces", code, form=base.form,
@@ -404,12 +438,17 @@ class _Builder:
         rng, cfg = self.rng, self.cfg
         ledger = Ledger(self.documents, self.entries)
         provs = [p for p in ledger.provisions if ledger.base(p).kind == "sets"]
+        amended = [p for p in provs if ledger.amendments(p)]
         for _ in range(n):
             code = self.code("IM")
             date = self.dates.draw(2018, 2024)
             self.documents.append(Document(code, "memo", date))
             self.add("issued", code, date=date)
-            for key in rng.sample(provs, min(len(provs), rng.randrange(2, 6))):
+            # memos mostly discuss amended provisions (where a stale value is easy to state)
+            k = rng.randrange(2, 6)
+            picks = rng.sample(amended, min(len(amended), (k + 1) // 2))
+            picks += rng.sample([p for p in provs if p not in picks], min(len(provs), k // 2))
+            for key in picks:
                 p = ledger.provisions[key]
                 right = ledger.effective(key)
                 value = right
@@ -442,9 +481,9 @@ def build_ledger(config: PolicyConfig) -> Ledger:
     b._changes("endorsement", counts["endorsement"], 4)
     b._changes("state_form", counts["state_form"], 3)
     b.bulletins(counts["bulletin"])
-    b._references("guideline", counts["guideline"], (5, 10), (0, 2),
+    b._references("guideline", counts["guideline"], (6, 12), (0, 2),
                   ("endorsement", "state_form", "bulletin"))
-    b._references("manual", counts["manual"], (3, 8), (1, 3),
+    b._references("manual", counts["manual"], (4, 9), (1, 3),
                   ("endorsement", "state_form", "guideline"))
     b.memos(counts["memo"])
     b.distractors(counts["distractor"])

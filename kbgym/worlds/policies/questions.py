@@ -4,8 +4,8 @@ and keys, all computed from the ledger.
 Classes separate **lookup** (one fact: tier ``easy``, category ``PL_LOOKUP``) from
 **connection** (tier ``hard``): the *effective* value after amendments and state replacement
 (``PL_EFFECTIVE``), which document *controls* (``PL_CONTROLS``), what *depends* on a provision
-(``PL_DEPENDS``), what is *affected* if it changes (``PL_AFFECTED``), an *edition* comparison
-(``PL_EDITION``), *contradictions* against the controlling text (``PL_CONTRADICTION``) and
+(``PL_DEPENDS``), what is *affected* if it changes (``PL_AFFECTED``), how a new *edition*
+changed the effective value (``PL_EDITION``), *contradictions* against the controlling text (``PL_CONTRADICTION``) and
 *abstain* (the value is not set: ``PL_ABSTAIN``, gold ``unknown``).
 
 Golds: the first is canonical; a value lists every voice a reader may write it in
@@ -150,17 +150,12 @@ class Pools:
 
     def effective_support(self, p: str, state: str | None = None) -> list[Entry]:
         """The facts the controlling text is decided by: every edition of the provision, its
-        amendments (and for a state, every replacement of it), and the dates of the competing
-        documents of the winning kind when there are several."""
+        amendments and (for a state) its replacements, each with its document's header (the
+        edition it attaches to, and its date)."""
         L = self.L
-        out = list(L.editions(p)) + L.amendments(p)
-        winners = L.amendments(p)
-        if state is not None:
-            out += L.replacements(p)
-            if L.replacements(p, state):
-                winners = L.replacements(p, state)
-        if len(winners) > 1:
-            out += [L.header(e.doc) for e in winners]
+        out = list(L.editions(p))
+        for e in L.amendments(p) + (L.replacements(p) if state is not None else []):
+            out += [e, L.header(e.doc)]
         return out
 
     def _each_provision(self, cond: Callable[[str], bool]) -> Iterator[str]:
@@ -199,8 +194,11 @@ class Pools:
                                value_golds(m.concept, m.value), (m.id,), (f"document:{d.code}",))
 
     # -- effective value and control ----------------------------------------------------
+    def _amended(self, p: str) -> bool:
+        return bool(self.L.amendments(p)) and self.L.effective(p) is not None
+
     def _pl_effective(self):
-        for p in self._each_provision(lambda p: self.L.effective(p) is not None):
+        for p in self._each_provision(self._amended):
             c = self.L.controlling(p)
             yield Instance("pl_effective", self._slots(p), value_golds(c.concept, c.value),
                            tuple(e.id for e in self.effective_support(p)), (provision_key(p),))
@@ -224,7 +222,7 @@ class Pools:
                            (provision_key(p), f"state:{s}"))
 
     def _pl_controls(self):
-        for p in self._each_provision(lambda p: self.L.effective(p) is not None):
+        for p in self._each_provision(self._amended):
             c = self.L.controlling(p)
             yield Instance("pl_controls", self._slots(p), doc_golds(c.doc),
                            tuple(e.id for e in self.effective_support(p)), (provision_key(p),))
@@ -279,16 +277,18 @@ class Pools:
     def _pl_edition(self):
         for p in self.L.provisions:
             eds = self.L.editions(p)
-            if len(eds) == 2 and all(e.kind == "sets" for e in eds) \
-                    and eds[0].value != eds[1].value:
-                diff = abs(eds[1].value - eds[0].value)
-                yield Instance("pl_edition",
-                               self._slots(p, edition=eds[0].edition, edition2=eds[1].edition),
-                               value_golds(eds[0].concept, diff), (eds[0].id, eds[1].id),
-                               (provision_key(p),))
+            if len(eds) != 2:
+                continue
+            old, new = (self.L.effective(p, edition=e.edition) for e in eds)
+            if old is None or new is None or old == new:
+                continue
+            yield Instance("pl_edition",
+                           self._slots(p, edition=eds[0].edition, edition2=eds[1].edition),
+                           value_golds(eds[0].concept, abs(new - old)),
+                           tuple(e.id for e in self.effective_support(p)), (provision_key(p),))
 
     def _pl_contradiction(self):
-        for p in self._each_provision(lambda p: self.L.effective(p) is not None):
+        for p in self._each_provision(self._amended):
             right = self.L.effective(p)
             wrong = [e for e in self.L.memo_statements(p) if e.value != right]
             if wrong:

@@ -333,7 +333,8 @@ class Form:
 
 #: Every sentence a policies universe writes. ``kind`` -> what the note states:
 #:
-#: - ``issued``: a document's date (forms: per edition; state forms also name their state);
+#: - ``issued``: a document's date (forms: per edition; endorsements and state forms also
+#:   name the edition of the form they attach to, a state form its state);
 #: - ``sets`` / ``reserves`` / ``describes``: a form edition's provision sets a value, sets
 #:   none yet, or only explains the concept (no value);
 #: - ``amends``: an endorsement sets a provision's value;
@@ -346,9 +347,12 @@ class Form:
 SENTENCES: tuple[Form, ...] = (
     Form("form_issued", "issued", "Form {form} ({edition} edition) takes effect on {date}."),
     Form("form_issued_2", "issued", "The {edition} edition of form {form} takes effect on {date}."),
-    Form("endorsement_issued", "issued", "Endorsement {doc} takes effect on {date}."),
-    Form("endorsement_issued_2", "issued", "Endorsement {doc} is effective from {date}."),
-    Form("state_issued", "issued", "State Form {doc} applies in {state} from {date}."),
+    Form("endorsement_issued", "issued",
+         "Endorsement {doc} attaches to the {edition} edition and takes effect on {date}."),
+    Form("endorsement_issued_2", "issued",
+         "Endorsement {doc} takes effect on {date} for the {edition} edition."),
+    Form("state_issued", "issued",
+         "State Form {doc} applies in {state} to the {edition} edition from {date}."),
     Form("doc_issued", "issued", "{noun} {doc} was issued on {date}."),
     Form("sets", "sets", "Form {form} ({edition} edition) §{section} sets the {concept} at {value}."),
     Form("sets_2", "sets", "Under form {form} ({edition} edition) §{section}, the {concept} is {value}."),
@@ -619,8 +623,8 @@ QUESTIONS: dict[str, str] = {
     "pl_bulletin_current_value": "What is the current minimum {concept} set by bulletin?",
     "pl_depends": "Which documents depend on form {form} §{section}?",
     "pl_affected": "Which documents are affected if form {form} §{section} changes?",
-    "pl_edition": "By how much did the {concept} of form {form} §{section} change from the "
-                  "{edition} edition to the {edition2} edition?",
+    "pl_edition": "By how much did the effective {concept} of form {form} §{section} change "
+                  "when the {edition2} edition replaced the {edition} edition?",
     "pl_contradiction":
         "Which memos contradict the controlling text on the {concept} of form {form} §{section}?",
 }
