@@ -266,19 +266,18 @@ class Engine:
         if terms not in self.kb.located and self._can_fetch():
             yield {"action": "locate", "terms": list(terms)}
         hits = self.kb.located.get(terms)
-        if hits is None:
-            return
-        yield from self.try_indexes(subject)
-        if subject not in self.complete and len(hits) < LOCATE_MAX:
-            self.complete.add(subject)
+        if hits is not None and len(hits) < LOCATE_MAX and not any(
+                n in self.kb.notes and n not in self.kb.stmts for n in hits):
+            self.complete.add(subject)  # every note holding the terms, and none authored
 
     def dossier(self, subject: str) -> Plan:
         """Make the notes about ``subject`` complete (as far as the budget allows)."""
         if subject in self.complete:
             return
-        yield from self.try_indexes(subject)
+        yield from self.try_indexes(subject)  # an index already in sight
         if self.evidence and subject not in self.complete:
             yield from self._locate(subject)
+            yield from self.try_indexes(subject)
         query, page = self.query(subject), 1
         while subject not in self.complete and page <= self.MAX_PAGE:
             if (query, page) not in self.kb.pages and not self._can_fetch():
@@ -302,14 +301,17 @@ class Engine:
             return hits[-1] if hits else None
 
         if found() is None and subject not in self.complete:
-            yield from self.try_indexes(subject)
-            if self.evidence and found() is None and subject not in self.complete:
+            if self.evidence:
                 yield from self._locate(subject)
+            if found() is None:
+                yield from self.try_indexes(subject)
             query, page = self.query(subject), 1
             while found() is None and subject not in self.complete and page <= self.MAX_PAGE:
                 if (query, page) not in self.kb.pages and not self._can_fetch():
                     break
                 yield from self._search(query, page)
+                if found() is not None:
+                    break
                 yield from self.try_indexes(subject)
                 hits = self.kb.pages.get((query, page)) or []
                 if len(hits) < self.kb.page_size or not any(

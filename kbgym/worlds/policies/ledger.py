@@ -481,9 +481,9 @@ def build_ledger(config: PolicyConfig) -> Ledger:
     b._changes("endorsement", counts["endorsement"], 4)
     b._changes("state_form", counts["state_form"], 3)
     b.bulletins(counts["bulletin"])
-    b._references("guideline", counts["guideline"], (6, 12), (0, 2),
+    b._references("guideline", counts["guideline"], (6, 12), (1, 3),
                   ("endorsement", "state_form", "bulletin"))
-    b._references("manual", counts["manual"], (4, 9), (1, 3),
+    b._references("manual", counts["manual"], (4, 9), (2, 4),
                   ("endorsement", "state_form", "guideline"))
     b.memos(counts["memo"])
     b.distractors(counts["distractor"])

@@ -263,8 +263,10 @@ class Pools:
                            tuple(e.id for e in self.dependency_support(p)), (provision_key(p),))
 
     def _pl_affected(self):
+        # questions where following references matters: at least as many documents are
+        # affected through other documents as directly
         for p in self._each_provision(
-                lambda p: len(self.L.affected(p)) > len(self.L.dependents(p))):
+                lambda p: len(self.L.affected(p)) >= 2 * len(self.L.dependents(p)) > 0):
             affected = self.L.affected(p)
             support = self.dependency_support(p) + [
                 e for code in sorted(affected) for e in self.L.by_target[code]
