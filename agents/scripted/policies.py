@@ -20,8 +20,9 @@ header says which); the controlling text is the latest state form for the state 
 else the latest endorsement, else the edition itself; dependents are the documents that amend, replace, refer to or
 state a provision, affected documents add everything that refers to an affected document; the
 current bulletin is the one no bulletin of its series supersedes. A subject's *dossier* (the
-notes about it) is made complete by paging its search while a page shows a note about it (a
-page without one ends it), unless an index covers it. Single facts stop at the first note that
+notes about it) is made complete by paging its search until a page shows no statement about it
+after at least five statements off it in a row (authored notes are not counted: they say
+nothing about what ranks below them), unless an index covers it. Single facts stop at the first note that
 states them. On the last step the reader answers from what it was shown.
 
 **Indexes are judged by their links** (the curation promise). A candidate is read; its linked
@@ -284,14 +285,37 @@ class Engine:
                 return
             yield from self._search(query, page)
             yield from self.try_indexes(subject)
-            hits = self.kb.pages.get((query, page)) or []
-            on = any(subject in self.kb.subjects.get(n, ()) for n, _ in hits
-                     if n in self.kb.stmts)
-            if len(hits) < self.kb.page_size or not on:
+            if self._ends(subject, query, page):
                 break
             page += 1
         if (query, page) in self.kb.pages or subject in self.complete or page > self.MAX_PAGE:
             self.complete.add(subject)
+
+    def _ends(self, subject: str, query: str, page: int) -> bool:
+        """Whether page ``page`` of ``query`` ends the subject's notes: it is short, or its
+        statements include none about the subject and the last ``page_size`` statements shown
+        (in rank order, over the pages so far) are all off the subject. Authored notes are not
+        counted: they rank among a subject's statements without saying anything about whether
+        more of them follow."""
+        kb = self.kb
+        hits = kb.pages.get((query, page)) or []
+        if len(hits) < kb.page_size:
+            return True
+        def on(n):
+            return subject in kb.subjects.get(n, ())
+
+        if any(on(n) for n, _ in hits if n in kb.stmts):
+            return False
+        run = 0
+        for p in range(page, 0, -1):
+            for n, _ in reversed(kb.pages.get((query, p)) or []):
+                if n in kb.stmts:
+                    if on(n):
+                        return False
+                    run += 1
+                    if run >= kb.page_size:
+                        return True
+        return False
 
     def find(self, subject: str, want: Callable[[Statement], bool]) -> Plan:
         """The newest statement about ``subject`` that ``want`` accepts, paging only until one
@@ -313,10 +337,7 @@ class Engine:
                 if found() is not None:
                     break
                 yield from self.try_indexes(subject)
-                hits = self.kb.pages.get((query, page)) or []
-                if len(hits) < self.kb.page_size or not any(
-                        subject in self.kb.subjects.get(n, ()) for n, _ in hits
-                        if n in self.kb.stmts):
+                if self._ends(subject, query, page):
                     self.complete.add(subject)
                     break
                 page += 1
