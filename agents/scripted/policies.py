@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from kbgym_agents.base import Action, BaseAgent
 from kbgym_agents.scripted.curator import sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
-from kbgym_agents.scripted.text import parse_observation, result_hits
+from kbgym_agents.scripted.text import parse_observation, result_hits, tokens
 from kbgym.scoring import f1_score
 from kbgym.worlds.policies import sentences as S
 from kbgym.worlds.policies.sentences import ParsedQuestion, Statement
@@ -97,23 +97,58 @@ class PolicyKnowledge(ResultLedger):
     pages: dict[tuple[str, int], list[tuple[str, str]]] = field(default_factory=dict)
     links: dict[str, list[str]] = field(default_factory=dict)
     located: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    #: what resolves indirect references: a form's title (from its header) and the section of
+    #: a concept in a form (from the form's own sentences, or the question)
+    form_of_title: dict[str, str] = field(default_factory=dict)
+    section_of: dict[tuple[str, str], str] = field(default_factory=dict)
+    pending: set[str] = field(default_factory=set)
 
     def note(self, nid: str, text: str) -> None:
         if nid not in self.notes:
             self.order.append(nid)
         self.notes[nid] = text
         st = S.parse_sentence(text)
-        if st is not None:
-            self.stmts[nid] = st
-            self.subjects[nid] = st.subjects()
-        else:
+        self.pending.discard(nid)
+        if st is None:
             self.stmts.pop(nid, None)
             self.subjects[nid] = tuple(S.subjects_in(text))
+            return
+        learnt = False
+        if st.kind == "issued" and st.title and S.kind_of(st.doc) == "form":
+            learnt = self.form_of_title.setdefault(st.title, st.doc) == st.doc
+        if st.provision and st.concept and not st.indirect:
+            learnt = self.learn_section(st.form, st.concept, st.section) or learnt
+        self._set(nid, st)
+        if learnt:
+            self._resolve_pending()
+
+    def learn_section(self, form: str, concept: str, section: str) -> bool:
+        if (form, concept) in self.section_of:
+            return False
+        self.section_of[(form, concept)] = section
+        self._resolve_pending()
+        return True
+
+    def _set(self, nid: str, st: Statement) -> None:
+        st = S.resolve(st, self.form_of_title, self.section_of)
+        self.stmts[nid] = st
+        self.subjects[nid] = st.subjects()
+        if st.indirect:
+            self.pending.add(nid)
+
+    def _resolve_pending(self) -> None:
+        for nid in sorted(self.pending, key=_id_key):
+            self.pending.discard(nid)
+            self._set(nid, self.stmts[nid])
+
+    def title_of(self, form: str) -> str | None:
+        return next((t for t, f in self.form_of_title.items() if f == form), None)
 
     def forget(self, nid: str) -> None:
         super().forget(nid)
         self.stmts.pop(nid, None)
         self.subjects.pop(nid, None)
+        self.pending.discard(nid)
 
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         super().ingest_entry(name, args, result)
@@ -225,8 +260,9 @@ class Engine:
                     chain.append(x)
                     reached.add(st.doc)
                     grew = True
+        forms = {kb.stmts[x].form for x in about if kb.stmts[x].form}
         dates = [x for x in linked if x not in about and x not in chain
-                 and kb.stmts[x].kind == "issued" and kb.stmts[x].doc in reached]
+                 and kb.stmts[x].kind == "issued" and kb.stmts[x].doc in reached | forms]
         if 2 * (len(about) + len(chain) + len(dates)) < len(linked):
             return
         for s in named:
@@ -250,59 +286,95 @@ class Engine:
     # -- dossiers ----------------------------------------------------------------------
     @staticmethod
     def query(subject: str) -> str:
-        """The search for a subject's notes: the provision (``HO-3 §I.B``), the document as
-        sentences name it (``Endorsement HE-12``), or a series' words and synonyms."""
+        """The search for a subject's notes: the provision (``HO-3 §I.B``), a form's header
+        (``form HO-3 edition takes effect``), the document as sentences name it (``Endorsement
+        HE-12``), or a series' words and synonyms."""
         if subject.startswith("minimum "):
             concept = S.CONCEPT_BY_PHRASE[subject[len("minimum "):]]
             return "Bulletin minimum " + " ".join(concept.phrases)
         if " §" in subject:
             return subject
+        if S.kind_of(subject) == "form":
+            return f"form {subject} edition takes effect"
         return S.doc_ref(subject)
 
-    def _locate(self, subject: str) -> Plan:
-        """Evidence toolset: ``locate`` the subject; fewer than ten notes is all of them."""
-        if subject.startswith("minimum "):
-            return
-        terms = (self.query(subject),)
-        if terms not in self.kb.located and self._can_fetch():
-            yield {"action": "locate", "terms": list(terms)}
-        hits = self.kb.located.get(terms)
-        if hits is not None and len(hits) < LOCATE_MAX and not any(
-                n in self.kb.notes and n not in self.kb.stmts for n in hits):
-            self.complete.add(subject)  # every note holding the terms, and none authored
+    def _part(self, subject: str, query: str, terms: str | None,
+              on: Callable[[str], bool] | None = None) -> Plan:
+        """Page one query of a subject's notes to their end (``True``), or until the budget
+        stops it (``False``); ``on`` says which statements the query is after (default: those
+        about the subject). On the evidence toolset ``locate(terms)`` goes first: fewer than
+        ten notes, none authored, are every note holding the terms."""
+        kb = self.kb
+        if self.evidence and terms is not None:
+            key = (terms,)
+            if key not in kb.located and self._can_fetch():
+                yield {"action": "locate", "terms": [terms]}
+            hits = kb.located.get(key)
+            yield from self.try_indexes(subject)
+            if subject in self.complete:
+                return True
+            if hits is not None and len(hits) < LOCATE_MAX and not any(
+                    n in kb.notes and n not in kb.stmts for n in hits):
+                return True
+        page = 1
+        while page <= self.MAX_PAGE:
+            if (query, page) not in kb.pages and not self._can_fetch():
+                return False
+            yield from self._search(query, page)
+            yield from self.try_indexes(subject)
+            if subject in self.complete or self._ends(subject, query, page, on):
+                return True
+            page += 1
+        return True
 
     def dossier(self, subject: str) -> Plan:
-        """Make the notes about ``subject`` complete (as far as the budget allows)."""
+        """Make the notes about ``subject`` complete (as far as the budget allows). A
+        provision's notes are found twice: by its code and section, and - indirect references
+        - by its form's title and its concept (the title from the form's header)."""
         if subject in self.complete:
             return
         yield from self.try_indexes(subject)  # an index already in sight
-        if self.evidence and subject not in self.complete:
-            yield from self._locate(subject)
-            yield from self.try_indexes(subject)
-        query, page = self.query(subject), 1
-        while subject not in self.complete and page <= self.MAX_PAGE:
-            if (query, page) not in self.kb.pages and not self._can_fetch():
+        if subject in self.complete:
+            return
+        if " §" not in subject:
+            # a series' notes name its concept by any synonym: no one locate term holds them all
+            terms = None if subject.startswith("minimum ") else self.query(subject)
+            if (yield from self._part(subject, self.query(subject), terms)):
+                self.complete.add(subject)
+            return
+        if not (yield from self._part(subject, subject, subject)):
+            return
+        form = subject.split(" §", 1)[0]
+        concept = next((c for (f, c), sec in self.kb.section_of.items()
+                        if f == form and S.provision_key(f, sec) == subject), None)
+        if self.kb.title_of(form) is None:
+            yield from self.find(form, lambda st: st.kind == "issued" and st.title is not None)
+        title = self.kb.title_of(form)
+        if title is not None and concept is not None and subject not in self.complete:
+            # every indirect reference to the form, whatever its concept (they rank alike)
+            phrases = [set(tokens(p)) for p in S.CONCEPT_BY_ID[concept].phrases]
+            shared = [w for w in tokens(phrases and S.CONCEPT_BY_ID[concept].name)
+                      if all(w in p for p in phrases)]
+            terms = " ".join([title, *shared])
+            if not (yield from self._part(subject, f"the {title}", terms,
+                                          lambda n: self.kb.stmts[n].title == title)):
                 return
-            yield from self._search(query, page)
-            yield from self.try_indexes(subject)
-            if self._ends(subject, query, page):
-                break
-            page += 1
-        if (query, page) in self.kb.pages or subject in self.complete or page > self.MAX_PAGE:
-            self.complete.add(subject)
+        self.complete.add(subject)
 
-    def _ends(self, subject: str, query: str, page: int) -> bool:
+    def _ends(self, subject: str, query: str, page: int,
+              on: Callable[[str], bool] | None = None) -> bool:
         """Whether page ``page`` of ``query`` ends the subject's notes: it is short, or its
-        statements include none about the subject and the last ``page_size`` statements shown
-        (in rank order, over the pages so far) are all off the subject. Authored notes are not
-        counted: they rank among a subject's statements without saying anything about whether
-        more of them follow."""
+        statements include none about the subject (``on``) and the last ``page_size``
+        statements shown (in rank order, over the pages so far) are all off it. Authored notes
+        are not counted: they rank among a subject's statements without saying anything about
+        whether more of them follow."""
         kb = self.kb
         hits = kb.pages.get((query, page)) or []
         if len(hits) < kb.page_size:
             return True
-        def on(n):
-            return subject in kb.subjects.get(n, ())
+        if on is None:
+            def on(n):
+                return subject in kb.subjects.get(n, ())
 
         if any(on(n) for n, _ in hits if n in kb.stmts):
             return False
@@ -326,7 +398,9 @@ class Engine:
 
         if found() is None and subject not in self.complete:
             if self.evidence:
-                yield from self._locate(subject)
+                key = (self.query(subject),)
+                if key not in self.kb.located and self._can_fetch():
+                    yield {"action": "locate", "terms": list(key)}
             if found() is None:
                 yield from self.try_indexes(subject)
             query, page = self.query(subject), 1
@@ -441,12 +515,21 @@ class Engine:
     def evaluate(self, q: ParsedQuestion) -> Plan:
         """The answer text of ``q``."""
         shape, p = q.shape, q.provision
+        if q.form and q.section and q.concept:  # the question itself says where the concept is
+            self.kb.learn_section(q.form, q.concept, q.section)
         if shape == "pl_form_value":
             st = yield from self.find(p, lambda s: s.kind in ("sets", "reserves")
                                       and s.edition == q.editions[0])
             return _answer_value(q.concept, st.value if st else None)
         if shape == "pl_endorsement_value":
-            st = yield from self.find(q.doc, lambda s: s.kind == "amends" and s.provision == p)
+            def want(s):
+                return s.kind == "amends" and s.provision == p
+
+            st = yield from self.find(q.doc, want)
+            if st is None and any(self.kb.stmts[n].indirect for n in self.kb.about(q.doc)):
+                # the endorsement names the form by its title: the form's header says which
+                yield from self.find(q.form, lambda s: s.kind == "issued" and s.title)
+                st = yield from self.find(q.doc, want)
             return _answer_value(q.concept, st.value if st else None)
         if shape == "pl_effective_date":
             st = yield from self.header(q.doc)
@@ -655,8 +738,13 @@ class PolicyIndexCurator(BaseAgent):
         if eng.incomplete or subject not in eng.complete:
             self.stats["skipped"] += 1
             return
-        targets = sorted(set(self.kb.about(subject)) | (eng.used & set(self.kb.stmts)),
-                         key=_id_key)
+        targets = set(self.kb.about(subject)) | (eng.used & set(self.kb.stmts))
+        # the headers that give the titles its indirect references name (what resolves them)
+        titled = {self.kb.stmts[n].form for n in targets if self.kb.stmts[n].title
+                  and self.kb.stmts[n].kind != "issued"}
+        targets |= {n for n, st in self.kb.stmts.items() if st.kind == "issued"
+                    and st.doc in titled and st.title}
+        targets = sorted(targets, key=_id_key)
         index = yield from self._write(S.subject_title(subject, "Index of"), targets)
         if index is not None and self.link_type is not None:
             yield from self._typed_references(index, subject, targets)

@@ -123,6 +123,7 @@ def summarize(rows_by_arm: dict[str, list[dict]], rng) -> dict:
             js = [j for j in js if j is not None]
             size = statistics.fmean(len(r["evidence"]) for r in rs)
             cells[name] = {"n": len(rs), "f1": ci([r["f1"] for r in rs], rng),
+                           "em": statistics.fmean(r["em"] for r in rs),
                            "steps": ci([r["steps"] for r in rs], rng),
                            "jaccard": statistics.fmean(js) if js else None,
                            "evidence_size": size}
@@ -135,15 +136,15 @@ def fmt_ci(t) -> str:
 
 
 def print_summary(summary: dict, arms) -> None:
-    print(f"{'arm':15s} {'class':17s} {'n':>4s}  {'F1 [95% CI]':18s}  {'steps [95% CI]':18s}"
-          f"  {'Jaccard':>7s}  {'|evidence|':>10s}")
+    print(f"{'arm':15s} {'class':17s} {'n':>4s}  {'F1 [95% CI]':18s}  {'EM':>4s}  "
+          f"{'steps [95% CI]':18s}  {'Jaccard':>7s}  {'|evidence|':>10s}")
     for arm in arms:
         for name in ("lookup", "connected", *CLASSES[1:-1], "abstain"):
             c = summary[arm].get(name)
             if c is None:
                 continue
             j = "-" if c["jaccard"] is None else f"{c['jaccard']:.3f}"
-            print(f"{arm:15s} {name:17s} {c['n']:4d}  {fmt_ci(c['f1']):18s}  "
+            print(f"{arm:15s} {name:17s} {c['n']:4d}  {fmt_ci(c['f1']):18s}  {c['em']:4.2f}  "
                   f"{fmt_ci(c['steps']):18s}  {j:>7s}  {c['evidence_size']:10.1f}")
         print()
 
@@ -265,6 +266,17 @@ def main() -> None:
                         resamples=5000)
     print(format_table(table))
 
+    wide = max(budgets)
+    print(f"\n-- steps at the widest budget (M = {wide}, one run): cost when nothing runs "
+          "short")
+    for arm in MAIN:
+        rs = curve_rows[(arm, wide)]
+        for g in ("lookup", "connected"):
+            sel = [r for r in rs if group_of(r["category"]) == g]
+            st = ci([r["steps"] for r in sel], rng)
+            f = statistics.fmean(r["f1"] for r in sel)
+            print(f"{arm:15s} {g:10s} steps {fmt_ci(st):18s}  F1 {f:.3f}")
+
     print("\n-- connected-question F1 by budget M")
     curve = {}
     print(f"{'M':>4s}  " + "  ".join(f"{a:>14s}" for a in MAIN))
@@ -286,6 +298,7 @@ def main() -> None:
     rows_out = [
         ("lookup F1", BLOG["lookup"], [f1(a, "lookup") for a in MAIN]),
         ("connected F1", BLOG["connected"], [f1(a, "connected") for a in MAIN]),
+        ("connected EM", (None, None, None), [s[a]["connected"]["em"] for a in MAIN]),
         ("consistency, lookup", BLOG["consistency lookup"],
          [s[a]["lookup"]["jaccard"] for a in MAIN]),
         ("consistency, connected", BLOG["consistency connected"],

@@ -58,6 +58,8 @@ def sentences(draw):
         "value": S.format_value(concept.unit, value, draw(st.sampled_from(S.VALUE_VOICES))),
         "date": draw(DATES), "state": draw(st.sampled_from(S.STATES)),
         "target": draw(CODES[target_kind]),
+        "title": S.form_title(draw(st.sampled_from([f for f, _, _ in S.FORM_FAMILIES])),
+                              draw(st.integers(0, 40))),
     }
     return form, concept, value, slots
 
@@ -75,11 +77,17 @@ def test_every_form_reads_back_what_it_wrote(case):
         assert st_.concept == concept.id
     if "{value}" in t:
         assert (st_.unit, st_.value) == (concept.unit, value)
-    for slot in ("edition", "section", "state", "target", "date"):
+    for slot in ("edition", "section", "state", "target", "date", "title"):
         if "{" + slot + "}" in t:
             assert getattr(st_, slot) == slots[slot], (slot, text)
     if "{form}" in t:
         assert st_.form == slots["form"]
+    if form.name in S.TITLE_FORMS:  # an indirect reference: about its provision once resolved
+        assert st_.indirect and st_.provision is None
+        done = S.resolve(st_, {slots["title"]: slots["form"]},
+                         {(slots["form"], concept.id): slots["section"]})
+        assert done.provision == S.provision_key(slots["form"], slots["section"])
+        assert done.provision in done.subjects() and done.references[0][1] == done.provision
     # the same sentence in any letter case states the same thing
     assert S.parse_sentence(text.lower()) == st_ or form.kind == "issued"
 

@@ -99,7 +99,8 @@ def _edition(st: _State, rng: random.Random) -> dict | None:
     date = st.date(rng)
     year = int(date[:4])
     i = st.documents.index(form)
-    form = Document(form.code, "form", date, editions=form.editions + ((year, date),))
+    form = Document(form.code, "form", date, editions=form.editions + ((year, date),),
+                    title=form.title)
     st.documents[i] = form
     notes = [st.add("issued", form.code, edition=year, date=date)]
     supersedes = []

@@ -4,8 +4,8 @@ mean together (editions, amendments, state replacements, supersession, dependenc
 The ledger is the truth. Notes are a rendering of it (:mod:`.documents`); golds are computed
 from it (:mod:`.questions`), never from text.
 
-**Documents.** Base forms (``HO-3``) with numbered provisions (``§I.B``), each setting one
-concept, in one or two editions (years); endorsements (``HE-12``) that amend provisions of one
+**Documents.** Base forms (``HO-3``, titled ``the Homeowners Special Form``) with numbered
+provisions (``§I.B``), each setting one concept, in one or two editions (years); endorsements (``HE-12``) that amend provisions of one
 form; state forms (``SA-4``) that replace provisions of one form in one state; regulator
 bulletins (``RB-21-04``) that set a minimum for a regulated concept, each superseding the
 previous bulletin of its series; underwriting guidelines (``UG-7``) and claims manuals
@@ -53,13 +53,15 @@ ATTACH_CURRENT = 0.75
 @dataclass(frozen=True)
 class Document:
     """``kind`` as in :data:`~.sentences.DOC_KINDS`; ``date`` ISO (a form: its current
-    edition's); ``state`` for a state form; ``editions`` for a form: ``(year, date)`` pairs."""
+    edition's); ``state`` for a state form; ``editions`` (``(year, date)`` pairs) and
+    ``title`` (``Homeowners Special Form``) for a form."""
 
     code: str
     kind: str
     date: str
     state: str | None = None
     editions: tuple[tuple[int, str], ...] = ()
+    title: str | None = None
 
     def to_json(self) -> dict:
         d = {"code": self.code, "kind": self.kind, "date": self.date}
@@ -67,12 +69,14 @@ class Document:
             d["state"] = self.state
         if self.editions:
             d["editions"] = [list(e) for e in self.editions]
+        if self.title:
+            d["title"] = self.title
         return d
 
     @classmethod
     def from_json(cls, d: dict) -> "Document":
         return cls(d["code"], d["kind"], d["date"], d.get("state"),
-                   tuple((int(y), dt) for y, dt in d.get("editions", ())))
+                   tuple((int(y), dt) for y, dt in d.get("editions", ())), d.get("title"))
 
 
 @dataclass(frozen=True)
@@ -313,6 +317,7 @@ class _Builder:
         for i in range(n):
             prefix = S.FORM_FAMILIES[i % len(S.FORM_FAMILIES)][0]
             code = self.code(prefix, 1, 20)
+            title = S.form_title(prefix, i // len(S.FORM_FAMILIES))
             first = self.dates.draw(2012, 2016)
             editions = [(int(first[:4]), first)]
             if rng.random() < cfg.second_edition:
@@ -320,7 +325,7 @@ class _Builder:
                 second = self.dates.draw(year, year, after=first)
                 editions.append((year, second))
             self.documents.append(Document(code, "form", editions[-1][1],
-                                           editions=tuple(editions)))
+                                           editions=tuple(editions), title=title))
             for year, date in editions:
                 self.add("issued", code, edition=year, date=date)
             concepts = rng.sample([c.id for c in S.CONCEPTS], cfg.sections)

@@ -20,7 +20,7 @@ protocol package unchanged.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # ---------------------------------------------------------------------------------------------
 # Vocabulary
@@ -100,6 +100,18 @@ FORM_FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("BP", "BE", "businessowners"), ("MH", "ME", "mobile home"), ("FR", "FE", "farm"),
 )
 ENDORSEMENT_PREFIX = {f: e for f, e, _ in FORM_FAMILIES}
+#: Forms also have titles (``the Homeowners Special Form``): the k-th form of a family is
+#: ``{Line} {TITLE_VARIANTS[k % 12]} Form``, numbered (``... Form No. 2``) past twelve.
+TITLE_VARIANTS: tuple[str, ...] = ("Special", "Broad", "Basic", "Comprehensive", "Standard",
+                                   "Select", "Premier", "Classic", "Plus", "Advantage",
+                                   "Essential", "Preferred")
+_LINES = {f: line.title() for f, _, line in FORM_FAMILIES}
+
+
+def form_title(prefix: str, k: int) -> str:
+    """The title of the ``k``-th form (from 0) of the family with form prefix ``prefix``."""
+    title = f"{_LINES[prefix]} {TITLE_VARIANTS[k % len(TITLE_VARIANTS)]} Form"
+    return title if k < len(TITLE_VARIANTS) else f"{title} No. {k // len(TITLE_VARIANTS) + 1}"
 
 #: Document kind -> (the noun a sentence calls it by, its code prefix; forms and endorsements
 #: take their family's prefixes).
@@ -345,8 +357,10 @@ class Form:
 #: - ``states``: a memo states a provision's value (some misstate it);
 #: - ``mentions``: a glossary or training note names a concept (no value).
 SENTENCES: tuple[Form, ...] = (
-    Form("form_issued", "issued", "Form {form} ({edition} edition) takes effect on {date}."),
-    Form("form_issued_2", "issued", "The {edition} edition of form {form} takes effect on {date}."),
+    Form("form_issued", "issued",
+         "Form {form} ({edition} edition), the {title}, takes effect on {date}."),
+    Form("form_issued_2", "issued",
+         "The {edition} edition of form {form}, the {title}, takes effect on {date}."),
     Form("endorsement_issued", "issued",
          "Endorsement {doc} attaches to the {edition} edition and takes effect on {date}."),
     Form("endorsement_issued_2", "issued",
@@ -363,24 +377,33 @@ SENTENCES: tuple[Form, ...] = (
     Form("amends", "amends", "Under Endorsement {doc}, the {concept} of form {form} §{section} is {value}."),
     Form("amends_2", "amends", "Endorsement {doc} amends form {form} §{section} to set the {concept} at {value}."),
     Form("amends_3", "amends", "Endorsement {doc} changes the {concept} of form {form} §{section} to {value}."),
+    Form("amends_title", "amends", "Endorsement {doc} sets the {concept} of the {title} at {value}."),
     Form("replaces", "replaces",
          "For {state}, State Form {doc} replaces form {form} §{section}: the {concept} is {value}."),
     Form("replaces_2", "replaces",
          "State Form {doc} replaces form {form} §{section} in {state}, setting the {concept} at {value}."),
+    Form("replaces_title", "replaces",
+         "For {state}, State Form {doc} sets the {concept} of the {title} at {value}."),
     Form("minimum", "minimum", "Under Bulletin {doc}, the minimum {concept} is {value}."),
     Form("minimum_2", "minimum", "Bulletin {doc} sets the minimum {concept} at {value}."),
     Form("supersedes", "supersedes", "Bulletin {doc} supersedes Bulletin {target}."),
     Form("supersedes_2", "supersedes", "Bulletin {target} is superseded by Bulletin {doc}."),
     Form("refers", "refers", "{noun} {doc} refers to form {form} §{section} for the {concept}."),
     Form("refers_2", "refers", "{noun} {doc} applies the {concept} of form {form} §{section}."),
+    Form("refers_title", "refers", "{noun} {doc} applies the {concept} of the {title}."),
     Form("refers_doc", "refers_doc", "{noun} {doc} refers to {tnoun} {target}."),
     Form("refers_doc_2", "refers_doc", "{noun} {doc} follows {tnoun} {target}."),
     Form("states", "states", "Memo {doc} states that the {concept} of form {form} §{section} is {value}."),
     Form("states_2", "states", "According to Memo {doc}, form {form} §{section} sets the {concept} at {value}."),
+    Form("states_title", "states", "Memo {doc} states that the {title} sets the {concept} at {value}."),
     Form("mentions", "mentions", "{noun} {doc} defines the {concept}."),
     Form("mentions_2", "mentions", "{noun} {doc} discusses the {concept}."),
 )
 FORM_BY_NAME = {f.name: f for f in SENTENCES}
+#: Forms that name a provision by its form's title and its concept, not by code and section
+#: (an indirect reference: resolving it takes the form's header, which gives the title, and
+#: the form's own notes, which give the section of the concept: :func:`resolve`).
+TITLE_FORMS = frozenset(f.name for f in SENTENCES if f.name.endswith("_title"))
 #: Fact kind -> its forms (the voices a generator draws from), in table order.
 VOICES: dict[str, tuple[Form, ...]] = {}
 for _f in SENTENCES:
@@ -418,6 +441,8 @@ _SLOT = {
     "value": f"(?P<value>{_VALUE})",
     "date": r"(?P<date>[A-Za-z]+ \d{1,2}, \d{4})",
     "state": f"(?P<state>{_alternation(STATES)})",
+    "title": (f"(?P<title>(?:{_alternation(_LINES.values())}) "
+              f"(?:{_alternation(TITLE_VARIANTS)}) Form(?: No\\. \\d+)?)"),
     "noun": f"(?P<noun>{_alternation(_NOUNS)})",
     "tnoun": f"(?P<tnoun>{_alternation(_NOUNS)})",
 }
@@ -456,6 +481,14 @@ class Statement:
     date: str | None = None
     state: str | None = None
     target: str | None = None
+    title: str | None = None
+
+    @property
+    def indirect(self) -> bool:
+        """Whether the sentence names its provision by the form's title and the concept only
+        (``... of the Homeowners Special Form``): until :func:`resolve` fills in the form and
+        the section, it is about no provision."""
+        return self.title is not None and self.kind != "issued" and self.section is None
 
     @property
     def provision(self) -> str | None:
@@ -475,12 +508,13 @@ class Statement:
 
     def subjects(self) -> tuple[str, ...]:
         """The subjects this sentence is about: its provision (form sentences and provision
-        references), its own document (other than a form) and any document it names, and for a
-        bulletin minimum the bulletin series of its concept."""
+        references, indirect ones once resolved), its own document (a form only by its header)
+        and any document it names, and for a bulletin minimum the bulletin series of its
+        concept."""
         out = []
         if self.provision:
             out.append(self.provision)
-        if kind_of(self.doc) != "form":
+        if kind_of(self.doc) != "form" or self.kind == "issued":  # a form's header: the form
             out.append(self.doc)
         if self.target:
             out.append(self.target)
@@ -489,9 +523,23 @@ class Statement:
         return tuple(dict.fromkeys(out))
 
 
+def resolve(st: Statement, form_of_title, section_of) -> Statement:
+    """An indirect statement with its provision filled in, when ``form_of_title`` (title ->
+    form code, from the forms' headers) and ``section_of`` ((form, concept id) -> section,
+    from the forms' own sentences) know it; any other statement unchanged."""
+    if not st.indirect:
+        return st
+    form = form_of_title.get(st.title)
+    section = section_of.get((form, st.concept)) if form else None
+    if section is None:
+        return st
+    return replace(st, form=form, section=section)
+
+
 def render(sentence_form: Form | str, /, **slots) -> str:
-    """The sentence of ``sentence_form`` (a :class:`Form` or its name) with ``slots`` (``concept`` the phrase to write, ``value`` the
-    value already in its voice, ``date`` ISO or already written)."""
+    """The sentence of ``sentence_form`` (a :class:`Form` or its name) with ``slots``
+    (``concept`` the phrase to write, ``value`` the value already in its voice, ``date`` ISO or
+    already written)."""
     f = FORM_BY_NAME[sentence_form] if isinstance(sentence_form, str) else sentence_form
     values = dict(slots)
     if "date" in values and re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(values["date"])):
@@ -553,8 +601,16 @@ def _statement(f: Form, g: dict[str, str]) -> Statement | None:
             return None
     state = _STATE_BY_FOLD[g["state"].casefold()] if "state" in g else None
     section = g.get("section", "").upper() or None
+    title = _title_case(g["title"]) if "title" in g else None
     return Statement(f.kind, f.name, doc, form, int(g["edition"]) if "edition" in g else None,
-                     section, concept, unit, value, date, state, target)
+                     section, concept, unit, value, date, state, target, title)
+
+
+def _title_case(title: str) -> str:
+    """A title as forms write it, whatever the letter case it was read in."""
+    words = title.split(" ")
+    return " ".join("No." if w.lower() == "no." else w[:1].upper() + w[1:].lower()
+                    for w in words)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -682,7 +738,8 @@ __all__ = [
     "CONCEPTS", "CONCEPT_BY_ID", "CONCEPT_BY_PHRASE", "Concept", "DOC_KINDS",
     "ENDORSEMENT_PREFIX", "FORM_BY_NAME", "FORM_FAMILIES", "Form", "MONTHS", "OWNERS",
     "ParsedQuestion", "QUESTIONS", "REFERENCE_TYPE", "SENTENCES", "STATES", "Statement",
-    "UNIT_WORDS", "VALUE_VOICES", "VOICES", "date_aliases", "doc_ref", "format_date",
+    "TITLE_FORMS", "TITLE_VARIANTS", "UNIT_WORDS", "VALUE_VOICES", "VOICES", "date_aliases",
+    "doc_ref", "form_title", "format_date", "resolve",
     "format_value", "join_codes", "kind_of", "noun_of", "number_words", "parse_date",
     "parse_number_words", "parse_question", "parse_sentence", "parse_value",
     "provision_key", "provision_ref", "question_text", "render", "section_labels", "series_key",
