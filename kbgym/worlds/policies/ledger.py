@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 from kbgym.seeding import stream
 from kbgym.worlds.policies import sentences as S
@@ -102,11 +103,14 @@ class Entry:
         return S.provision_key(self.form, self.section) if self.form and self.section else None
 
     def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: getattr(self, k) for k in _ENTRY_FIELDS if getattr(self, k) is not None}
 
     @classmethod
     def from_json(cls, d: dict) -> "Entry":
         return cls(**d)
+
+
+_ENTRY_FIELDS = tuple(f.name for f in fields(Entry))
 
 
 @dataclass(frozen=True)
@@ -257,20 +261,24 @@ class Ledger:
 
 
 class _Dates:
-    """Distinct dates: every document of a universe has its own date."""
+    """Dates, distinct within a scope where the world's rules compare them (the documents
+    that change one form; one bulletin series), so that "the latest" is always one
+    document."""
 
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.used: set[str] = set()
+        self.used: dict[str, set[str]] = defaultdict(set)
 
     def draw(self, lo_year: int, hi_year: int, after: str | None = None,
-             before: str | None = None) -> str:
+             before: str | None = None, scope: str | None = None) -> str:
+        used = self.used[scope] if scope is not None else ()
         while True:
             y = self.rng.randrange(lo_year, hi_year + 1)
             iso = f"{y:04d}-{self.rng.randrange(1, 13):02d}-{self.rng.randrange(1, 29):02d}"
-            if iso not in self.used and (after is None or iso > after) \
+            if iso not in used and (after is None or iso > after) \
                     and (before is None or iso < before):
-                self.used.add(iso)
+                if scope is not None:
+                    self.used[scope].add(iso)
                 return iso
 
 
@@ -300,11 +308,20 @@ class _Builder:
         self.codes = _Codes(self.rng)
         self.documents: list[Document] = []
         self.entries: list[Entry] = []
+        # indexes over what was added (the generator stays linear in the library's size)
+        self._edition: dict[tuple, Entry] = {}
+        self._sets: dict[tuple, list[Entry]] = {}
+        self._provisions: dict[str, tuple[str, str, str]] = {}
         self.ledger: Ledger | None = None  # the forms-and-amendments ledger memos consult
 
     def add(self, kind: str, doc: str, **fields) -> Entry:
         e = Entry("f%04d" % (len(self.entries) + 1), kind, doc, **fields)
         self.entries.append(e)
+        if kind in ("sets", "reserves"):
+            self._edition[(e.form, e.section, e.edition)] = e
+            if kind == "sets":
+                self._sets.setdefault((e.form, e.edition), []).append(e)
+            self._provisions.setdefault(e.provision, (e.form, e.section, e.concept))
         return e
 
     def code(self, prefix: str, lo: int = 1, hi: int = 100) -> str:
@@ -318,11 +335,11 @@ class _Builder:
             prefix = S.FORM_FAMILIES[i % len(S.FORM_FAMILIES)][0]
             code = self.code(prefix, 1, 20)
             title = S.form_title(prefix, i // len(S.FORM_FAMILIES))
-            first = self.dates.draw(2012, 2016)
+            first = self.dates.draw(2012, 2016, scope=code)
             editions = [(int(first[:4]), first)]
             if rng.random() < cfg.second_edition:
                 year = int(first[:4]) + rng.randrange(3, 6)
-                second = self.dates.draw(year, year, after=first)
+                second = self.dates.draw(year, year, after=first, scope=code)
                 editions.append((year, second))
             self.documents.append(Document(code, "form", editions[-1][1],
                                            editions=tuple(editions), title=title))
@@ -342,22 +359,14 @@ class _Builder:
                     self.add("describes", code, form=code, section=label, concept=cid)
 
     def ledger_entry(self, form: str, section: str, edition: int) -> Entry:
-        return next(e for e in self.entries if e.doc == form and e.section == section
-                    and e.edition == edition and e.kind in ("sets", "reserves"))
+        return self._edition[(form, section, edition)]
 
-    def _form_provisions(self, form: str) -> list[Entry]:
+    def _form_provisions(self, form: Document) -> list[Entry]:
         """The current edition's provisions of a form that set a value."""
-        doc = next(d for d in self.documents if d.code == form)
-        year = doc.editions[-1][0]
-        return [e for e in self.entries if e.doc == form and e.kind == "sets"
-                and e.edition == year]
+        return list(self._sets.get((form.code, form.editions[-1][0]), ()))
 
     def _all_provisions(self) -> list[tuple[str, str, str]]:
-        seen = {}
-        for e in self.entries:
-            if e.kind in ("sets", "reserves"):
-                seen.setdefault(e.provision, (e.form, e.section, e.concept))
-        return list(seen.values())
+        return list(self._provisions.values())
 
     # -- endorsements and state forms ----------------------------------------------------
     def _changes(self, kind: str, n: int, most: int) -> None:
@@ -365,7 +374,7 @@ class _Builder:
         forms = [d for d in self.documents if d.kind == "form"]
         for _ in range(n):
             form = rng.choice(forms)
-            provs = self._form_provisions(form.code)
+            provs = self._form_provisions(form)
             if not provs:
                 continue
             picked = sorted(rng.sample(provs, min(len(provs), rng.randrange(1, most + 1))),
@@ -378,9 +387,10 @@ class _Builder:
             edition, start = form.editions[k]
             if k + 1 < len(form.editions):
                 end = form.editions[k + 1]
-                date = self.dates.draw(edition, end[0], after=start, before=end[1])
+                date = self.dates.draw(edition, end[0], after=start, before=end[1],
+                                       scope=form.code)
             else:
-                date = self.dates.draw(edition, edition + 4, after=start)
+                date = self.dates.draw(edition, edition + 4, after=start, scope=form.code)
             if kind == "endorsement":
                 code = self.code(S.ENDORSEMENT_PREFIX[form.code.split("-")[0]], 10, 100)
                 state = None
@@ -407,7 +417,7 @@ class _Builder:
             year = rng.randrange(2012, 2016)
             previous, value = None, None
             for _ in range(length):
-                date = self.dates.draw(year, year + 1)
+                date = self.dates.draw(year, year + 1, scope=cid)
                 yy = int(date[2:4])
                 code = f"RB-{yy:02d}-{self.codes.draw(f'RB{yy}', 1, 30):02d}"
                 self.documents.append(Document(code, "bulletin", date))
@@ -424,17 +434,17 @@ class _Builder:
                     doc_refs: tuple[int, int], targets: tuple[str, ...]) -> None:
         rng = self.rng
         prefix = S.DOC_KINDS[kind][1]
+        pool = self._all_provisions()
+        cands = [d.code for d in self.documents if d.kind in targets]  # none of this kind
         for _ in range(n):
             code = self.code(prefix)
             date = self.dates.draw(2018, 2024)
             self.documents.append(Document(code, kind, date))
             self.add("issued", code, date=date)
-            pool = self._all_provisions()
             for form, section, cid in rng.sample(pool, min(len(pool),
                                                            rng.randrange(provisions[0],
                                                                          provisions[1] + 1))):
                 self.add("refers", code, form=form, section=section, concept=cid)
-            cands = [d.code for d in self.documents if d.kind in targets and d.code != code]
             k = rng.randrange(doc_refs[0], doc_refs[1] + 1)
             for target in rng.sample(cands, min(k, len(cands))):
                 self.add("refers_doc", code, target=target)
@@ -444,6 +454,7 @@ class _Builder:
         ledger = Ledger(self.documents, self.entries)
         provs = [p for p in ledger.provisions if ledger.base(p).kind == "sets"]
         amended = [p for p in provs if ledger.amendments(p)]
+        position = {p: i for i, p in enumerate(provs)}
         for _ in range(n):
             code = self.code("IM")
             date = self.dates.draw(2018, 2024)
@@ -452,7 +463,7 @@ class _Builder:
             # memos mostly discuss amended provisions (where a stale value is easy to state)
             k = rng.randrange(2, 6)
             picks = rng.sample(amended, min(len(amended), (k + 1) // 2))
-            picks += rng.sample([p for p in provs if p not in picks], min(len(provs), k // 2))
+            picks += rng.sample(_Without(provs, picks, position), min(len(provs), k // 2))
             for key in picks:
                 p = ledger.provisions[key]
                 right = ledger.effective(key)
@@ -476,6 +487,26 @@ class _Builder:
             self.add("issued", code, date=date)
             for cid in rng.sample([c.id for c in S.CONCEPTS], rng.randrange(3, 8)):
                 self.add("mentions", code, concept=cid)
+
+
+class _Without(Sequence):
+    """``[x for x in items if x not in drop]`` without building it (``drop`` is a few items):
+    ``random.sample`` draws from it exactly as from that list."""
+
+    def __init__(self, items: list, drop: list, position: dict):
+        self.items = items
+        self.gaps = sorted(position[d] for d in set(drop) if d in position)
+
+    def __len__(self) -> int:
+        return len(self.items) - len(self.gaps)
+
+    def __getitem__(self, j: int):
+        if not 0 <= j < len(self):
+            raise IndexError(j)
+        for g in self.gaps:
+            if g <= j:
+                j += 1
+        return self.items[j]
 
 
 def build_ledger(config: PolicyConfig) -> Ledger:

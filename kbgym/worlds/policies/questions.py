@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kbgym.scoring import normalize
 from kbgym.universe.types import Question
@@ -111,6 +112,7 @@ def _dedupe(golds) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=None)
 def value_golds(concept: str, value: int) -> tuple[str, ...]:
     return _dedupe(S.value_aliases(S.CONCEPT_BY_ID[concept].unit, value))
 
