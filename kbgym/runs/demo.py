@@ -107,10 +107,11 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     say(format_table(table))
     s = report["structure"]
     say("")
-    say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"
-        f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
-        f"character {s['character']}")
-    say(misinformation_line(report["misinformation"])[2:])
+    if world == "people":  # the structure and misinformation metrics read the people world
+        say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"
+            f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
+            f"character {s['character']}")
+        say(misinformation_line(report["misinformation"])[2:])
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))

@@ -187,7 +187,7 @@ def plot(summary: dict, curve: dict, out: Path) -> list[str]:
     return [str(out / "f1_by_class.png"), str(out / "budget.png")]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--m", type=int, default=3, help="the exam budget (default 3)")
@@ -202,7 +202,7 @@ def main() -> None:
     ap.add_argument("--api-key-env", default="OPENAI_API_KEY")
     ap.add_argument("--llm-per-group", type=int, default=10)
     ap.add_argument("--no-plot", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -277,6 +277,13 @@ def main() -> None:
             f = statistics.fmean(r["f1"] for r in sel)
             print(f"{arm:15s} {g:10s} steps {fmt_ci(st):18s}  F1 {f:.3f}")
 
+    wide_rows = {a: [r for r in curve_rows[(a, wide)]][: len(probes[0]["questions"])]
+                 for a in MAIN}
+    print(f"\n-- the gradient probe at M = {wide} (seed {seeds[0]}): rho where no arm runs "
+          "short")
+    wide_table = probe_table(wide_rows, probes[0], base="B1 search", resamples=5000)
+    print(format_table(wide_table))
+
     print("\n-- connected-question F1 by budget M")
     curve = {}
     print(f"{'M':>4s}  " + "  ".join(f"{a:>14s}" for a in MAIN))
@@ -319,7 +326,7 @@ def main() -> None:
 
     written = [] if args.no_plot else plot(summary, curve, out)
     result = {"seeds": seeds, "m": args.m, "repeats": args.repeats, "summary": summary,
-              "probe_table": table, "budget_curve": curve,
+              "probe_table": table, "probe_table_wide": wide_table, "budget_curve": curve,
               "llm": summarize(llm_rows, rng) if llm_rows else None,
               "timing_s": {k: round(v, 2) for k, v in timing.items()}}
     (out / "results.json").write_text(json.dumps(result, indent=1, default=str),
