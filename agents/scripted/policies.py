@@ -53,12 +53,11 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.curator import sync_links
+from kbgym_agents.scripted.curator import _GOLD, _added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.text import parse_observation, result_hits, tokens
 from kbgym.scoring import f1_score
@@ -233,8 +232,8 @@ class Engine:
 
     def _order(self, items) -> list:
         """``items`` sorted (ids by number), or in a seeded shuffle on a repeated exam."""
-        out = sorted(items, key=lambda x: _id_key(x) if re.fullmatch(r"s\d+", str(x)) else
-                     (0, str(x)))
+        out = sorted(items, key=lambda x: _id_key(x) if x[:1] == "s" and x[1:].isdigit()
+                     else (0, x))
         if self.rng is not None:
             self.rng.shuffle(out)
         return out
@@ -412,7 +411,8 @@ class Engine:
                     break
                 yield from self.try_indexes(subject)
                 if self._ends(subject, query, page):
-                    self.complete.add(subject)
+                    if " §" not in subject:  # a provision's dossier also has indirect notes
+                        self.complete.add(subject)
                     break
                 page += 1
         st = found()
@@ -664,8 +664,6 @@ class PolicyEvidenceReader(PolicyReader):
     evidence = True
 
 
-_GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ')
-_ADDED = re.compile(r"^(?:added|duplicate of) ([A-Za-z_]*\d+)")
 
 
 class PolicyIndexCurator(BaseAgent):
@@ -776,10 +774,9 @@ class PolicyIndexCurator(BaseAgent):
                 self.stats["skipped"] += 1
                 return None
             yield {"action": "add", "text": title}
-            m = _ADDED.match(self.last_result)
-            if m is None:
+            existing = _added_id(self.last_result)
+            if existing is None:
                 return None
-            existing = m.group(1)
             self.kb.links.setdefault(existing, [])
             self.stats["added"] += 1
             linked: list[str] = []

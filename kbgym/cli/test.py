@@ -25,10 +25,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
     p.add_argument("--reader", default=None,
-                   help="the exam reader (plugin name or module:factory; default: the universe "
-                        "family's scripted reader, scripted-reader for people), or 'prior': "
-                        "each template's most frequent training answer in one step, reading "
-                        "nothing")
+                   help="the exam reader (plugin name or module:factory; default: "
+                        "scripted-reader; scripted-policy-reader on a policies universe), or "
+                        "'prior': each template's most frequent training answer in one step, "
+                        "reading nothing")
     p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
     add_evidence_flags(p)
     p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")

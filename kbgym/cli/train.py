@@ -21,11 +21,11 @@ from kbgym.cli.common import (
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("train", help="train a curator on the train split")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
-    p.add_argument("--agent", default=None, help=AGENT_HELP + " (default: the universe "
-                   "family's scripted index curator, scripted-index for people)")
+    p.add_argument("--agent", default=None, help=AGENT_HELP + " (default: scripted-index; "
+                   "scripted-policy-index on a policies universe)")
     p.add_argument("--reader", default=None,
                    help="reader for --eval-each-epoch (plugin name or module:factory; default: "
-                        "the family's scripted reader)")
+                        "scripted-reader; scripted-policy-reader on a policies universe)")
     p.add_argument("--epochs", type=A.int_range(1, 1000), help="epochs, 1-1000 (default 2)")
     p.add_argument("--train-size", type=A.COUNT, dest="train_size",
                    help="train on train[:N] (default: the whole train split)")

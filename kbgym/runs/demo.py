@@ -103,7 +103,8 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     timings["report"] = time.perf_counter() - t
 
     say("")
-    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions)")
+    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions"
+        + (f"; exam budget m = {DEMO_M[world]})" if DEMO_M[world] else ")"))
     say(format_table(table))
     s = report["structure"]
     say("")

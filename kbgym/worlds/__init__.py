@@ -24,9 +24,9 @@ from kbgym.errors import ConfigError
 
 @dataclass(frozen=True)
 class Family:
-    """``name`` is the ``meta.source`` value; ``reader`` and ``curator`` the scripted exam
-    reader and index curator plugins that know its sentences; ``generated`` whether
-    ``kbgym build --world NAME`` makes one."""
+    """``name`` is the ``meta.source`` value; ``reader`` and ``curator`` the exam reader and
+    curator plugins ``kbgym test``/``train``, the demo and sweeps use when none is named;
+    ``generated`` whether ``kbgym build --world NAME`` makes one."""
 
     name: str
     reader: str
@@ -117,9 +117,11 @@ FAMILIES: dict[str, Family] = {
                        generated=True,
                        description="insurance documents that amend, replace, supersede and "
                                    "refer to each other (docs/protocol.md §21)"),
-    "phantomwiki": Family("phantomwiki", "scripted-pw-reader", "scripted-pw-index",
+    # imported families keep the command line's defaults of before the registry (name
+    # scripted-pw-reader / scripted-pw-index, or the openai-* agents, to use others)
+    "phantomwiki": Family("phantomwiki", "scripted-reader", "scripted-index",
                           description="kbgym adapt phantomwiki"),
-    "corpus": Family("corpus", "openai-reader", "openai-trainer",
+    "corpus": Family("corpus", "scripted-reader", "scripted-index",
                      description="kbgym import corpus"),
 }
 #: Families ``kbgym build --world`` and ``kbgym demo --world`` make.
