@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kbgym.errors import ConfigError, first_error
 from kbgym.universe.config import UniverseConfig
+from kbgym.worlds.policies.config import PolicyConfig
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -28,6 +29,7 @@ class ExperimentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     universe: UniverseConfig = UniverseConfig()
+    policies: PolicyConfig = PolicyConfig()
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -1,5 +1,6 @@
-"""Unsupervised baselines (SPEC §14): B2 communities, B3 entity index, B4 two-level tree and
-the oracle exhaustive index.
+"""Unsupervised baselines (SPEC §14): B2 communities, B3 entity index, B4 two-level tree, the
+oracle exhaustive index, and ``evidence``, the policies world's evidence graph (typed links
+derived from its notes' references, :mod:`kbgym.worlds.policies.graph`).
 
 Every builder is a function of a library that reads node text only (the oracle alone reads
 the universe's facts), works on a copy and returns a :class:`BuildMeta` holding the built
@@ -35,6 +36,7 @@ PARAMS: dict[str, dict[str, Any]] = {
     "b3": {"synapse_cap": 40, "no_entity_index": False},
     "b4": {"branching": 10},
     "oracle": {},
+    "evidence": {},
 }
 NAMES = tuple(PARAMS)
 #: Baselines that can write their summaries with an LLM.
@@ -71,30 +73,36 @@ def build(name: str, library: Library, universe: Universe | None = None,
         return build_b3(library, **p)
     if key == "b4":
         return build_b4(library, summarize=summarize, **p)
+    if key == "evidence":
+        from kbgym.worlds.policies.graph import build_evidence_graph
+
+        return build_evidence_graph(library)
     if universe is None:
         raise ConfigError("the oracle is built from the universe's facts; pass the universe")
     return build_oracle(library, universe)
 
 
 def build_baseline(name: str, universe: Universe, params: dict | None = None, *,
-                   summarize: Summarize | None = None) -> tuple[Library, dict]:
-    """(library, build_meta dict) of baseline ``name`` built over the universe's B1."""
+                   summarize: Summarize | None = None, library: Library | None = None
+                   ) -> tuple[Library, dict]:
+    """(library, build_meta dict) of baseline ``name`` built over the universe's B1 (or over
+    ``library``, e.g. a trained snapshot, which is left unchanged)."""
     with gc_paused():
-        meta = build(name, Library.from_universe(universe), universe, params,
-                     summarize=summarize)
+        meta = build(name, Library.from_universe(universe) if library is None else library,
+                     universe, params, summarize=summarize)
     return meta.library, meta.to_json()
 
 
 def write_baseline(out_dir: str | os.PathLike, name: str, universe: Universe,
                    universe_path: str | None = None, params: dict | None = None, *,
-                   summarize: Summarize | None = None) -> dict:
-    """Build baseline ``name`` and write ``kb_{name}.json`` (a §15.2 snapshot labelled
-    ``baseline {name}``) and ``build_meta.json`` into ``out_dir``.
+                   summarize: Summarize | None = None, library: Library | None = None) -> dict:
+    """Build baseline ``name`` (over B1, or over ``library``) and write ``kb_{name}.json`` (a
+    §15.2 snapshot labelled ``baseline {name}``) and ``build_meta.json`` into ``out_dir``.
 
     Returns ``{"snapshot": path, "build_meta": path, "content_hash": ..., "meta": {...},
     "stats": library.stats()}``.
     """
-    lib, meta = build_baseline(name, universe, params, summarize=summarize)
+    lib, meta = build_baseline(name, universe, params, summarize=summarize, library=library)
     key = meta["baseline"]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -26,11 +26,13 @@ _FLAG_OF = {"max_size": "--max-size", "synapse_cap": "--synapse-cap", "branching
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``baseline`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
-        "baseline", help="build an unsupervised baseline library (B2, B3, B4) or the oracle",
-        description="Build a baseline over the universe's untrained library and write "
-                    "kb_{name}.json and build_meta.json into --out.")
-    p.add_argument("name", choices=["b2", "b3", "b4", "oracle"], type=str.lower,
-                   help="which baseline to build")
+        "baseline", help="build an unsupervised baseline library (B2, B3, B4, the oracle, or "
+                         "the policies world's evidence graph)",
+        description="Build a baseline over the universe's untrained library (or over "
+                    "--library) and write kb_{name}.json and build_meta.json into --out.")
+    p.add_argument("name", choices=["b2", "b3", "b4", "oracle", "evidence"], type=str.lower,
+                   help="which baseline to build (evidence: typed links from a policies "
+                        "universe's references)")
     text = p.add_mutually_exclusive_group()
     text.add_argument("--stub", action="store_true",
                       help="fixed stub summaries (the default; no model needed)")
@@ -45,6 +47,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    dest="no_entity_index", help="B3: synapses only, no entity index notes")
     p.add_argument("--branching", type=int_range(2, 100_000), help="B4 level-2 group size (default 10)")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
+    p.add_argument("--library", help="build over this snapshot (e.g. a trained library) "
+                                     "instead of B1")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_baseline)
@@ -98,8 +102,13 @@ def cmd_baseline(args) -> int:
         raise ConfigError(f"no such universe file: {args.universe}") from None
     except (ValueError, KeyError) as err:
         raise ConfigError(f"{args.universe}: not a kbgym universe file ({err})") from None
+    library = None
+    if args.library:
+        from kbgym.cli.common import open_library
+
+        library, _ = open_library(args.library, universe)
     out = write_baseline(Path(args.out), args.name, universe, upath, params,
-                         summarize=summarize)
+                         summarize=summarize, library=library)
     if not args.quiet:
         m, s = out["meta"], out["stats"]
         llm = m["llm"]

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from kbgym.cli import args as A
 
 
+#: Flags that belong to one world only (argparse dest -> world).
+PEOPLE_FLAGS = {"n_people": "--people", "distractor_frac": "--distractors",
+                "friend_degree": "--friend-degree", "n_cities": "--cities",
+                "hard_frac": "--hard-frac", "children_per_couple": "--children",
+                "common_jobs": "--common-jobs", "common_job_share": "--common-job-share"}
+POLICY_FLAGS = {"documents": "--documents", "sections": "--sections"}
+
+
 def add_parser(subparsers) -> None:
+    from kbgym.worlds import WORLDS
+
     p = subparsers.add_parser("build", help="generate a universe and write universe.json")
-    p.add_argument("--config", help="YAML config file with a `universe` section")
+    p.add_argument("--world", choices=WORLDS, default="people",
+                   help="which universe family: people (default; SPEC §2) or policies "
+                        "(insurance documents that amend and supersede each other, "
+                        "docs/protocol.md §21)")
+    p.add_argument("--config", help="YAML config file with a `universe` section (`policies` "
+                                    "for --world policies)")
     p.add_argument("--seed", type=A.SEED, help="master seed (default 0)")
+    p.add_argument("--documents", type=A.int_range(20, 100_000),
+                   help="policies: documents, 20-100000 (default 100)")
+    p.add_argument("--sections", type=A.int_range(2, 18),
+                   help="policies: provisions per form, 2-18 (default 16)")
     p.add_argument("--people", type=A.int_range(6, 100_000), dest="n_people",
                    help="people, 6-100000 (default 500)")
     p.add_argument("--distractors", type=A.FRACTION, dest="distractor_frac",
@@ -40,73 +57,47 @@ def add_parser(subparsers) -> None:
 
 
 def universe_config_from_args(args):
+    """The generator config of ``args.world`` (default people): the config file's section,
+    then the flags, then the split sizes."""
+    from kbgym.cli.common import CLIError
     from kbgym.config import load_config
-    from kbgym.universe import UniverseConfig
+    from kbgym.worlds import family
 
-    values = dict(load_config(args.config).universe) if args.config else {}
-    for key in ("seed", "n_people", "distractor_frac", "friend_degree", "n_cities", "hard_frac",
-                "common_jobs", "common_job_share"):
+    world = getattr(args, "world", "people")
+    own, other = ((PEOPLE_FLAGS, POLICY_FLAGS) if world == "people"
+                  else (POLICY_FLAGS, PEOPLE_FLAGS))
+    for key, flag in other.items():
+        if getattr(args, key, None) is not None:
+            raise CLIError(f"{flag} applies to --world "
+                           f"{'policies' if world == 'people' else 'people'} only")
+    values = {}
+    if args.config:
+        cfg = load_config(args.config)
+        section = cfg.universe if world == "people" else cfg.policies
+        values = section.model_dump(exclude_unset=True) if world == "people" else dict(section)
+    for key in ("seed", *own):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
-    if getattr(args, "children_per_couple", None) is not None:
-        values["children_per_couple"] = args.children_per_couple  # (LO, HI), checked by argparse
-    base = UniverseConfig.make(**values)
-    sizes = list(base.sizes)
-    eval_sizes = list(base.eval_sizes)
+    fam = family(world)
+    base = fam.config(values)
+    sizes, eval_sizes = list(base.sizes), list(base.eval_sizes)
     for i, key in enumerate(("train", "test_in", "test_out")):
         if getattr(args, key, None) is not None:
             sizes[i] = getattr(args, key)
     for i, key in enumerate(("eval_in", "eval_out")):
         if getattr(args, key, None) is not None:
             eval_sizes[i] = getattr(args, key)
-    return UniverseConfig.make(**{**values, "sizes": sizes, "eval_sizes": eval_sizes})
-
-
-def summarize(u) -> str:
-    from kbgym.universe.templates import TEMPLATES
-
-    n_real = sum(not p.distractor for p in u.people)
-    lines = [
-        f"universe  seed={u.meta['seed']}  people={n_real} (+{len(u.people) - n_real} "
-        f"distractors)  nodes={len(u.nodes)}  questions={len(u.questions)}  "
-        f"birthdates={u.meta['birthdate_mode']}",
-        f"hash      {u.hash}",
-    ]
-    split_names = list(u.splits)
-    by = Counter((u.question(qid).template, s) for s in split_names for qid in u.splits[s])
-    head = f"{'template':26s}" + "".join(f"{s:>9s}" for s in split_names)
-    lines += ["", head]
-    for t in TEMPLATES:
-        mark = " R" if t.reserved else ""
-        lines.append(f"{t.name + mark:26s}" + "".join(f"{by[(t.name, s)]:9d}" for s in split_names))
-    lines.append(f"{'total':26s}" + "".join(f"{len(u.splits[s]):9d}" for s in split_names))
-    short = {k: v for k, v in u.meta["split_shortfall"].items() if v}
-    lines.append("shortfall " + (", ".join(f"{k}={v}" for k, v in short.items()) or "none"))
-    lines += guess_lines(u)
-    return "\n".join(lines)
-
-
-def guess_lines(u) -> list[str]:
-    """Templates a prior answers without reading (top canonical gold over 50 % of their
-    questions; QC5's "unknown" always is) and templates with no questions."""
-    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares, guessable
-
-    shares = answer_shares(u)
-    flagged = [f"{t} {share:.0%} ({shares[t]['answer']!r})"
-               for t, share in guessable(u).items() if not t.startswith("qc5_")]
-    empty = [t for t, r in shares.items() if not r["n"]]
-    return [f"guessable (top answer > {GUESSABLE_SHARE:.0%} of a template's questions; QC5's "
-            f"'unknown' aside): {', '.join(flagged) or 'none'}",
-            f"no questions: {', '.join(empty) or 'none'}"]
+    return fam.config({**values, "sizes": sizes, "eval_sizes": eval_sizes})
 
 
 def cmd_build(args) -> int:
     from kbgym.jsonio import atomic_write_text
-    from kbgym.universe import generate
+    from kbgym.worlds import family
 
-    u = generate(universe_config_from_args(args))
+    fam = family(getattr(args, "world", "people"))
+    u = fam.generate(universe_config_from_args(args))
     atomic_write_text(args.out, u.dumps())
     if not args.quiet:
-        print(summarize(u))
+        print(fam.summarize(u))
         print(f"wrote {args.out}")
     return 0

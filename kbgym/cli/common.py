@@ -66,10 +66,21 @@ def env_config(args):
     from kbgym.env.config import KBGymConfig
 
     values = {}
-    for key in ("n1", "n2", "m", "refresh", "dedup_threshold", "train_size"):
+    for key in ("n1", "n2", "m", "refresh", "dedup_threshold", "train_size", "toolset",
+                "typed_links"):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
     return KBGymConfig.make(**values)
+
+
+def add_evidence_flags(p) -> None:
+    """``--toolset`` and ``--typed-links`` (SPEC §18; off by default)."""
+    p.add_argument("--toolset", choices=["paper", "evidence"],
+                   help="reader tools: paper (search, read, answer; the default) or evidence "
+                        "(adds locate and expand)")
+    p.add_argument("--typed-links", action="store_true", default=None, dest="typed_links",
+                   help="links take a type (refers_to, supersedes, amends, cites, member_of, "
+                        "related)")
 
 
 def dedup_judge(args):

@@ -10,7 +10,12 @@ from kbgym.cli import args as A
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
-    p.add_argument("--out", default="runs/demo", help="output folder (default runs/demo)")
+    from kbgym.worlds import WORLDS
+
+    p.add_argument("--world", choices=WORLDS, default="people",
+                   help="people (default) or policies (docs/protocol.md §21)")
+    p.add_argument("--out", default=None, help="output folder (default runs/demo, or "
+                                               "runs/demo-policies for --world policies)")
     p.add_argument("--seed", type=A.SEED, default=0, help="universe seed (default 0)")
     p.add_argument("--train-size", type=A.COUNT, default=100,
                    help="train questions (default 100)")
@@ -28,10 +33,12 @@ def cmd_demo(args) -> int:
     from kbgym.runs.demo import run_demo
 
     say = (lambda *a: None) if args.quiet else print
-    res = run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
-                   per_group=args.per_group, plots=not args.no_plots, say=say)
+    out = args.out or ("runs/demo" if args.world == "people" else f"runs/demo-{args.world}")
+    res = run_demo(out, world=args.world, seed=args.seed, train_size=args.train_size,
+                   epochs=args.epochs, per_group=args.per_group, plots=not args.no_plots,
+                   say=say)
     if not args.no_view:  # last: the page to look at what was built (kbgym view)
-        say(demo_view(args.out, res["universe"]))
+        say(demo_view(out, res["universe"]))
     return 0
 
 

@@ -40,24 +40,15 @@ def cmd_probe(args) -> int:
     from kbgym.jsonio import write_canonical
     from kbgym.runs.logs import read_jsonl
     from kbgym.runs.compat import check_probe_arms
-    from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
+    from kbgym.runs.probe import format_table, probe_table
+    from kbgym.worlds import family_of
 
     if args.probe_command == "make":
         from kbgym.runs.replay import load_run_universe
 
         # the run's own universe file by default; a given one must have the run's hash
         u = load_run_universe(Path(args.run), args.universe)
-        if u.meta.get("source") == "phantomwiki":  # §17: the PW probe (exact/share1/share0)
-            from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
-
-            probe = make_pw_probe_from_run(u, args.run)
-        elif u.meta.get("source") == "corpus":  # an imported corpus: by shared entities
-            from kbgym.adapters.corpus import make_corpus_probe_from_run
-
-            probe = make_corpus_probe_from_run(u, args.run, per_group=args.per_group,
-                                               seed=args.seed)
-        else:
-            probe = make_probe_from_run(u, args.run, per_group=args.per_group, seed=args.seed)
+        probe = family_of(u).make_probe(u, args.run, per_group=args.per_group, seed=args.seed)
         write_canonical(args.out, probe)
         if not args.quiet:
             print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +

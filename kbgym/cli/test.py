@@ -9,6 +9,7 @@ from kbgym.cli.common import (
     UNIVERSE_HELP,
     CLIError,
     add_endpoint_flags,
+    add_evidence_flags,
     agent_options,
     env_config,
     fmt,
@@ -23,10 +24,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--library", help="snapshot file, or B1 (default)")
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
-    p.add_argument("--reader", default="scripted-reader",
-                   help="the exam reader (plugin name or module:factory), or 'prior': each "
-                        "template's most frequent training answer in one step, reading nothing")
+    p.add_argument("--reader", default=None,
+                   help="the exam reader (plugin name or module:factory; default: "
+                        "scripted-reader; scripted-policy-reader on a policies universe), or "
+                        "'prior': each template's most frequent training answer in one step, "
+                        "reading nothing")
     p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
+    add_evidence_flags(p)
     p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=A.int_range(1, 1024), default=32,
@@ -50,8 +54,10 @@ def cmd_test(args) -> int:
     from kbgym.runs.concurrent import examine_concurrent
     from kbgym.runs.exam import load_questions, write_test_meta
     from kbgym.scoring import score_block
+    from kbgym.worlds import family_of
 
     u, _ = open_universe(args.universe)
+    args.reader = args.reader or family_of(u).reader
     if args.out and (Path(args.out) / "meta.json").exists():  # appending into a training run
         from kbgym.files import read_run_meta
 

@@ -8,6 +8,7 @@ from kbgym.cli import args as A
 from kbgym.cli.common import (
     AGENT_HELP,
     add_endpoint_flags,
+    add_evidence_flags,
     agent_options,
     dedup_judge,
     env_config,
@@ -20,9 +21,11 @@ from kbgym.cli.common import (
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("train", help="train a curator on the train split")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
-    p.add_argument("--agent", default="scripted-index", help=AGENT_HELP)
-    p.add_argument("--reader", default="scripted-reader",
-                   help="reader for --eval-each-epoch (plugin name or module:factory)")
+    p.add_argument("--agent", default=None, help=AGENT_HELP + " (default: scripted-index; "
+                   "scripted-policy-index on a policies universe)")
+    p.add_argument("--reader", default=None,
+                   help="reader for --eval-each-epoch (plugin name or module:factory; default: "
+                        "scripted-reader; scripted-policy-reader on a policies universe)")
     p.add_argument("--epochs", type=A.int_range(1, 1000), help="epochs, 1-1000 (default 2)")
     p.add_argument("--train-size", type=A.COUNT, dest="train_size",
                    help="train on train[:N] (default: the whole train split)")
@@ -42,6 +45,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--judge-model", help="model of the dedup judge")
     p.add_argument("--refresh", choices=["immediate", "iteration"],
                    help="when search sees edits (default iteration)")
+    add_evidence_flags(p)
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run in --out (same curator and config)")
     p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
@@ -57,8 +61,11 @@ def cmd_train(args) -> int:
     from kbgym.plugins import make_agent
     from kbgym.runs.verdict import verdict_line
     from kbgym.runs.train import TrainConfig, train
+    from kbgym.worlds import family_of
 
     u, upath = open_universe(args.universe)
+    args.agent = args.agent or family_of(u).curator
+    args.reader = args.reader or family_of(u).reader
     env_cfg = env_config(args)
     cfg = TrainConfig.make(**{k: v for k, v in {
         "epochs": args.epochs, "train_size": args.train_size, "seed": args.seed,

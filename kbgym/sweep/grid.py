@@ -1,7 +1,8 @@
 """The sweep grid: a YAML file expanded into run specs, each with a stable id.
 
     seeds: [0, 1, 2, 3, 4]
-    universes: [{n_people: 500}]          # UniverseConfig fields, or a config file's path
+    universes: [{n_people: 500}]          # UniverseConfig fields, or a config file's path;
+                                          # {world: policies, documents: 100} for policies
     envs: [{}]                            # KBGymConfig fields
     curators: [scripted-index, {name: scripted-random, options: {}}]
     readers: [scripted-reader]
@@ -157,9 +158,8 @@ def expand(grid: GridConfig) -> list[dict]:
     """Every run spec of the grid, in seed-major order, each validated now (one-line errors
     before anything runs)."""
     from kbgym.env.config import KBGymConfig
-    from kbgym.universe import UniverseConfig
-
     from kbgym.plugins import load_factory
+    from kbgym.worlds import family
 
     for i, env in enumerate(grid.envs):
         try:
@@ -172,7 +172,7 @@ def expand(grid: GridConfig) -> list[dict]:
     for seed, uni, env, cur, rdr in itertools.product(grid.seeds, grid.universes, grid.envs,
                                                       grid.curators, grid.readers):
         uni = {k: v for k, v in uni.items() if k != "seed"}
-        UniverseConfig.make(**uni, seed=seed)  # raises one line
+        family(uni.get("world", "people")).config(uni, seed)  # raises one line
         specs.append({
             "seed": seed, "universe": uni, "env": env,
             "curator": cur.model_dump(), "reader": rdr.model_dump(),

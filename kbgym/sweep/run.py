@@ -128,10 +128,10 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
     from kbgym.runs.gradient import examine_probe, training_curve
-    from kbgym.runs.probe import make_probe_from_run, probe_table
+    from kbgym.runs.probe import probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds import family_of, universe_from_spec
 
     seed = spec["seed"]
     timing: dict = {}
@@ -145,7 +145,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         timing[f"cpu_{name}"] = round(cpu - cpu_clock, 6)
         clock, cpu_clock = now, cpu
 
-    universe = generate(UniverseConfig.make(**spec["universe"], seed=seed))
+    universe = universe_from_spec(spec["universe"], seed)
     env_cfg = KBGymConfig.make(**spec["env"])
     stack.enter_context(gc_frozen())  # the universe lives to the end: out of full GCs
     lap("build")
@@ -161,7 +161,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     #                its heap at construction), they would stay until the run ends
 
     pr = spec["probe"]
-    probe = make_probe_from_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
+    probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
+                                           seed=seed)
     write_canonical(path / "probe.json", probe)
     lap("probe_make")
 

@@ -102,6 +102,9 @@ NUMERIC = {  # command prefix -> [(flag, bad values)]
                  ("--eval-in", ["-1"]), ("--eval-out", ["10000000"]),
                  ("--children", ["5-2", "x", "0-21", "-1", "1-x"]),
                  ("--common-jobs", ["-1", "51", "x"]), ("--common-job-share", ["1.5", "nan"])],
+    ("build", "--world", "policies"): [("--documents", ["19", "x", "100001"]),
+                                       ("--sections", ["1", "19", "x"]),
+                                       ("--world", ["planets"])],
     ("train", "--out", "{w}/new"): [
         ("--epochs", ["0", "-1", "x", "1001"]), ("--train-size", ["0", "-2", "2.5"]),
         ("--seed", ["-1", "abc"]), ("--n1", ["0", "-1", "100000"]), ("--n2", ["0", "x"]),
@@ -212,6 +215,10 @@ CASES += [
                         (["probe", "table", "--probe", PROBE, "--arm", "B1={w}/exam_b1"],
                          "--prices"))
       for f in ("missing.json", "empty.json", "list.json", "text.json")],
+    # flags of the other world
+    (["build", "--world", "policies", "--people", "60", "--out", "{w}/new.json"], "--people"),
+    (["build", "--documents", "40", "--out", "{w}/new.json"], "--documents"),
+    (["baseline", "evidence", "--universe", U, "--out", "{w}/new"], "policies"),
     # source drift
     *[(["drift", "--universe", f"{{w}}/{f}", "--changes", "1", "--out", "{w}/new.json"], f)
       for f in ("missing.json", "empty.json", "list.json", "text.json", "probe.json")],
