@@ -53,5 +53,10 @@ def first_error(err, where: str = "") -> str:
     prefix = ": ".join(parts) + ": " if parts else ""
     if e["type"] == "extra_forbidden":
         return f"{prefix}unknown key"
-    msg = e["msg"].removeprefix("Value error, ")
+    ctx = e.get("ctx") or {}
+    msg = {"greater_than_equal": f"must be at least {ctx.get('ge')}",
+           "less_than_equal": f"must be at most {ctx.get('le')}",
+           "greater_than": f"must be above {ctx.get('gt')}",
+           "less_than": f"must be below {ctx.get('lt')}"}.get(
+        e["type"], e["msg"].removeprefix("Value error, "))
     return f"{prefix}{msg}" + (f" (got {e['input']!r})" if field else "")

@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as err:
+        if A.debug():  # a ValueError from user code (a curator) keeps its traceback too
+            raise
         print(f"kbgym {args.command}: error: {str(err).splitlines()[0] if str(err) else err!r}",
               file=sys.stderr)
         return 2

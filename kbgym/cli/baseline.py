@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbgym.cli.args import int_range
+from kbgym.cli.args import of
 from pathlib import Path
 
 from kbgym.errors import ConfigError
@@ -25,6 +25,8 @@ _FLAG_OF = {"max_size": "--max-size", "synapse_cap": "--synapse-cap", "branching
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``baseline`` subcommand to an ``argparse`` subparsers object."""
+    from kbgym.baselines import B2Params, B3Params, B4Params
+
     p = subparsers.add_parser(
         "baseline", help="build an unsupervised baseline library (B2, B3, B4) or the oracle",
         description="Build a baseline over the universe's untrained library and write "
@@ -38,12 +40,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="name of the environment variable holding the API key")
-    p.add_argument("--max-size", type=int_range(1, 100_000), dest="max_size", help="B2 community size (default 10)")
-    p.add_argument("--synapse-cap", type=int_range(0, 100_000), dest="synapse_cap",
+    p.add_argument("--max-size", type=of(B2Params, "max_size"), dest="max_size",
+                   help="B2 community size (default 10)")
+    p.add_argument("--synapse-cap", type=of(B3Params, "synapse_cap"), dest="synapse_cap",
                    help="B3: link statements of people with at most this many (default 40)")
     p.add_argument("--no-entity-index", action="store_true", default=None,
                    dest="no_entity_index", help="B3: synapses only, no entity index notes")
-    p.add_argument("--branching", type=int_range(2, 100_000), help="B4 level-2 group size (default 10)")
+    p.add_argument("--branching", type=of(B4Params, "branching"),
+                   help="B4 level-2 group size (default 10)")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--quiet", action="store_true", help="print nothing")

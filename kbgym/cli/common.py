@@ -76,7 +76,7 @@ def dedup_judge(args):
     if not getattr(args, "dedup", False):
         return None, None
     if not args.judge_model:
-        raise CLIError("--dedup needs --judge-model (the LLM judge of SPEC §6.3)")
+        raise CLIError("--dedup needs --judge-model (the LLM dedup judge, docs/protocol.md §6)")
     from kbgym.plugins import make_agent
 
     judge = make_agent("openai-judge", model=args.judge_model, base_url=args.base_url,

@@ -31,7 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
                           ("eval-out", 10)):
         c.add_argument(f"--{flag}", type=SIZE, default=default, dest=flag.replace("-", "_"),
-                       help=f"split size, 0-1000000 (default {default})")
+                       help=f"split size (default {default})")
     c.add_argument("--quiet", action="store_true", help="print nothing")
     c.set_defaults(func=cmd_import_corpus)
     return p

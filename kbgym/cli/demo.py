@@ -6,14 +6,17 @@ from kbgym.cli import args as A
 
 
 def add_parser(subparsers) -> None:
+    from kbgym.runs.probe import ProbeSettings
+    from kbgym.runs.train import TrainConfig
+
     p = subparsers.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
     p.add_argument("--out", default="runs/demo", help="output folder (default runs/demo)")
     p.add_argument("--seed", type=A.SEED, default=0, help="universe seed (default 0)")
-    p.add_argument("--train-size", type=A.COUNT, default=100,
+    p.add_argument("--train-size", type=A.of(TrainConfig, "train_size"), default=100,
                    help="train questions (default 100)")
-    p.add_argument("--epochs", type=A.int_range(1, 1000), default=2,
-                   help="epochs, 1-1000 (default 2)")
-    p.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
+    p.add_argument("--epochs", type=A.of(TrainConfig, "epochs"), default=2,
+                   help="epochs (default 2)")
+    p.add_argument("--per-group", type=A.of(ProbeSettings, "per_group"), default=30,
                    help="probe questions per group (default 30)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--quiet", action="store_true", help="print nothing")

@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
                     "outdated notes stay, questions are re-answered.")
     p.add_argument("--universe", required=True, help="the v1 universe.json")
     p.add_argument("--changes", type=int_range(0, 100_000), required=True,
-                   help="number of life events, 0-100000")
+                   help="number of life events")
     p.add_argument("--seed", type=SEED, default=0, help="drift seed (stream 'drift'; default 0)")
     p.add_argument("--out", required=True, help="the v2 universe.json")
     p.add_argument("--quiet", action="store_true", help="print nothing")

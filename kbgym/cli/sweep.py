@@ -16,6 +16,8 @@ from kbgym.errors import ConfigError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from kbgym.runs.probe import ProbeSettings
+
     p = subparsers.add_parser(
         "sweep", help="run a grid of runs (seeds x curators x configs), or report on one",
         description="kbgym sweep GRID.yaml --out DIR runs every unfinished run of the grid "
@@ -27,7 +29,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--executor", default="process", choices=["serial", "process", "ray"],
                    help="where runs execute (default: process, a local process pool)")
     p.add_argument("--jobs", type=A.int_range(1, 4096),
-                   help="runs at once, 1-4096 (default: the CPU count)")
+                   help="runs at once (default: the CPU count)")
     p.add_argument("--llm-slots", type=A.int_range(1, 100_000), dest="llm_slots",
                    help="at most this many runs with an LLM curator or reader at once")
     p.add_argument("--address", default="local",
@@ -35,13 +37,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=A.float_range(0.001, 10**7), dest="timeout_s",
                    help="per-run limit in seconds")
     p.add_argument("--retries", type=A.int_range(0, 100), default=2,
-                   help="extra tries after a transient endpoint error or a lost worker, "
-                        "0-100 (default 2)")
+                   help="extra tries after a transient endpoint error or a lost worker "
+                        "(default 2)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and their status")
     p.add_argument("--prices", help="report: a price table (JSON or YAML) {model: {in, out"
                    "[, cached_in]}} in USD per 1M tokens")
-    p.add_argument("--resamples", type=A.int_range(100, 10_000_000),
-                   help="report: bootstrap resamples, 100-10^7 (default: the grid's)")
+    p.add_argument("--resamples", type=A.of(ProbeSettings, "resamples"),
+                   help="report: bootstrap resamples (default: the grid's)")
     p.add_argument("--no-plots", action="store_true", help="report: no PNG figures")
     p.add_argument("--quiet", action="store_true", help="print only errors")
     p.set_defaults(func=cmd_sweep)

@@ -18,6 +18,8 @@ from kbgym.cli.common import (
 
 
 def add_parser(subparsers) -> None:
+    from kbgym.env.config import KBGymConfig
+
     p = subparsers.add_parser("test", help="examine a frozen library with the fixed reader")
     p.add_argument("--universe", help=UNIVERSE_HELP)
     p.add_argument("--library", help="snapshot file, or B1 (default)")
@@ -26,15 +28,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--reader", default="scripted-reader",
                    help="the exam reader (plugin name or module:factory), or 'prior': each "
                         "template's most frequent training answer in one step, reading nothing")
-    p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
+    p.add_argument("--m", type=A.of(KBGymConfig, "m"), help="exam budget in steps (default 15)")
     p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=A.int_range(1, 1024), default=32,
                    dest="max_concurrent",
-                   help="questions in flight at once for async (LLM) readers, 1-1024")
+                   help="questions in flight at once for async (LLM) readers (default 32)")
     p.add_argument("--repeats", type=A.int_range(1, 100), default=1,
-                   help="examine each question R times (citation consistency), 1-100 "
-                        "(default 1)")
+                   help="examine each question R times (citation consistency) (default 1)")
     p.add_argument("--seed", type=A.SEED, default=0,
                    help="master seed of the per-repeat reader seeds (with --repeats; default 0)")
     p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "

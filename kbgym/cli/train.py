@@ -18,30 +18,36 @@ from kbgym.cli.common import (
 
 
 def add_parser(subparsers) -> None:
+    from kbgym.env.config import KBGymConfig
+    from kbgym.runs.train import TrainConfig
+
     p = subparsers.add_parser("train", help="train a curator on the train split")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
     p.add_argument("--agent", default="scripted-index", help=AGENT_HELP)
     p.add_argument("--reader", default="scripted-reader",
                    help="reader for --eval-each-epoch (plugin name or module:factory)")
-    p.add_argument("--epochs", type=A.int_range(1, 1000), help="epochs, 1-1000 (default 2)")
-    p.add_argument("--train-size", type=A.COUNT, dest="train_size",
+    p.add_argument("--epochs", type=A.of(TrainConfig, "epochs"), help="epochs (default 2)")
+    p.add_argument("--train-size", type=A.of(TrainConfig, "train_size"), dest="train_size",
                    help="train on train[:N] (default: the whole train split)")
-    p.add_argument("--seed", type=A.SEED, help="order seed (default: the universe's seed)")
+    p.add_argument("--seed", type=A.of(TrainConfig, "seed"),
+                   help="order seed (default: the universe's seed)")
     for flag, what, default in (("n1", "forward", 15), ("n2", "backward", 30),
                                 ("m", "exam", 15)):
-        p.add_argument(f"--{flag}", type=A.BUDGET,
-                       help=f"{what} budget in steps, 1-10000 (default {default})")
+        p.add_argument(f"--{flag}", type=A.of(KBGymConfig, flag),
+                       help=f"{what} budget in steps (default {default})")
     p.add_argument("--eval-each-epoch", action="store_true", default=None,
                    help="examine the eval split with --reader after every epoch")
-    p.add_argument("--snapshot-every", type=A.COUNT, dest="snapshot_every",
+    p.add_argument("--snapshot-every", type=A.of(TrainConfig, "snapshot_every"),
+                   dest="snapshot_every",
                    help="write kb_iter_NNNN.json every N iterations (default 20)")
     p.add_argument("--dedup", action=argparse.BooleanOptionalAction, default=False,
                    help="merge near-duplicate notes with an LLM judge (needs --judge-model)")
-    p.add_argument("--dedup-threshold", type=A.FRACTION, dest="dedup_threshold",
-                   help="similarity above which the judge is asked, 0-1 (default 0.9)")
+    p.add_argument("--dedup-threshold", type=A.of(KBGymConfig, "dedup_threshold"),
+                   dest="dedup_threshold",
+                   help="similarity above which the judge is asked, with --dedup (default 0.9)")
     p.add_argument("--judge-model", help="model of the dedup judge")
     p.add_argument("--refresh", choices=["immediate", "iteration"],
-                   help="when search sees edits (default iteration)")
+                   help="when search sees edits (default immediate)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run in --out (same curator and config)")
     p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",

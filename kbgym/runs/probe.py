@@ -6,7 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
+from kbgym import bounds as B
 from kbgym.errors import ConfigError
 from kbgym.jsonio import sha256_hex
 from kbgym.metrics.consistency import consistency
@@ -27,6 +29,18 @@ from kbgym.universe.templates import TWO_SLOT
 from kbgym.universe.types import Question, Universe
 
 GROUPS = ("exact", "exact_matched", "share2", "share1", "share0")
+
+
+class ProbeSettings(BaseModel):
+    """How a probe is made and tabled: questions per group (``probe make --per-group``),
+    bootstrap resamples and the F1 gate's delta (``probe table --resamples --delta``); a
+    sweep grid's ``probe`` section."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    per_group: B.PerGroup = 30
+    resamples: B.Resamples = DEFAULT_RESAMPLES
+    delta: B.Delta = 0.0
 
 
 def trained_qids(train_log: Sequence[Mapping]) -> list[str]:

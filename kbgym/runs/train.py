@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import kbgym
+from kbgym import bounds as B
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv, dedup_counters
 from kbgym.errors import ConfigError, first_error
@@ -33,11 +34,11 @@ class TrainConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    epochs: int = Field(2, ge=1)
-    train_size: int | None = Field(None, ge=1, description="train[:train_size]; None = all")
-    seed: int | None = Field(None, description="order stream seed; None = the universe seed")
-    snapshot_every: int = Field(20, ge=1)
-    eval_each_epoch: bool = False
+    epochs: B.Epochs = 2
+    train_size: B.Count | None = Field(None, description="train[:train_size]; None = all")
+    seed: B.Seed | None = Field(None, description="order stream seed; None = the universe seed")
+    snapshot_every: B.Count = 20
+    eval_each_epoch: B.Flag = False
 
     @classmethod
     def make(cls, **kwargs) -> "TrainConfig":

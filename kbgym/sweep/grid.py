@@ -21,7 +21,6 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kbgym.config import load_config, validated
@@ -116,15 +115,10 @@ class GridConfig(BaseModel):
 
 def load_grid(path: str | Path) -> GridConfig:
     """Read and validate a sweep file; every failure is one ``ConfigError`` line."""
+    from kbgym.files import read_data
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such sweep file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a sweep file") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
+    data = read_data(path, "sweep", yaml=True)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
     grid = validated(GridConfig, data, where=str(path))

@@ -98,7 +98,7 @@ def test_universe_from_a_config_file(tmp_path):
 @pytest.mark.parametrize("text, needle", [
     (TINY + "colour: red\n", "colour: unknown key"),
     (TINY.replace("seeds: [0, 1]", "seeds: [1, 1]"), "seeds must be distinct"),
-    (TINY.replace("n_people: 60", "n_people: 2"), "n_people must be at least 6"),
+    (TINY.replace("n_people: 60", "n_people: 2"), "n_people: must be at least 6"),
     (TINY.replace("baselines: [b3]", "baselines: [b9]"), "unknown baseline 'b9'"),
     (TINY + "envs: [{m: 0}]\n", "envs[0]: env: m"),
     (TINY.replace("curators: [scripted-index]", "curators: [no-such-curator]"),
