@@ -85,6 +85,8 @@ def dedup_judge(args):
 
 
 def agent_options(args) -> dict:
+    """The endpoint flags the user gave (--model, --base-url, --api-key-env): options for an
+    LLM agent, an error for an agent that takes none of them."""
     opts = {}
     for key in ("model", "base_url", "api_key_env"):
         if getattr(args, key, None):
@@ -95,8 +97,9 @@ def agent_options(args) -> dict:
 def add_endpoint_flags(p) -> None:
     p.add_argument("--model", help="model name for LLM agents")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="name of the environment variable holding the API key")
+    p.add_argument("--api-key-env",
+                   help="name of the environment variable holding the API key (default "
+                        "OPENAI_API_KEY)")
 
 
 def fmt(x, spec=".3f"):

@@ -70,7 +70,9 @@ def cmd_train(args) -> int:
         "snapshot_every": args.snapshot_every, "eval_each_epoch": args.eval_each_epoch,
     }.items() if v is not None})
     agent = make_agent(args.agent, **agent_options(args))
-    reader = make_agent(args.reader, **agent_options(args)) if args.eval_each_epoch else None
+    # the endpoint flags are the curator's; a scripted reader beside an LLM curator takes none
+    reader = (make_agent(args.reader, offered=agent_options(args)) if args.eval_each_epoch
+              else None)
     # the run id names the curator and its options; where it is served is not part of it
     identity = {k: v for k, v in agent_options(args).items()
                 if k not in ("base_url", "api_key_env")}

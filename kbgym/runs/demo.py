@@ -40,7 +40,7 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
 
     t = time.perf_counter()
     run = out / "train"
-    agent = make_agent(curator, seed=seed)
+    agent = make_agent(curator, offered={"seed": seed})
     reader = make_agent(reader_name)
     meta = train(u, agent, run, config=TrainConfig(epochs=epochs, train_size=train_size,
                                                    snapshot_every=curve_every),

@@ -9,7 +9,6 @@ seconds go to ``timing.json`` beside it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import signal
@@ -74,14 +73,9 @@ def _deadline(seconds: float | None):
 
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
-    from kbgym.plugins import load_factory
+    from kbgym.plugins import make_agent
 
-    factory = load_factory(agent["name"])
-    opts = dict(agent["options"])
-    params = inspect.signature(factory).parameters.values()
-    if "seed" not in opts and any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
-        opts["seed"] = seed
-    return factory(**opts)
+    return make_agent(agent["name"], offered={"seed": seed}, **agent["options"])
 
 
 def _model(agent, name: str) -> str:

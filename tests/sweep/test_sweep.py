@@ -203,7 +203,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     res = sweep(grid, tmp_path / "out", executor="serial")  # make_agent() lacks its spec
     assert [r["status"] for r in res] == ["done", "failed"]
     bad = run_dir(tmp_path / "out", res[1]["id"])
-    assert "TypeError" in json.loads((bad / "error.json").read_text())["error"]
+    assert "cannot be built" in json.loads((bad / "error.json").read_text())["error"]
     assert main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--executor", "serial",
                  "--quiet"]) == 1
 
@@ -393,7 +393,7 @@ def test_a_crashed_worker_is_replaced_and_its_run_retried(tmp_path, monkeypatch)
             os._exit(3)
         from kbgym_agents.scripted.factories import noop_trainer
 
-        return noop_trainer(**opts)
+        return noop_trainer()
 
     mod = types.ModuleType("_kbgym_crash_once")
     mod.factory = factory
