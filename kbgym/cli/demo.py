@@ -19,6 +19,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--per-group", type=A.of(ProbeSettings, "per_group"), default=30,
                    help="probe questions per group (default 30)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace what kbgym wrote in --out (an earlier demo's folder is "
+                        "replaced without it)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_demo)
 
@@ -27,6 +30,6 @@ def cmd_demo(args) -> int:
     from kbgym.runs.demo import run_demo
 
     run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
-             per_group=args.per_group, plots=not args.no_plots,
+             per_group=args.per_group, plots=not args.no_plots, overwrite=args.overwrite,
              say=(lambda *a: None) if args.quiet else print)
     return 0

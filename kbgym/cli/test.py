@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from kbgym.cli import args as A
@@ -40,6 +41,8 @@ def add_parser(subparsers) -> None:
                    help="master seed of the per-repeat reader seeds (with --repeats; default 0)")
     p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "
                                  "(an empty directory, or a training run's)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the examination in --out: first remove what kbgym wrote there")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     add_endpoint_flags(p)
     p.set_defaults(func=cmd_test)
@@ -51,6 +54,12 @@ def cmd_test(args) -> int:
     from kbgym.runs.exam import load_questions, write_test_meta
     from kbgym.scoring import score_block
 
+    if args.out:
+        from kbgym.runs.compat import check_exam_out
+
+        check_exam_out(args.out, {}, overwrite=args.overwrite)  # at once, before any loading
+    elif args.overwrite:
+        raise CLIError("--overwrite applies with --out DIR")
     u, _ = open_universe(args.universe)
     if args.out and (Path(args.out) / "meta.json").exists():  # appending into a training run
         from kbgym.files import read_run_meta
@@ -61,6 +70,11 @@ def cmd_test(args) -> int:
                            "pass its --universe")
     lib, lib_name = open_library(args.library, u)
     questions, splits = load_questions(u, args.questions)
+    probe_data = None
+    if args.questions:
+        from kbgym.files import read_json
+
+        probe_data = read_json(args.questions, "probe")
     names = [s.strip() for s in args.split.split(",") if s.strip()]
     for name in names:
         if name not in splits:
@@ -75,7 +89,7 @@ def cmd_test(args) -> int:
     model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
     exam_id = {"library": lib_name, "questions": args.questions, "m": env_cfg.m, "model": model,
                "epoch": args.epoch}
-    with exam_lock(args.out, exam_id):
+    with exam_lock(args.out, exam_id, args.overwrite):
         run_id = _test_run_id(args, u, lib)
         rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                                   splits=splits, label=args.epoch, limit=args.limit,
@@ -83,10 +97,9 @@ def cmd_test(args) -> int:
                                   max_concurrent=args.max_concurrent,
                                   repeats=args.repeats, seed=args.seed)
         if args.out:
-            from kbgym.jsonio import sha256_hex
+            from kbgym.runs.gradient import probe_hash
 
-            qhash = ("sha256:" + sha256_hex(Path(args.questions).read_bytes())
-                     if args.questions else None)
+            qhash = probe_hash(probe_data) if probe_data is not None else None
             write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
                             label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
                             rows=rows, repeats=args.repeats, seed=args.seed,
@@ -100,17 +113,23 @@ def cmd_test(args) -> int:
     return 0
 
 
-def exam_lock(out, exam_id):
-    """The writer lock of ``test --out`` (refusing a directory holding another exam)."""
-    import contextlib
-
+@contextlib.contextmanager
+def exam_lock(out, exam_id, overwrite: bool = False):
+    """The writer lock of ``test --out``: refuse a directory holding another exam (unless
+    ``overwrite``: then what kbgym wrote there goes first), then hold its lock."""
     from kbgym.runs.compat import check_exam_out
     from kbgym.runs.lock import run_lock
+    from kbgym.runs.outdir import clear
 
     if not out:
-        return contextlib.nullcontext()
-    check_exam_out(out, exam_id)
-    return run_lock(out)
+        yield
+        return
+    check_exam_out(out, exam_id, overwrite=overwrite)
+    with run_lock(out):
+        check_exam_out(out, exam_id, overwrite=overwrite, locked=True)
+        if overwrite:
+            clear(out)
+        yield
 
 
 def _consistency_cell(args, rows, split) -> str:

@@ -48,8 +48,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--judge-model", help="model of the dedup judge")
     p.add_argument("--refresh", choices=["immediate", "iteration"],
                    help="when search sees edits (default immediate)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run in --out (same curator and config)")
+    again = p.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="continue an interrupted run in --out (same curator and config)")
+    again.add_argument("--overwrite", action="store_true",
+                       help="replace the run in --out: first remove everything kbgym wrote "
+                            "there (logs, snapshots, reports, exams)")
     p.add_argument("--resume-from-library", dest="resume_from_library", metavar="SNAPSHOT",
                    help="start from this trained library (e.g. one trained on the universe "
                         "--universe drifted from) instead of B1")
@@ -61,8 +65,9 @@ def add_parser(subparsers) -> None:
 
 def cmd_train(args) -> int:
     from kbgym.plugins import make_agent
-    from kbgym.runs.train import TrainConfig, train
+    from kbgym.runs.train import TrainConfig, check_train_out, train
 
+    check_train_out(args.out, args.resume, args.overwrite)  # at once, before any loading
     u, upath = open_universe(args.universe)
     env_cfg = env_config(args)
     cfg = TrainConfig.make(**{k: v for k, v in {
@@ -82,6 +87,7 @@ def cmd_train(args) -> int:
         start, _ = open_library(args.resume_from_library, u, typed_links=env_cfg.typed_links)
     meta = train(u, agent, args.out, env_config=env_cfg, config=cfg, universe_path=upath,
                  judge=judge, judge_meta=judge_meta, reader=reader, resume=args.resume,
+                 overwrite=args.overwrite,
                  progress=progress_bar(args.quiet, "train"),
                  agent_spec={"name": args.agent, "options": identity}, start_library=start)
     if not args.quiet:

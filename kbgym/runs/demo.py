@@ -8,7 +8,6 @@ the rho table and library metrics; write the curve and the plots.
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -28,9 +27,22 @@ from kbgym.universe import UniverseConfig, generate
 def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 500,
              train_size: int = 100, epochs: int = 2, per_group: int = 30, curve_every: int = 20,
              curator: str = "scripted-index", reader_name: str = "scripted-reader",
-             plots: bool = True, say=print) -> dict:
+             plots: bool = True, say=print, overwrite: bool = False) -> dict:
+    """The demo into ``out``: a folder an earlier demo wrote (its ``demo.json``) is rewritten,
+    any other folder holding kbgym files only with ``overwrite`` (nothing else is deleted)."""
+    from kbgym.runs.outdir import DEMO_FILES, RUN_FILES, check_out, clear
+
     out = Path(out)
+    files = RUN_FILES + DEMO_FILES
+    again = (out / "demo.json").is_file()
+    check_out(out, what="files of an earlier kbgym command", flags="--overwrite to replace "
+              "them", overwrite=overwrite or again, patterns=files)
+    clear(out, files)
     out.mkdir(parents=True, exist_ok=True)
+    write_canonical(out / "demo.json", {
+        "schema_version": 1, "kind": "kbgym.demo", "seed": seed, "n_people": n_people,
+        "train_size": train_size, "epochs": epochs, "per_group": per_group,
+        "curve_every": curve_every, "curator": curator, "reader": reader_name})
     timings = {}
     t = time.perf_counter()
     u = generate(UniverseConfig(seed=seed, n_people=n_people))
@@ -55,12 +67,12 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     write_canonical(out / "probe.json", probe)
     trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
-    for arm in ("B1", "trained", "prior"):  # exams append; a rerun starts them afresh
-        shutil.rmtree(out / f"exam_{arm}", ignore_errors=True)
     arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, label="B1",
-                                out=out / "exam_B1"),
+                                out=out / "exam_B1", reader_name=reader_name,
+                                library_name="B1"),
             "trained": examine_probe(u, trained, reader, probe, label="trained",
-                                     out=out / "exam_trained"),
+                                     out=out / "exam_trained", reader_name=reader_name,
+                                     library_name=str(run / f"kb_epoch_{epochs}.json")),
             # the guess floor: each template's top training answer in one step (F1 it gives away)
             "prior": examine_prior(u, probe, out=out / "exam_prior")}
     table = probe_table(arms, probe, seed=seed)

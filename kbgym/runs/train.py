@@ -24,6 +24,7 @@ from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.lock import run_lock
+from kbgym.runs.outdir import check_out, clear
 from kbgym.runs.logs import RunDir, read_jsonl, rewrite_jsonl, run_id_of, write_json
 from kbgym.seeding import stream
 from kbgym.universe.types import Universe
@@ -109,6 +110,23 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
+def check_train_out(out: str | Path, resume: bool, overwrite: bool, locked: bool = False
+                    ) -> None:
+    """``train --out``: a folder holding an earlier run needs ``--resume`` or ``--overwrite``;
+    ``--resume`` needs a training run (or nothing) there. One-line ConfigErrors; reads only."""
+    if resume and overwrite:
+        raise ConfigError("--resume continues the run in --out and --overwrite replaces it: "
+                          "give one of them")
+    if not resume:
+        check_out(out, what="a run", flags="--resume to continue it or --overwrite to "
+                  "replace it", overwrite=overwrite, locked=locked)
+        return
+    taken = check_out(out, what="a run", flags="", overwrite=True, locked=locked)
+    if taken and not (Path(out) / "meta.json").is_file():
+        raise ConfigError(f"--resume {out}: holds no training run (no meta.json) - "
+                          "choose the run's folder, or another --out")
+
+
 def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
     order = list(qids)
     stream(seed, f"order/{epoch}").shuffle(order)
@@ -138,6 +156,7 @@ def train(
     judge_meta: dict | None = None,
     reader: AgentLike | None = None,
     resume: bool = False,
+    overwrite: bool = False,
     progress: Callable[[int, int, dict], None] | None = None,
     agent_spec: Mapping | None = None,
     start_library: Library | None = None,
@@ -149,8 +168,16 @@ def train(
     ``start_library`` (``kbgym train --resume-from-library``) starts from that library, e.g.
     one trained on the universe this one drifted from, instead of B1; it is kept in the run
     directory as ``kb_start.json`` so that replay and resume start from it too.
+
+    A directory holding an earlier run (or anything kbgym wrote) is refused unless ``resume``
+    (continue it) or ``overwrite`` (remove what kbgym wrote there first): a forgotten
+    ``--resume`` never wipes a run (:mod:`kbgym.runs.outdir`).
     """
+    check_train_out(out, resume, overwrite)  # before the lock: a refusal writes nothing
     with run_lock(out):
+        check_train_out(out, resume, overwrite, locked=True)
+        if overwrite:
+            clear(out)
         return _train(universe, agent, out, env_config=env_config, config=config,
                       universe_path=universe_path, judge=judge, judge_meta=judge_meta,
                       reader=reader, resume=resume, progress=progress, agent_spec=agent_spec,
@@ -209,9 +236,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
         rewrite_existing(root / "timing.jsonl",
                          [r for r in read_jsonl(root / "timing.jsonl") if keep(r)])
         library = replay_library(universe, trace, n_done, start_library, env_cfg.typed_links)
-    else:
-        for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log"):
-            (root / f"{name}.jsonl").unlink(missing_ok=True)
+    else:  # check_train_out saw to it that nothing of an earlier run is here
         if start_library is not None:
             write_snapshot(root / "kb_start.json", start_library, "start", uref)
             library = start_library.copy(search=None)

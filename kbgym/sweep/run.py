@@ -186,7 +186,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         gc_refreeze()  # the last exam's garbage goes; this library stays out of full GCs
         t = time.perf_counter()
         rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
-                                  out=path / f"exam_{arm}")
+                                  out=path / f"exam_{arm}", reader_name=spec["reader"]["name"],
+                                  library_name=arm)
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
         del lib
     gc_refreeze()

@@ -176,7 +176,7 @@ def test_cli_test_unknown_split(tmp_path):
     (["train", "--epochs", "0", "--out", "{tmp}/r"], "epochs"),
     (["train", "--agent", "nope", "--out", "{tmp}/r"], "unknown agent 'nope'"),
     (["test", "--library", "{tmp}/none.json"], "no such library file"),
-    (["test", "--m", "0"], "argument --m: must be between 1 and 10000, got 0"),
+    (["test", "--m", "0"], "argument --m: must be between 1 and 1000000, got 0"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path, argv, needle):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
