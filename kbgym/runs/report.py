@@ -15,7 +15,7 @@ from kbgym.metrics.costs import PriceTable, cached_share, exam_costs, tokens_of
 from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
-from kbgym.runs.logs import read_jsonl, write_json
+from kbgym.runs.logs import read_jsonl, verify_trace, write_json
 from kbgym.runs.probe import format_table
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
@@ -137,6 +137,7 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
+    verify_trace(run_dir)  # a report of a cut or altered run is refused, naming the row
     train_log = read_jsonl(run_dir / "train_log.jsonl")
     series = read_jsonl(run_dir / "series.jsonl")
     kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")

@@ -25,7 +25,14 @@ from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.lock import run_lock
 from kbgym.runs.outdir import check_out, clear
-from kbgym.runs.logs import RunDir, read_jsonl, rewrite_jsonl, run_id_of, write_json
+from kbgym.runs.logs import (
+    RunDir,
+    read_jsonl,
+    rewrite_jsonl,
+    run_id_of,
+    verify_trace,
+    write_json,
+)
 from kbgym.seeding import stream
 from kbgym.universe.types import Universe
 
@@ -223,7 +230,8 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                 return isinstance(r.get("iteration"), int) and r["iteration"] <= n_done
             return r.get("kind") == "test" and _epoch_before(r.get("epoch"), stats_done)
 
-        trace = [r for r in read_jsonl(root / "trace.jsonl") if keep(r)]
+        # a trace cut short or altered is refused here, never resumed from (logs.verify_trace)
+        trace = [r for r in verify_trace(root) if keep(r)]
         rewrite_existing(root / "trace.jsonl", trace)
         rewrite_existing(root / "train_log.jsonl", done_rows)
         series = [r for r in read_jsonl(root / "series.jsonl") if r["iteration"] <= n_done]
@@ -319,14 +327,13 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                 if iteration <= n_done:
                     continue
                 recorder.begin(epoch=epoch, iteration=iteration, split="train")
-                summary, _, wall = run_episode(recorder, agent, qid)  # trace + train_log
+                # trace rows, then the timing row, then the train_log row (the recorder)
+                summary, _, _ = run_episode(recorder, agent, qid)
                 tokens["train_in"] += summary["tokens_in"]
                 tokens["train_out"] += summary["tokens_out"]
                 tokens["train_cached"] += summary["tokens_cached"]
                 files.log("series").write(stats_row(iteration=iteration, epoch=epoch,
                                                     run_id=run_id))
-                files.log("timing").write({"kind": "train", "iteration": iteration,
-                                           "qid": qid, "seconds": round(wall, 6)})
                 if iteration % cfg.snapshot_every == 0:
                     write_snapshot(root / f"kb_iter_{iteration:04d}.json", library,
                                    f"iteration {iteration}", uref)
