@@ -48,7 +48,9 @@ def first_error(err, where: str = "") -> str:
     inner = (e.get("ctx") or {}).get("error")
     if isinstance(inner, ConfigError):  # a nested model already said it in one line
         return f"{where}: {inner}" if where else str(inner)
-    field = ".".join(str(p) for p in e["loc"])
+    # a union's member names ("list[str]", "str") are not fields: answers.0, not answers.list[str].0
+    field = ".".join(str(p) for p in e["loc"] if not (isinstance(p, str) and (
+        "[" in p or p in ("str", "int", "float", "bool", "list", "dict", "none"))))
     parts = [p for p in (where, field) if p]
     prefix = ": ".join(parts) + ": " if parts else ""
     if e["type"] == "extra_forbidden":

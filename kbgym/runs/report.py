@@ -217,9 +217,10 @@ def render_markdown(rep: dict) -> str:
               f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
               f"({s['scorable']} scorable of {s['index_nodes']})",
               "- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
-              "- index families (from links): " + ", ".join(
-                  f"{k} {v}" for k, v in s["families"].items()) + "; by title wording: "
-              + ", ".join(f"{k} {v}" for k, v in s.get("families_by_title", {}).items()),
+              "- index families (from links): " + (", ".join(
+                  f"{k} {v}" for k, v in s["families"].items()) or "none") + "; by title "
+              "wording: " + (", ".join(f"{k} {v}" for k, v in s.get("families_by_title",
+                                                                       {}).items()) or "none"),
               f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
               "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
