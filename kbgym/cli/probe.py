@@ -43,7 +43,8 @@ def cmd_probe(args) -> int:
     from kbgym.jsonio import write_canonical
     from kbgym.runs.logs import read_jsonl
     from kbgym.runs.compat import check_probe_arms
-    from kbgym.runs.probe import ProbeSettings, format_table, make_probe_from_run, probe_table
+    from kbgym.runs.probe import (ProbeSettings, format_table, legend, make_probe_from_run,
+                                  probe_table)
 
     if args.probe_command == "make":
         from kbgym.runs.replay import load_run_universe
@@ -83,16 +84,31 @@ def cmd_probe(args) -> int:
         if not path:
             raise CLIError(f"--arm takes NAME=DIR (a test output directory), got {spec!r}")
         arms[name] = read_jsonl(Path(path) / "test_log.jsonl")
-    table = probe_table(arms, probe, base=args.base, resamples=args.resamples, delta=args.delta)
+    table = probe_table(arms, probe, base=args.base, resamples=args.resamples, delta=args.delta,
+                        m=_arm_budget(args.arm))
     if args.out:
         write_canonical(args.out, table)
     print(format_table(table))
+    for line in legend(table):
+        print(line)
     for subset in ("exhausted", "rest"):
         print(f"\n-- questions where {args.base} {'exhausted its budget' if subset == 'exhausted' else 'answered in budget'}")
         print(format_table(table, subset))
     if args.prices:
         _print_arm_costs(args, arms)
     return 0
+
+
+def _arm_budget(specs) -> int | None:
+    """The exam budget the (checked, comparable) reading arms were examined at."""
+    import json
+
+    for spec in specs:
+        meta = Path(spec.partition("=")[2]) / "test_meta.json"
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        if "prior" not in (data.get("reader"), data.get("model")):
+            return data.get("m")
+    return None
 
 
 def _print_arm_costs(args, arms: dict) -> None:

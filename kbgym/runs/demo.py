@@ -18,7 +18,8 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe, training_curve
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
-from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
+from kbgym.env.config import KBGymConfig
+from kbgym.runs.probe import format_table, legend, make_probe_from_run, probe_table
 from kbgym.runs.report import misinformation_line, write_report
 from kbgym.runs.train import TrainConfig, train
 from kbgym.universe import UniverseConfig, generate
@@ -75,7 +76,7 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
                                      library_name=str(run / f"kb_epoch_{epochs}.json")),
             # the guess floor: each template's top training answer in one step (F1 it gives away)
             "prior": examine_prior(u, probe, out=out / "exam_prior")}
-    table = probe_table(arms, probe, seed=seed)
+    table = probe_table(arms, probe, seed=seed, m=KBGymConfig().m)
     write_canonical(out / "probe_table.json", table)
     timings["probe"] = time.perf_counter() - t
 
@@ -96,6 +97,8 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     say("")
     say("gradient probe (rho = steps(arm)/steps(B1) on the same questions)")
     say(format_table(table))
+    for line in legend(table):
+        say(line)
     s = report["structure"]
     say("")
     say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"

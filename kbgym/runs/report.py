@@ -16,7 +16,7 @@ from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, verify_trace, write_json
-from kbgym.runs.probe import format_table
+from kbgym.runs.probe import format_table, legend
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
@@ -239,7 +239,8 @@ def render_markdown(rep: dict) -> str:
         lines += ["", "## Gradient probe (formula (1))", "",
                   "* = the rho CI lies below 1 and there is no F1 loss; F1↓ = the paired CI of "
                   "F1(arm) - F1(base) lies entirely below -delta.", "", "```",
-                  format_table(rep["probe_table"]), "```"]
+                  format_table(rep["probe_table"]), "```", "",
+                  *[f"- {line}" for line in legend(rep["probe_table"])]]
     lines += _token_lines(rep["costs"])
     return "\n".join(lines) + "\n"
 

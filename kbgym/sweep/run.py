@@ -192,7 +192,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         del lib
     gc_refreeze()
     lap("exams")
-    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"],
+                        m=env_cfg.m)
     write_canonical(path / "probe_table.json", table)
     lap("table")
 
