@@ -97,17 +97,25 @@ def _no_repeats(pairs: list) -> dict:
     return out
 
 
-def read_text(path: str | Path, what: str, max_bytes: int | None = None) -> str:
-    """The UTF-8 text of a ``what`` file, refusing one over its size limit before reading."""
-    path = Path(path)
+def _size_ok(path: Path, what: str, max_bytes: int | None) -> None:
     limit = max_bytes if max_bytes is not None else MAX_BYTES.get(what, DEFAULT_MAX_BYTES)
     try:
         size = path.stat().st_size
+    except OSError:
+        return  # read_text says what is wrong
+    if size > limit and not path.is_dir():
+        raise ConfigError(f"{path}: {size / MiB:.1f} MB, over the {limit / MiB:g} MB limit "
+                          f"of a {what} file")
+
+
+def read_text(path: str | Path, what: str, max_bytes: int | None = None) -> str:
+    """The UTF-8 text of a ``what`` file, refusing one over its size limit before reading."""
+    path = Path(path)
+    try:
+        path.stat()
         if path.is_dir():
             raise IsADirectoryError
-        if size > limit:
-            raise ConfigError(f"{path}: {size / MiB:.1f} MB, over the {limit / MiB:g} MB limit "
-                              f"of a {what} file")
+        _size_ok(path, what, max_bytes)
         data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"no such {what} file: {path}") from None
@@ -130,7 +138,8 @@ def read_data(path: str | Path, what: str, *, yaml: bool | None = None,
     if yaml is None:
         yaml = path.suffix.lower() in (".yaml", ".yml")
     if object_only and not yaml:
-        _first_byte_is_brace(path, what)
+        _size_ok(path, what, max_bytes)  # a file over its limit says so first
+        check_object_start(path, what)
     text = read_text(path, what, max_bytes)
     if yaml:
         import yaml as pyyaml
@@ -157,7 +166,7 @@ def read_data(path: str | Path, what: str, *, yaml: bool | None = None,
     return data
 
 
-def _first_byte_is_brace(path: Path, what: str) -> None:
+def check_object_start(path: str | Path, what: str) -> None:
     """Refuse, before reading it all, a JSON file that cannot hold an object."""
     try:
         with open(path, "rb") as fh:

@@ -65,6 +65,10 @@ def cmd_adapt_phantomwiki(args) -> int:
     from kbgym.adapters.phantomwiki import adapt_phantomwiki, summarize
     from kbgym.jsonio import atomic_write_text, write_canonical
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out)
+    check_output_file(args.report, "--report")
     u = adapt_phantomwiki(args.src, seed=args.seed,
                           sizes=(args.train, args.test_in, args.test_out),
                           eval_sizes=(args.eval_in, args.eval_out))
@@ -91,6 +95,9 @@ def cmd_adapt_pw_probe(args) -> int:
     from kbgym.adapters.phantomwiki import make_pw_probe_from_run
     from kbgym.jsonio import write_canonical
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u = _load_universe(args.universe)
     probe = make_pw_probe_from_run(u, args.run, seed=args.seed, per_template=args.per_template,
                                    stratify=args.stratify)

@@ -38,8 +38,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                       help="fixed stub summaries (the default; no model needed)")
     text.add_argument("--model", help="write B2/B4 summaries with this LLM")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="name of the environment variable holding the API key")
+    p.add_argument("--api-key-env",
+                   help="name of the environment variable holding the API key, with --model "
+                        "(default OPENAI_API_KEY)")
     p.add_argument("--max-size", type=of(B2Params, "max_size"), dest="max_size",
                    help="B2 community size (default 10)")
     p.add_argument("--synapse-cap", type=of(B3Params, "synapse_cap"), dest="synapse_cap",
@@ -73,6 +74,9 @@ def _params(args) -> dict:
 def _summarizer(args):
     """None for stub text, else the LLM summariser plugin (a one-line error when absent)."""
     if not args.model:
+        if args.base_url or args.api_key_env:
+            raise ConfigError("--base-url and --api-key-env apply only with --model (LLM "
+                              "summaries)")
         return None
     from kbgym.baselines import LLM_BASELINES
 
@@ -84,7 +88,7 @@ def _summarizer(args):
     if SUMMARIZER_PLUGIN not in available():
         raise ConfigError(f"LLM summaries need an OpenAI endpoint agent, the {SUMMARIZER_PLUGIN!r} "
                           f"plugin, which is not available yet; use --stub")
-    opts = {"model": args.model, "api_key_env": args.api_key_env}
+    opts = {"model": args.model, "api_key_env": args.api_key_env or "OPENAI_API_KEY"}
     if args.base_url:
         opts["base_url"] = args.base_url
     return make_agent(SUMMARIZER_PLUGIN, **opts)

@@ -112,6 +112,9 @@ def cmd_build(args) -> int:
     from kbgym.jsonio import atomic_write_text
     from kbgym.universe import generate
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, config=args.config)
     u = generate(universe_config_from_args(args))
     atomic_write_text(args.out, u.dumps())
     if not args.quiet:

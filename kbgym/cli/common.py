@@ -35,8 +35,13 @@ def open_library(spec: str | None, universe, typed_links: bool = False):
         return Library.from_universe(universe), "B1"
     if not Path(spec).exists():
         raise CLIError(f"no such library file: {spec}")
-    from kbgym.files import check_library_universe
+    from kbgym.files import MAX_BYTES, check_library_universe, check_object_start
 
+    size = Path(spec).stat().st_size
+    if size > MAX_BYTES["snapshot"]:
+        raise CLIError(f"{spec}: {size >> 20} MB, over the {MAX_BYTES['snapshot'] >> 20} MB "
+                       "limit of a snapshot file")
+    check_object_start(spec, "snapshot")  # garbage is refused at its first byte, not parsed
     lib, header = load_snapshot(spec)
     uhash = (header.get("universe") or {}).get("hash") if isinstance(header, dict) else None
     parent = (universe.meta.get("drift") or {}).get("parent_hash")
@@ -47,6 +52,28 @@ def open_library(spec: str | None, universe, typed_links: bool = False):
     else:
         check_library_universe(lib, header, universe, spec)
     return lib, spec
+
+
+def check_output_file(out: str | None, flag: str = "--out", **inputs: str | None) -> None:
+    """A file an option writes must not replace one of the command's inputs (``inputs``: flag
+    name -> path) nor a run's own files (meta.json, logs, snapshots): one line, nothing
+    written. Replacing an earlier output of the same command is fine."""
+    if not out:
+        return
+    import fnmatch
+
+    from kbgym.runs.outdir import RUN_FILES
+
+    target = Path(out)
+    if target.is_dir():
+        raise CLIError(f"{flag} {out}: is a directory; give a file name")
+    for name, path in inputs.items():
+        if path and Path(path).exists() and target.exists() and target.samefile(path):
+            raise CLIError(f"{flag} {out} is also the input --{name.replace('_', '-')}; write "
+                           "the output elsewhere")
+    if target.exists() and any(fnmatch.fnmatchcase(target.name, p) for p in RUN_FILES) \
+            and target.name not in ("probe_table.json", "report.json", "curve.json"):
+        raise CLIError(f"{flag} {out} would replace a run's {target.name}; choose another name")
 
 
 def progress_bar(quiet: bool, label: str):

@@ -45,6 +45,9 @@ def cmd_import_corpus(args) -> int:
     from kbgym.adapters.corpus.universe import DEFAULT_EVAL_SIZES, DEFAULT_SIZES, empty_splits
     from kbgym.jsonio import atomic_write_text
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, questions=args.questions)
     given = (args.train, args.test_in, args.test_out, args.eval_in, args.eval_out)
     fitted = all(v is None for v in given)  # none given: the defaults fitted to the corpus
     full = [d if v is None else v for v, d in zip(given, (*DEFAULT_SIZES, *DEFAULT_EVAL_SIZES))]

@@ -39,6 +39,9 @@ def cmd_drift(args) -> int:
     from kbgym.jsonio import atomic_write_text
     from kbgym.universe.drift import drift, summarize
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
     u2 = drift(u, args.changes, args.seed)
     atomic_write_text(args.out, u2.dumps())
@@ -53,6 +56,9 @@ def cmd_drift_report(args) -> int:
     from kbgym.runs.drift import drift_report, repair_summary
     from kbgym.runs.logs import read_jsonl
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
     report: dict = {"exams": {}}
     for spec in args.test:

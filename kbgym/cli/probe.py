@@ -47,7 +47,10 @@ def cmd_probe(args) -> int:
                                   probe_table)
 
     if args.probe_command == "make":
+        from kbgym.cli.common import check_output_file
         from kbgym.runs.replay import load_run_universe
+
+        check_output_file(args.out, universe=args.universe)
 
         # the run's own universe file by default; a given one must have the run's hash
         u = load_run_universe(Path(args.run), args.universe)
@@ -72,6 +75,9 @@ def cmd_probe(args) -> int:
             print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +
                   f" -> {args.out}")
         return 0
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, probe=args.probe, prices=args.prices)
     check_probe_arms(args.probe, args.arm, args.base)  # same probe, reader and budget
     if args.prices:  # a bad price table stops before anything is printed
         from kbgym.metrics.costs import PriceTable

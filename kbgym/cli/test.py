@@ -37,8 +37,8 @@ def add_parser(subparsers) -> None:
                    help="questions in flight at once for async (LLM) readers (default 32)")
     p.add_argument("--repeats", type=A.int_range(1, 100), default=1,
                    help="examine each question R times (citation consistency) (default 1)")
-    p.add_argument("--seed", type=A.SEED, default=0,
-                   help="master seed of the per-repeat reader seeds (with --repeats; default 0)")
+    p.add_argument("--seed", type=A.SEED,
+                   help="master seed of the per-repeat reader seeds, with --repeats (default 0)")
     p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "
                                  "(an empty directory, or a training run's)")
     p.add_argument("--overwrite", action="store_true",
@@ -54,6 +54,15 @@ def cmd_test(args) -> int:
     from kbgym.runs.exam import load_questions, write_test_meta
     from kbgym.scoring import score_block
 
+    if args.seed is not None and args.repeats < 2:
+        raise CLIError("--seed applies only with --repeats R (R of 2 or more)")
+    args.seed = args.seed or 0
+    names = [s.strip() for s in args.split.split(",") if s.strip()]
+    if not names:
+        raise CLIError(f"--split {args.split!r}: give one or more split names, comma-separated")
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice:
+        raise CLIError(f"--split: {twice} is given twice")
     if args.out:
         from kbgym.runs.compat import check_exam_out
 
@@ -75,7 +84,6 @@ def cmd_test(args) -> int:
         from kbgym.files import read_json
 
         probe_data = read_json(args.questions, "probe")
-    names = [s.strip() for s in args.split.split(",") if s.strip()]
     for name in names:
         if name not in splits:
             raise CLIError(f"unknown split: {name}")

@@ -7,6 +7,7 @@ import argparse
 from kbgym.cli import args as A
 from kbgym.cli.common import (
     AGENT_HELP,
+    CLIError,
     add_endpoint_flags,
     agent_options,
     dedup_judge,
@@ -24,8 +25,9 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("train", help="train a curator on the train split")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
     p.add_argument("--agent", default="scripted-index", help=AGENT_HELP)
-    p.add_argument("--reader", default="scripted-reader",
-                   help="reader for --eval-each-epoch (plugin name or module:factory)")
+    p.add_argument("--reader",
+                   help="reader for --eval-each-epoch (plugin name or module:factory; default "
+                        "scripted-reader)")
     p.add_argument("--epochs", type=A.of(TrainConfig, "epochs"), help="epochs (default 2)")
     p.add_argument("--train-size", type=A.of(TrainConfig, "train_size"), dest="train_size",
                    help="train on train[:N] (default: the whole train split)")
@@ -68,6 +70,12 @@ def cmd_train(args) -> int:
     from kbgym.runs.train import TrainConfig, check_train_out, train
 
     check_train_out(args.out, args.resume, args.overwrite)  # at once, before any loading
+    for flag, value, needs, given in (
+            ("--reader", args.reader, "--eval-each-epoch", args.eval_each_epoch),
+            ("--dedup-threshold", args.dedup_threshold, "--dedup", args.dedup),
+            ("--judge-model", args.judge_model, "--dedup", args.dedup)):
+        if value is not None and not given:  # a flag that would do nothing is an error
+            raise CLIError(f"{flag} applies only with {needs}")
     u, upath = open_universe(args.universe)
     env_cfg = env_config(args)
     cfg = TrainConfig.make(**{k: v for k, v in {
@@ -76,8 +84,8 @@ def cmd_train(args) -> int:
     }.items() if v is not None})
     agent = make_agent(args.agent, **agent_options(args))
     # the endpoint flags are the curator's; a scripted reader beside an LLM curator takes none
-    reader = (make_agent(args.reader, offered=agent_options(args)) if args.eval_each_epoch
-              else None)
+    reader = (make_agent(args.reader or "scripted-reader", offered=agent_options(args))
+              if args.eval_each_epoch else None)
     # the run id names the curator and its options; where it is served is not part of it
     identity = {k: v for k, v in agent_options(args).items()
                 if k not in ("base_url", "api_key_env")}

@@ -38,6 +38,12 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     again = (out / "demo.json").is_file()
     check_out(out, what="files of an earlier kbgym command", flags="--overwrite to replace "
               "them", overwrite=overwrite or again, patterns=files)
+    n_train = UniverseConfig(seed=seed, n_people=n_people).sizes[0]
+    if train_size > n_train:  # refused before anything is written
+        from kbgym.errors import ConfigError
+
+        raise ConfigError(f"--train-size {train_size}: the demo universe's train split has "
+                          f"{n_train} questions")
     clear(out, files)
     out.mkdir(parents=True, exist_ok=True)
     write_canonical(out / "demo.json", {

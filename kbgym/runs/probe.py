@@ -103,7 +103,11 @@ def read_train_log(run_dir: str | Path) -> tuple[list[dict], str]:
     path = Path(run_dir) / "train_log.jsonl"
     if not path.exists():
         raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
-    return read_jsonl(path), "sha256:" + sha256_hex(path.read_bytes())
+    rows = read_jsonl(path)
+    if not rows:
+        raise ConfigError(f"{run_dir}: no finished training iteration yet - nothing to make "
+                          "a probe from")
+    return rows, "sha256:" + sha256_hex(path.read_bytes())
 
 
 def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -121,10 +120,12 @@ def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> di
         if probe_table:
             raise ConfigError(f"{probe_table}: no such probe table file")
         return None
+    from kbgym.files import read_data
+
     try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"{path}: not a probe table ({e})") from None
+        table = read_data(path, "probe table", yaml=False)
+    except ConfigError as e:
+        raise ConfigError(f"{e} (not a probe table)") from None
     if not isinstance(table, dict) or "groups" not in table:
         raise ConfigError(f"{path}: not a probe table (no 'groups'; write one with "
                           "kbgym probe table --out)")

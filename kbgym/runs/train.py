@@ -117,6 +117,19 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
+def _check_train_split(universe: Universe, cfg: TrainConfig | None,
+                       env_cfg: KBGymConfig | None) -> None:
+    """A train slice must exist: an empty train split, or a train_size beyond it (which
+    would silently train on fewer questions than asked), is a one-line error."""
+    n = len(universe.splits.get("train", ()))
+    if not n:
+        raise ConfigError("the universe's train split is empty: nothing to train on")
+    for size in ((cfg.train_size if cfg else None), (env_cfg.train_size if env_cfg else None)):
+        if size is not None and size > n:
+            raise ConfigError(f"train_size {size}: the universe's train split has {n} "
+                              "questions")
+
+
 def check_train_out(out: str | Path, resume: bool, overwrite: bool, locked: bool = False
                     ) -> None:
     """``train --out``: a folder holding an earlier run needs ``--resume`` or ``--overwrite``;
@@ -180,19 +193,23 @@ def train(
     (continue it) or ``overwrite`` (remove what kbgym wrote there first): a forgotten
     ``--resume`` never wipes a run (:mod:`kbgym.runs.outdir`).
     """
-    check_train_out(out, resume, overwrite)  # before the lock: a refusal writes nothing
+    _check_train_split(universe, config, env_config)
+    ident = _identity(universe, agent, env_config, config, agent_spec, start_library)
+    # before the lock, so that a refusal writes nothing; again under it (another process)
+    check_train_out(out, resume, overwrite)
+    if resume:
+        check_resume(Path(out), ident[-1], ident[-2])
     with run_lock(out):
         check_train_out(out, resume, overwrite, locked=True)
         if overwrite:
             clear(out)
-        return _train(universe, agent, out, env_config=env_config, config=config,
-                      universe_path=universe_path, judge=judge, judge_meta=judge_meta,
-                      reader=reader, resume=resume, progress=progress, agent_spec=agent_spec,
+        return _train(universe, agent, out, ident, universe_path=universe_path, judge=judge,
+                      judge_meta=judge_meta, reader=reader, resume=resume, progress=progress,
                       start_library=start_library)
 
 
-def _train(universe, agent, out, *, env_config, config, universe_path, judge, judge_meta,
-           reader, resume, progress, agent_spec, start_library) -> dict:
+def _identity(universe, agent, env_config, config, agent_spec, start_library) -> tuple:
+    """(env config, train config, seed, agent meta, curator, run id) of a run."""
     env_cfg = env_config or KBGymConfig()
     cfg = config or TrainConfig()
     if cfg.train_size is not None and env_cfg.train_size != cfg.train_size:
@@ -205,7 +222,26 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
         from kbgym.library.snapshot import snapshot_hash
 
         rc = dict(rc, start_library=snapshot_hash(start_library))
-    run_id = run_id_of(rc)
+    return env_cfg, cfg, seed, agent_meta, curator, run_id_of(rc)
+
+
+def check_resume(root: Path, run_id: str, curator: dict) -> list[dict]:
+    """What ``--resume`` may continue: the same run (curator and configuration) with a trace
+    that verifies against its train_log (:func:`kbgym.runs.logs.verify_trace`). Returns the
+    trace rows; one-line ConfigErrors."""
+    if (root / "meta.json").exists():
+        old = read_meta(root / "meta.json")
+        if old.get("run_id") != run_id:
+            what = ("another curator" if old.get("curator") not in (None, curator)
+                    else "another configuration")
+            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, trained "
+                              f"with {what}; this configuration is run {run_id}")
+    return verify_trace(root)
+
+
+def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, reader, resume,
+           progress, start_library) -> dict:
+    env_cfg, cfg, seed, agent_meta, curator, run_id = ident
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     files = RunDir(root)
@@ -217,21 +253,14 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     # kb_stats has one row per finished epoch, epoch 0 included
     stats_done = len(read_jsonl(root / "kb_stats.jsonl")) if resume else 0
     epochs_done = max(0, stats_done - 1)
-    if resume and (root / "meta.json").exists():
-        old = read_meta(root / "meta.json")
-        if old.get("run_id") != run_id:
-            what = ("another curator" if old.get("curator") not in (None, curator)
-                    else "another configuration")
-            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, trained "
-                              f"with {what}; this configuration is run {run_id}")
     if resume:
         def keep(r: dict) -> bool:  # rows of finished iterations and of finished epochs' exams
             if r.get("kind") == "train":
                 return isinstance(r.get("iteration"), int) and r["iteration"] <= n_done
             return r.get("kind") == "test" and _epoch_before(r.get("epoch"), stats_done)
 
-        # a trace cut short or altered is refused here, never resumed from (logs.verify_trace)
-        trace = [r for r in verify_trace(root) if keep(r)]
+        # a trace cut short or altered is refused, never resumed from (logs.verify_trace)
+        trace = [r for r in check_resume(root, run_id, curator) if keep(r)]
         rewrite_existing(root / "trace.jsonl", trace)
         rewrite_existing(root / "train_log.jsonl", done_rows)
         series = [r for r in read_jsonl(root / "series.jsonl") if r["iteration"] <= n_done]

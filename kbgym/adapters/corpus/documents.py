@@ -80,7 +80,7 @@ def list_files(root: str | Path) -> list[Path]:
         size = p.stat().st_size
         rel = p.relative_to(root).as_posix()
         if size > MAX_FILE_BYTES:
-            raise ConfigError(f"{rel}: {size / MiB:.1f} MB, over the {MAX_FILE_BYTES // MiB} MB "
+            raise ConfigError(f"{p}: {size / MiB:.1f} MB, over the {MAX_FILE_BYTES // MiB} MB "
                               "limit of one document file; split it into several files")
         total += size
         files.append(p)
@@ -194,14 +194,14 @@ def read_corpus(root: str | Path, *, unit: str = "sentence", context: str = "tit
     notes: list[Note] = []
     for path in list_files(root):
         rel = path.relative_to(root).as_posix()
-        lines, digest = read_lines(path, rel)
+        lines, digest = read_lines(path, str(path))
         doc = Document("d%04d" % (len(docs) + 1), rel, title_of(lines, path.stem), digest)
         docs.append(doc)
         for block, first in paragraphs(lines):
             for text, a, b in _units(block, first, unit):
                 text = normalize_text(contextualize(text, doc.title, context))
                 if text:
-                    check_note(text, rel, a, b)
+                    check_note(text, str(path), a, b)
                     nid = "s%04d" % (len(notes) + 1)
                     notes.append(Note(nid, text, doc.id, Source(rel, a, b, text_hash(text))))
     if not notes:
