@@ -42,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as err:
         if A.debug():  # a ValueError from user code (a curator) keeps its traceback too
             raise
-        print(f"kbgym {args.command}: error: {str(err).splitlines()[0] if str(err) else err!r}",
-              file=sys.stderr)
+        text = str(err).splitlines()[0] if str(err) else repr(err)
+        hint = "" if isinstance(err, OSError) else " (KBGYM_DEBUG=1 shows the traceback)"
+        print(f"kbgym {args.command}: error: {text}{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"kbgym {args.command}: interrupted", file=sys.stderr)
