@@ -235,7 +235,7 @@ def session_rows(universe: Any = None, *, split: str = "train", libraries: list[
     ``{"prompt": [{"role": "user", "content": <the question's task block>}], "qid": ...,
     "library": <snapshot path or "">}``, ``repeat`` times in a row. Only the train split (or
     another split the caller names deliberately) should feed training."""
-    from kbgym.env.tasks import forward_block
+    from kbgym.protocol.tasks import format_forward as forward_block
 
     u, _ = load_universe(universe)
     if split not in u.splits:

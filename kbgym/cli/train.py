@@ -68,6 +68,7 @@ def add_parser(subparsers) -> None:
 def cmd_train(args) -> int:
     from kbgym.plugins import make_agent
     from kbgym.runs.train import TrainConfig, check_train_out, train
+    from kbgym.runs.verdict import verdict_line
 
     check_train_out(args.out, args.resume, args.overwrite)  # at once, before any loading
     for flag, value, needs, given in (
@@ -100,4 +101,7 @@ def cmd_train(args) -> int:
                  agent_spec={"name": args.agent, "options": identity}, start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
+        line = verdict_line(meta["verdict"])
+        if line:
+            print(line)
     return 0

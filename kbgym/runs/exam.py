@@ -17,6 +17,7 @@ from kbgym.metrics.consistency import consistency, evidence_set
 from kbgym.runs.episode import AgentLike, arun_episode, run_episode
 from kbgym.runs.logs import RunDir, write_json
 from kbgym.runs.rows import test_row, trace_row
+from kbgym.runs.verdict import exam_verdict
 from kbgym.scoring import score_block
 from kbgym.seeding import derive
 from kbgym.universe.types import Question, Universe
@@ -210,6 +211,7 @@ def write_test_meta(out: str | Path, *, library: str, questions: str | None, spl
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
         "tokens_cached": sum(r.get("tokens_cached", 0) for r in rows),
         "score": score_block(rows),
+        "verdict": exam_verdict(rows),
     }
     if repeats > 1:
         meta.update(repeats=repeats, seed=seed,

@@ -67,13 +67,13 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
     or the run directory holds probe_table.json), growth.png and out_degree.png."""
     from kbgym.runs.report import find_probe_table
 
-    plt = _pyplot()
     run_dir = Path(run_dir)
+    table = find_probe_table(run_dir, probe_table)  # a bad table stops before anything else
+    plt = _pyplot()
     out = Path(out) if out else run_dir
     out.mkdir(parents=True, exist_ok=True)
     written = []
 
-    table = find_probe_table(run_dir, probe_table)
     if table is not None:
         written.append(plot_probe_table(table, out / "probe_table.png"))
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,11 @@ from kbgym.metrics.consistency import evidence_set
 from kbgym.runs.episode import PHASE_CODE
 from kbgym.runs.logs import RunDir
 from kbgym.runs.rows import step_row, test_row, trace_row, train_row
+from kbgym.runs.verdict import exam_verdict, train_verdict, verdict_line
+
+
+class VerdictWarning(UserWarning):
+    """A recorded run whose agent did nothing useful (:mod:`kbgym.runs.verdict`)."""
 
 
 class RunRecorder(gym.Wrapper):
@@ -55,6 +61,9 @@ class RunRecorder(gym.Wrapper):
         self._shown: list[dict] = []  # this test episode's trace rows (its evidence set)
         self._t0 = time.perf_counter()
         self._closed = False
+        self._episodes: list[dict] = []  # train_log / test_log rows written, for the verdict
+        self._steps: list[dict] = []  # each step's validity and error, for the verdict
+        self.verdict: dict | None = None
 
     # -- the env's public helpers, through the wrapper --------------------------------------
     @property
@@ -148,6 +157,8 @@ class RunRecorder(gym.Wrapper):
         row = trace_row(self.run_id, self.kind, self._ctx,
                         step_row(ep.question.qid, phase, step_no, info, (t_in, t_out, cached)))
         self.files.log("trace").write(row)
+        self._steps.append({"valid": row["valid"],
+                            "result": row["result"] if not row["valid"] else ""})
         if self.kind == "test":
             self._shown.append(row)
         if terminated or truncated:
@@ -163,24 +174,37 @@ class RunRecorder(gym.Wrapper):
             self.files.log("timing").write({
                 "kind": "train", "iteration": iteration, "qid": summary["qid"],
                 "seconds": round(time.perf_counter() - self._t0, 6)})
-            self.files.log("train_log").write(
-                {**train_row(self.run_id, epoch, iteration, summary), "trace_head": head})
+            row = train_row(self.run_id, epoch, iteration, summary)
+            self.files.log("train_log").write({**row, "trace_head": head})
+            self._episodes.append(row)
             if self._run is not None:
                 self._run.iteration_done(epoch, iteration, summary)
         else:
             q = self.env.unwrapped.question(summary["qid"])
             summary["evidence"] = evidence_set(self._shown, self.env.unwrapped.library)
             summary["repeat"] = self._ctx.get("repeat")
-            self.files.log("test_log").write(
-                {"run_id": self.run_id, **test_row(self._ctx.get("epoch"),
-                                                   self._ctx.get("split"), q, summary)})
+            row = test_row(self._ctx.get("epoch"), self._ctx.get("split"), q, summary)
+            self.files.log("test_log").write({"run_id": self.run_id, **row})
+            self._episodes.append(row)
 
     def close(self):
+        """Close the logs (a recorded folder gets its final snapshot and meta.json, and its
+        lock is released) and give the verdict (:attr:`verdict`): a :class:`VerdictWarning`
+        when the agent made no edits, mostly acted invalidly, always ran out of steps, or
+        (an exam) never answered."""
+        if self._episodes and self.verdict is None:
+            if self.kind == "train":
+                self.verdict = train_verdict(self._episodes, self._steps)
+            else:
+                self.verdict = exam_verdict(self._episodes, self._steps)
+            line = verdict_line(self.verdict, "curator" if self.kind == "train" else "reader")
+            if line:
+                warnings.warn(line, VerdictWarning, stacklevel=2)
         if not self._closed:
             self._closed = True
             try:
                 if self._run is not None:
-                    self._run.finish()
+                    self._run.finish(self.verdict)
             finally:
                 self.files.close()
                 if self._run is not None:
@@ -255,7 +279,7 @@ class _RunFolder:
         self.files.log("series").write({"iteration": iteration, "epoch": epoch,
                                         "run_id": self.run_id, **self.env.library.stats()})
 
-    def _write_meta(self) -> None:
+    def _write_meta(self, verdict: dict | None = None) -> None:
         import kbgym
         from kbgym.runs.logs import write_json
 
@@ -271,15 +295,16 @@ class _RunFolder:
             "agent": {"model": "recorded"}, "recorded": True, "curator": None,
             "start_library": self.start_hash,
             "tokens": {"train": self.tokens[:2], "test": [0, 0]},
-            "tokens_cached": {"train": self.tokens[2], "test": 0}, "schema_version": 1})
+            "tokens_cached": {"train": self.tokens[2], "test": 0}, "schema_version": 1,
+            **({"verdict": verdict} if verdict is not None else {})})
 
-    def finish(self) -> None:
+    def finish(self, verdict: dict | None = None) -> None:
         if self.kind != "train":
             return
         if self.epoch is not None:
             self._end_epoch(self.epoch)
             self.epoch = None
-        self._write_meta()
+        self._write_meta(verdict)
 
     def release(self) -> None:
         self._lock.close()

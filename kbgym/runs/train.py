@@ -23,6 +23,7 @@ from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
+from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
 from kbgym.runs.outdir import check_out, clear
 from kbgym.runs.logs import (
@@ -373,5 +374,7 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     finally:
         files.close()
     final = meta()
+    final["verdict"] = train_verdict(read_jsonl(root / "train_log.jsonl"),
+                                     read_jsonl(root / "trace.jsonl"))
     write_json(root / "meta.json", final)
     return final

@@ -32,9 +32,12 @@ class RunTimeout(KBGymError):
 
 
 def transient_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions worth retrying as they are: a model endpoint that was briefly away."""
-    import openai
-
+    """Exceptions worth retrying as they are: a model endpoint that was briefly away (the
+    OpenAI client's, when the ``llm`` extra is installed)."""
+    try:
+        import openai
+    except ImportError:
+        return (ConnectionError, TimeoutError)
     return (ConnectionError, TimeoutError, openai.APIConnectionError, openai.APITimeoutError,
             openai.RateLimitError, openai.InternalServerError)
 
