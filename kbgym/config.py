@@ -32,7 +32,7 @@ class ExperimentConfig(BaseModel):
 
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate a YAML config file; every failure is one ``ConfigError`` line."""
-    from kbgym.files import read_data
+    from kbgym.safeload import read_data
 
     path = Path(path)
     data = read_data(path, "config", yaml=True)

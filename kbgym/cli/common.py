@@ -35,7 +35,8 @@ def open_library(spec: str | None, universe, typed_links: bool = False):
         return Library.from_universe(universe), "B1"
     if not Path(spec).exists():
         raise CLIError(f"no such library file: {spec}")
-    from kbgym.files import MAX_BYTES, check_library_universe, check_object_start
+    from kbgym.files import check_library_universe
+    from kbgym.safeload import MAX_BYTES, check_object_start
 
     size = Path(spec).stat().st_size
     if size > MAX_BYTES["snapshot"]:

@@ -82,7 +82,7 @@ def cmd_test(args) -> int:
     questions, splits = load_questions(u, args.questions)
     probe_data = None
     if args.questions:
-        from kbgym.files import read_json
+        from kbgym.safeload import read_json
 
         probe_data = read_json(args.questions, "probe")
     for name in names:

@@ -98,7 +98,7 @@ class PriceTable:
 
 
 def _read(path: Path) -> Any:
-    from kbgym.files import read_data
+    from kbgym.safeload import read_data
 
     return read_data(path, "price table")
 

@@ -27,7 +27,7 @@ PRIOR_READER = "prior"
 
 def load_probe_file(path: str | Path) -> dict:
     """A probe.json, checked for the fields the table needs (one-line errors)."""
-    from kbgym.files import read_data
+    from kbgym.safeload import read_data
 
     path = Path(path)
     try:
@@ -67,7 +67,7 @@ def arm_dirs(specs: Iterable[str]) -> dict[str, Path]:
 
 
 def _meta(d: Path) -> dict | None:
-    from kbgym.files import read_data
+    from kbgym.safeload import read_data
 
     path = d / "test_meta.json"
     if not path.exists():

@@ -120,7 +120,7 @@ def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> di
         if probe_table:
             raise ConfigError(f"{probe_table}: no such probe table file")
         return None
-    from kbgym.files import read_data
+    from kbgym.safeload import read_data
 
     try:
         table = read_data(path, "probe table", yaml=False)

@@ -123,7 +123,7 @@ class GridConfig(BaseModel):
 
 def load_grid(path: str | Path) -> GridConfig:
     """Read and validate a sweep file; every failure is one ``ConfigError`` line."""
-    from kbgym.files import read_data
+    from kbgym.safeload import read_data
 
     path = Path(path)
     data = read_data(path, "sweep", yaml=True)

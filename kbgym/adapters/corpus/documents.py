@@ -78,7 +78,6 @@ def list_files(root: str | Path) -> list[Path]:
         if not (p.suffix.lower() in SUFFIXES and p.is_file()):
             continue
         size = p.stat().st_size
-        rel = p.relative_to(root).as_posix()
         if size > MAX_FILE_BYTES:
             raise ConfigError(f"{p}: {size / MiB:.1f} MB, over the {MAX_FILE_BYTES // MiB} MB "
                               "limit of one document file; split it into several files")
