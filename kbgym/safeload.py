@@ -28,6 +28,9 @@ MAX_BYTES = {
     "test_meta.json": 16 * MiB, "universe": 2048 * MiB, "snapshot": 2048 * MiB,
 }
 DEFAULT_MAX_BYTES = 64 * MiB
+#: Kinds of files people write or edit by hand: repeated keys and deep nesting are refused
+#: (machine-written universes, snapshots and probes are not walked, for speed).
+HAND_WRITTEN = {"config", "sweep", "price table", "probe table", "meta.json", "test_meta.json"}
 #: The deepest nesting of lists and mappings in any input (a universe file needs 5).
 MAX_DEPTH = 32
 
@@ -154,15 +157,17 @@ def read_data(path: str | Path, what: str, *, yaml: bool | None = None,
             raise ConfigError(f"{path}: not a usable YAML value ({str(err)[:120]})") from None
     else:
         try:
-            data = json.loads(text, object_pairs_hook=_no_repeats)
+            # files people write by hand: no key twice (machine-written ones are not walked)
+            hook = _no_repeats if what in HAND_WRITTEN else None
+            data = json.loads(text, object_pairs_hook=hook)
         except RecursionError:
             raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
         except ValueError as err:
             raise ConfigError(f"{path}: not valid JSON, expected a {what} file "
                               f"({str(err).splitlines()[0][:160]})") from None
     # JSON's parser stops near 1,000 levels itself; walking a 10^6-note universe costs seconds,
-    # so the walk is for the small files (configs, grids, options, tables, meta)
-    if len(text) <= 16 * MiB and _depth(data) > MAX_DEPTH:
+    # so the walk is for the files people write (configs, grids, options, tables, meta)
+    if (yaml or what in HAND_WRITTEN) and _depth(data) > MAX_DEPTH:
         raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep")
     return data
 
