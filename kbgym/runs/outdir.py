@@ -29,6 +29,8 @@ RUN_FILES = (
     "kb_iter_*.json", "kb_start.json", "kb_b2.json", "kb_b3.json", "kb_b4.json",
     "kb_oracle.json", "curve.json", "report.json", "report.md", "probe_table.json", "*.png",
     ".*.tmp",
+    # a sweep's folder and its runs' (kbgym.sweep)
+    "sweep.json", "spec.json", "result.json", "error.json", "timing.json",
 )
 #: What ``kbgym demo`` writes besides runs and exams.
 DEMO_FILES = ("demo.json", "universe.json", "probe.json")
