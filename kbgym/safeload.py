@@ -14,6 +14,7 @@ model comes next (with the ranges of :mod:`kbgym.bounds`).
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +117,11 @@ def read_text(path: str | Path, what: str, max_bytes: int | None = None) -> str:
     """The UTF-8 text of a ``what`` file, refusing one over its size limit before reading."""
     path = Path(path)
     try:
-        path.stat()
-        if path.is_dir():
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
             raise IsADirectoryError
+        if not stat.S_ISREG(mode):  # /dev/zero or a pipe would be read forever
+            raise ConfigError(f"{path}: not a regular file, expected a {what} file")
         _size_ok(path, what, max_bytes)
         data = path.read_bytes()
     except FileNotFoundError:

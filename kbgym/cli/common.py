@@ -63,8 +63,6 @@ def check_output_file(out: str | None, flag: str = "--out", **inputs: str | None
         return
     import fnmatch
 
-    from kbgym.runs.outdir import RUN_FILES
-
     target = Path(out)
     if target.is_dir():
         raise CLIError(f"{flag} {out}: is a directory; give a file name")
@@ -72,9 +70,13 @@ def check_output_file(out: str | None, flag: str = "--out", **inputs: str | None
         if path and Path(path).exists() and target.exists() and target.samefile(path):
             raise CLIError(f"{flag} {out} is also the input --{name.replace('_', '-')}; write "
                            "the output elsewhere")
-    if target.exists() and any(fnmatch.fnmatchcase(target.name, p) for p in RUN_FILES) \
-            and target.name not in ("probe_table.json", "report.json", "curve.json"):
+    if target.exists() and any(fnmatch.fnmatchcase(target.name, p) for p in RUN_STATE):
         raise CLIError(f"{flag} {out} would replace a run's {target.name}; choose another name")
+
+
+#: Files that hold a run's or an exam's state: no other command's output replaces them.
+RUN_STATE = ("meta.json", "test_meta.json", "build_meta.json", "*.jsonl", "kb_*.json",
+             "sweep.json", "spec.json")
 
 
 def progress_bar(quiet: bool, label: str):

@@ -158,6 +158,8 @@ def read_lines(path: str | Path) -> list[tuple[int, bytes, dict]]:
     path = Path(path)
     if not path.exists():
         return []
+    if not path.is_file():  # a device or a pipe would be read forever
+        raise ConfigError(f"{path}: not a regular file, expected a JSONL log")
     data = path.read_bytes()
     lines = data.split(b"\n")
     out: list[tuple[int, bytes, dict]] = []

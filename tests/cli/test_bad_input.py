@@ -759,6 +759,13 @@ NEW_CASES: list[tuple[list[str], str]] = [
      "apply only with --model"),
     (["baseline", "oracle", "--universe", U, "--out", "{w}/new", "--branching", "3"],
      "applies to b4 only"),
+    # devices and pipes are not files: never read forever
+    (["build", "--config", "/dev/zero", "--out", "{w}/new.json"], "not a regular file"),
+    (["test", "--universe", "/dev/zero"], "/dev/zero"),
+    (["report", "--run", RUN, "--prices", "/dev/zero"], "not a regular file"),
+    (["sweep", "/dev/zero", *SWEEP_OUT], "not a regular file"),
+    ([*IMPORT, "--docs", DOCS, "--questions", "/dev/zero"], "not a regular file"),
+    (["probe", "table", "--probe", "/dev/zero", "--arm", "B1={w}/exam_b1"], "/dev/zero"),
     # options are never abbreviated, never given twice
     (["test", "--universe", U, "--lib", "B1"], "unrecognized arguments"),
     (["test", "--universe", U, "--split", "a", "--split", "b"], "given twice"),

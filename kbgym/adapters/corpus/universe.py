@@ -175,6 +175,8 @@ def read_questions(path: str | Path) -> list[dict]:
     Read line by line, split on ``\\n`` only (a raw U+2028 inside a string is text)."""
     path = Path(path)
     try:
+        if path.exists() and not path.is_file():
+            raise ConfigError(f"{path}: not a regular file, expected a questions file")
         size = path.stat().st_size
         if size > MAX_QUESTIONS_BYTES:
             raise ConfigError(f"{path}: {size / (1 << 20):.1f} MB, over the "
