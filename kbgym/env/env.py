@@ -35,7 +35,7 @@ from kbgym.errors import ResetNeeded
 from kbgym.library import apply, evidence
 from kbgym.library.dedup import DedupGuard
 from kbgym.library.graph import Library
-from kbgym.library.search import make_backend
+from kbgym.library.search import SearchBackend, make_backend
 from kbgym.library.snapshot import write_snapshot
 from kbgym.protocol import tasks
 from kbgym.protocol.errors import EPISODE_OVER, ERR_NO_ACTION, err_internal, is_error
@@ -184,7 +184,7 @@ class KBGymEnv(gym.Env):
         split: str | None = None,
         config: KBGymConfig | Mapping | None = None,
         judge: Callable[[str, str], bool] | None = None,
-        search_backend: Any = None,
+        search_backend: SearchBackend | str | None = None,
         render_mode: str | None = None,
         privileged_info: bool = False,
         reward_fn: RewardFn | Callable[[str, float | None], float] | None = None,
@@ -260,7 +260,7 @@ class KBGymEnv(gym.Env):
         ``reset(options={"library": fork})``, e.g. to start G rollouts from one state."""
         return self.library.fork()
 
-    def _use_library(self, source: Any) -> None:
+    def _use_library(self, source: Library | Mapping | str | Path) -> None:
         """Make ``source`` this env's library: a Library is used as is (the env edits it; in
         probe mode a frozen copy), a snapshot object or path is loaded. The env's caps and
         dedup guard apply; a library without a search index gets the configured one."""

@@ -185,6 +185,16 @@ class Truth:
         return None
 
 
+def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
+    """``(sentence, form, verdict)`` for every sentence of ``text`` in a recognised form."""
+    out = []
+    for s in sentences(text):
+        verdict = truth.sentence(s)
+        if verdict is not None:
+            out.append((s, *verdict))
+    return out
+
+
 def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS) -> dict:
     """Counts of true, false and unverifiable statements in the notes the agent wrote.
 
@@ -205,11 +215,7 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
         written += 1
         authored += node.flag == AUTHORED
         bad = False
-        for s in sentences(node.text):
-            verdict = truth.sentence(s)
-            if verdict is None:
-                continue
-            form, v = verdict
+        for _, form, v in note_verdicts(truth, node.text):
             counts[v] += 1
             by_form[form][v] += 1
             bad |= v == FALSE
@@ -226,4 +232,4 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
     }
 
 
-__all__ = ["Truth", "misinformation", "sentences"]
+__all__ = ["Truth", "misinformation", "note_verdicts", "sentences"]

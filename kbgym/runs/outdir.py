@@ -33,7 +33,7 @@ RUN_FILES = (
     "sweep.json", "spec.json", "result.json", "error.json", "timing.json",
 )
 #: What ``kbgym demo`` writes besides runs and exams.
-DEMO_FILES = ("demo.json", "universe.json", "probe.json")
+DEMO_FILES = ("demo.json", "universe.json", "probe.json", "view.html")
 
 
 def _matches(p: Path, patterns: Iterable[str]) -> bool:
