@@ -27,7 +27,8 @@ class StepRow(TypedDict):
 
 class TestRow(TypedDict, total=False):
     """A test_log.jsonl row (``run_id`` is added by the writer; ``evidence`` and ``repeat``
-    when the exam has them)."""
+    when the exam has them; ``nav_steps`` and ``nav_f1``, the ideal navigator's, None where
+    the support is unknown, when the examiner computed them)."""
 
     epoch: Any
     split: str
@@ -45,6 +46,8 @@ class TestRow(TypedDict, total=False):
     tokens_cached: int
     evidence: list[str]
     repeat: int
+    nav_steps: int | None
+    nav_f1: float | None
 
 TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
                     "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
@@ -78,7 +81,9 @@ def train_row(run_id: str | None, epoch: Any, iteration: Any, summary: Mapping) 
 def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
     """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
     set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
-    the summary has them."""
+    the summary has them, and the ideal navigator's ``nav_steps`` and ``nav_f1``
+    (:mod:`kbgym.metrics.navigator`; null for a question without known support) when the
+    examiner computed them."""
     row: TestRow = {
         "epoch": label, "split": split, "qid": q.qid, "template": q.template,
         "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
@@ -90,6 +95,8 @@ def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
         row["evidence"] = summary["evidence"]
     if summary.get("repeat") is not None:
         row["repeat"] = summary["repeat"]
+    if "nav_steps" in summary:
+        row["nav_steps"], row["nav_f1"] = summary["nav_steps"], summary["nav_f1"]
     return row
 
 
