@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from kbgym.cli.args import int_range
+from kbgym.cli.args import of
 from pathlib import Path
 
 from kbgym.errors import ConfigError
@@ -25,6 +25,8 @@ _FLAG_OF = {"max_size": "--max-size", "synapse_cap": "--synapse-cap", "branching
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``baseline`` subcommand to an ``argparse`` subparsers object."""
+    from kbgym.baselines import B2Params, B3Params, B4Params
+
     p = subparsers.add_parser(
         "baseline", help="build an unsupervised baseline library (B2, B3, B4, the oracle, or "
                          "the policies world's evidence graph)",
@@ -38,14 +40,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                       help="fixed stub summaries (the default; no model needed)")
     text.add_argument("--model", help="write B2/B4 summaries with this LLM")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="name of the environment variable holding the API key")
-    p.add_argument("--max-size", type=int_range(1, 100_000), dest="max_size", help="B2 community size (default 10)")
-    p.add_argument("--synapse-cap", type=int_range(0, 100_000), dest="synapse_cap",
+    p.add_argument("--api-key-env",
+                   help="name of the environment variable holding the API key, with --model "
+                        "(default OPENAI_API_KEY)")
+    p.add_argument("--max-size", type=of(B2Params, "max_size"), dest="max_size",
+                   help="B2 community size (default 10)")
+    p.add_argument("--synapse-cap", type=of(B3Params, "synapse_cap"), dest="synapse_cap",
                    help="B3: link statements of people with at most this many (default 40)")
     p.add_argument("--no-entity-index", action="store_true", default=None,
                    dest="no_entity_index", help="B3: synapses only, no entity index notes")
-    p.add_argument("--branching", type=int_range(2, 100_000), help="B4 level-2 group size (default 10)")
+    p.add_argument("--branching", type=of(B4Params, "branching"),
+                   help="B4 level-2 group size (default 10)")
     p.add_argument("--universe", help="universe.json (default: the default universe)")
     p.add_argument("--library", help="build over this snapshot (e.g. a trained library) "
                                      "instead of B1")
@@ -73,6 +78,9 @@ def _params(args) -> dict:
 def _summarizer(args):
     """None for stub text, else the LLM summariser plugin (a one-line error when absent)."""
     if not args.model:
+        if args.base_url or args.api_key_env:
+            raise ConfigError("--base-url and --api-key-env apply only with --model (LLM "
+                              "summaries)")
         return None
     from kbgym.baselines import LLM_BASELINES
 
@@ -84,7 +92,7 @@ def _summarizer(args):
     if SUMMARIZER_PLUGIN not in available():
         raise ConfigError(f"LLM summaries need an OpenAI endpoint agent, the {SUMMARIZER_PLUGIN!r} "
                           f"plugin, which is not available yet; use --stub")
-    opts = {"model": args.model, "api_key_env": args.api_key_env}
+    opts = {"model": args.model, "api_key_env": args.api_key_env or "OPENAI_API_KEY"}
     if args.base_url:
         opts["base_url"] = args.base_url
     return make_agent(SUMMARIZER_PLUGIN, **opts)

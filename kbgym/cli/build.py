@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kbgym import bounds as B
 from kbgym.cli import args as A
 
 
@@ -14,43 +15,45 @@ POLICY_FLAGS = {"documents": "--documents", "sections": "--sections"}
 
 
 def add_parser(subparsers) -> None:
+    from kbgym.universe.config import UniverseConfig as U
     from kbgym.worlds import WORLDS
 
     p = subparsers.add_parser("build", help="generate a universe and write universe.json")
     p.add_argument("--world", choices=WORLDS, default="people",
-                   help="which universe family: people (default; SPEC §2) or policies "
-                        "(insurance documents that amend and supersede each other, "
+                   help="which universe family: people (default; docs/protocol.md §2) or "
+                        "policies (insurance documents that amend and supersede each other, "
                         "docs/protocol.md §21)")
     p.add_argument("--config", help="YAML config file with a `universe` section (`policies` "
                                     "for --world policies)")
-    p.add_argument("--seed", type=A.SEED, help="master seed (default 0)")
+    p.add_argument("--seed", type=A.of(U, "seed"), help="master seed (default 0)")
     p.add_argument("--documents", type=A.int_range(20, 100_000),
-                   help="policies: documents, 20-100000 (default 100)")
+                   help="policies: documents (default 100)")
     p.add_argument("--sections", type=A.int_range(2, 18),
-                   help="policies: provisions per form, 2-18 (default 16)")
-    p.add_argument("--people", type=A.int_range(6, 100_000), dest="n_people",
-                   help="people, 6-100000 (default 500)")
-    p.add_argument("--distractors", type=A.FRACTION, dest="distractor_frac",
-                   help="fraction of distractors, 0-1 (default 0.1)")
-    p.add_argument("--friend-degree", type=A.float_range(0, 100), dest="friend_degree",
-                   help="mean friends per person, 0-100 (default 4)")
-    p.add_argument("--cities", type=A.int_range(1, 10_000), dest="n_cities",
-                   help="cities, 1-10000 (default 20)")
-    p.add_argument("--hard-frac", type=A.FRACTION, dest="hard_frac",
-                   help="fraction of hard questions, 0-1 (default 0.6)")
-    p.add_argument("--children", type=A.int_pair(0, 20), dest="children_per_couple",
+                   help="policies: provisions per form (default 16)")
+    p.add_argument("--people", type=A.of(U, "n_people"), dest="n_people",
+                   help="people (default 500)")
+    p.add_argument("--distractors", type=A.of(U, "distractor_frac"), dest="distractor_frac",
+                   help="fraction of distractors (default 0.1)")
+    p.add_argument("--friend-degree", type=A.of(U, "friend_degree"), dest="friend_degree",
+                   help="mean friends per person (default 4)")
+    p.add_argument("--cities", type=A.of(U, "n_cities"), dest="n_cities",
+                   help="cities (default 20)")
+    p.add_argument("--hard-frac", type=A.of(U, "hard_frac"), dest="hard_frac",
+                   help="fraction of hard questions (default 0.6)")
+    p.add_argument("--children", type=A.int_pair(0, B.MAX_CHILDREN), dest="children_per_couple",
                    metavar="LO-HI",
-                   help="children per couple, drawn per couple, each 0-20 "
-                        "(default: the fixed triples)")
-    p.add_argument("--common-jobs", type=A.int_range(0, 50), dest="common_jobs",
-                   help="the first N of the 50 jobs are held by --common-job-share of people, "
-                        "0-50 (default 0)")
-    p.add_argument("--common-job-share", type=A.FRACTION, dest="common_job_share",
-                   help="share of people holding the common jobs, 0-1 (default 0.9)")
+                   help="children per couple, drawn per couple (default: the fixed triples)")
+    p.add_argument("--common-jobs", type=A.of(U, "common_jobs"), dest="common_jobs",
+                   help="the first N of the 50 jobs are held by --common-job-share of people "
+                        "(default 0)")
+    p.add_argument("--common-job-share", type=A.of(U, "common_job_share"),
+                   dest="common_job_share",
+                   help="share of people holding the common jobs, with --common-jobs "
+                        "(default 0.9)")
     for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
                           ("eval-out", 10)):
         p.add_argument(f"--{flag}", type=A.SIZE, dest=flag.replace("-", "_"),
-                       help=f"{flag} split size, 0-1000000 (default {default})")
+                       help=f"{flag} split size (default {default})")
     p.add_argument("--out", default="universe.json", help="output file (default universe.json)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_build)
@@ -80,6 +83,9 @@ def universe_config_from_args(args):
             values[key] = getattr(args, key)
     fam = family(world)
     base = fam.config(values)
+    if (world == "people" and getattr(args, "common_job_share", None) is not None
+            and not base.common_jobs):
+        raise CLIError("--common-job-share applies only with --common-jobs N (N above 0)")
     sizes, eval_sizes = list(base.sizes), list(base.eval_sizes)
     for i, key in enumerate(("train", "test_in", "test_out")):
         if getattr(args, key, None) is not None:
@@ -91,9 +97,11 @@ def universe_config_from_args(args):
 
 
 def cmd_build(args) -> int:
+    from kbgym.cli.common import check_output_file
     from kbgym.jsonio import atomic_write_text
     from kbgym.worlds import family
 
+    check_output_file(args.out, config=args.config)
     fam = family(getattr(args, "world", "people"))
     u = fam.generate(universe_config_from_args(args))
     atomic_write_text(args.out, u.dumps())

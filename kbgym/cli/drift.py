@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
                     "original note, outdated notes stay, questions are re-answered.")
     p.add_argument("--universe", required=True, help="the v1 universe.json")
     p.add_argument("--changes", type=int_range(0, 100_000), required=True,
-                   help="number of changes (life events, editions), 0-100000")
+                   help="number of changes (life events, editions)")
     p.add_argument("--seed", type=SEED, default=0, help="drift seed (stream 'drift'; default 0)")
     p.add_argument("--out", required=True, help="the v2 universe.json")
     p.add_argument("--quiet", action="store_true", help="print nothing")
@@ -40,6 +40,9 @@ def cmd_drift(args) -> int:
     from kbgym.jsonio import atomic_write_text
     from kbgym.worlds import family_of
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
     fam = family_of(u)
     u2 = fam.drift(u, args.changes, args.seed)
@@ -55,6 +58,9 @@ def cmd_drift_report(args) -> int:
     from kbgym.runs.drift import drift_report, repair_summary
     from kbgym.runs.logs import read_jsonl
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
     report: dict = {"exams": {}}
     for spec in args.test:

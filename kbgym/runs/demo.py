@@ -24,7 +24,7 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe, training_curve
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
-from kbgym.runs.probe import format_table, probe_table
+from kbgym.runs.probe import format_table, legend, probe_table
 from kbgym.runs.report import misinformation_line, write_report
 from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds import family
@@ -37,12 +37,35 @@ DEMO_M = {"people": None, "policies": 3}
 def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int = 0,
              n_people: int = 500, train_size: int = 100, epochs: int = 2, per_group: int = 30,
              curve_every: int = 20, curator: str | None = None, reader_name: str | None = None,
-             plots: bool = True, say=print) -> dict:
+             plots: bool = True, say=print, overwrite: bool = False) -> dict:
+    """The demo into ``out``: a folder an earlier demo wrote (its ``demo.json``) is rewritten,
+    any other folder holding kbgym files only with ``overwrite`` (nothing else is deleted)."""
+    from kbgym.runs.outdir import DEMO_FILES, RUN_FILES, check_out, clear
+
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     fam = family(world)
     curator = curator or fam.curator
     reader_name = reader_name or fam.reader
+    files = RUN_FILES + DEMO_FILES
+    again = (out / "demo.json").is_file()
+    check_out(out, what="files of an earlier kbgym command", flags="--overwrite to replace "
+              "them", overwrite=overwrite or again, patterns=files)
+    if world == "people":
+        from kbgym.universe import UniverseConfig
+
+        n_train = UniverseConfig(seed=seed, n_people=n_people).sizes[0]
+        if train_size > n_train:  # refused before anything is written
+            from kbgym.errors import ConfigError
+
+            raise ConfigError(f"--train-size {train_size}: the demo universe's train split "
+                              f"has {n_train} questions")
+    clear(out, files)
+    out.mkdir(parents=True, exist_ok=True)
+    write_canonical(out / "demo.json", {
+        "schema_version": 1, "kind": "kbgym.demo", "world": world, "seed": seed,
+        "n_people": n_people, "train_size": train_size, "epochs": epochs,
+        "per_group": per_group, "curve_every": curve_every, "curator": curator,
+        "reader": reader_name})
     timings = {}
     t = time.perf_counter()
     u = fam.generate(fam.config({"n_people": n_people} if world == "people" else {}, seed))
@@ -55,7 +78,7 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
 
     t = time.perf_counter()
     run = out / "train"
-    agent = make_agent(curator, seed=seed)
+    agent = make_agent(curator, offered={"seed": seed})
     reader = make_agent(reader_name)
     meta = train(u, agent, run, config=TrainConfig(epochs=epochs, train_size=train_size,
                                                    snapshot_every=curve_every),
@@ -72,19 +95,23 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
     for arm in ("B1", "trained", "trained+graph", "prior"):  # exams append; reruns start afresh
         shutil.rmtree(out / f"exam_{arm}", ignore_errors=True)
+    snapshot = str(run / f"kb_epoch_{epochs}.json")
     arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, exam_cfg,
-                                label="B1", out=out / "exam_B1"),
+                                label="B1", out=out / "exam_B1", reader_name=reader_name,
+                                library_name="B1"),
             "trained": examine_probe(u, trained, reader, probe, exam_cfg, label="trained",
-                                     out=out / "exam_trained")}
+                                     out=out / "exam_trained", reader_name=reader_name,
+                                     library_name=snapshot)}
     if world == "policies":  # the trained library plus the evidence graph, locate/expand
         graph, _ = build_baseline("evidence", u, library=trained)
         arms["trained+graph"] = examine_probe(
             u, graph, make_agent("scripted-policy-reader-evidence"), probe,
             KBGymConfig.make(m=DEMO_M[world], toolset="evidence", typed_links=True),
-            label="trained+graph", out=out / "exam_trained+graph")
+            label="trained+graph", out=out / "exam_trained+graph",
+            reader_name="scripted-policy-reader-evidence", library_name=snapshot + "+graph")
     # the guess floor: each template's top training answer in one step (F1 it gives away)
     arms["prior"] = examine_prior(u, probe, out=out / "exam_prior")
-    table = probe_table(arms, probe, seed=seed)
+    table = probe_table(arms, probe, seed=seed, m=DEMO_M[world] or KBGymConfig().m)
     write_canonical(out / "probe_table.json", table)
     timings["probe"] = time.perf_counter() - t
 
@@ -106,6 +133,8 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     say("gradient probe (rho = steps(arm)/steps(B1) on the same questions"
         + (f"; exam budget m = {DEMO_M[world]})" if DEMO_M[world] else ")"))
     say(format_table(table))
+    for line in legend(table):
+        say(line)
     s = report["structure"]
     say("")
     if world == "people":  # the structure and misinformation metrics read the people world

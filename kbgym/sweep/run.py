@@ -9,7 +9,6 @@ seconds go to ``timing.json`` beside it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import signal
@@ -77,14 +76,9 @@ def _deadline(seconds: float | None):
 
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
-    from kbgym.plugins import load_factory
+    from kbgym.plugins import make_agent
 
-    factory = load_factory(agent["name"])
-    opts = dict(agent["options"])
-    params = inspect.signature(factory).parameters.values()
-    if "seed" not in opts and any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
-        opts["seed"] = seed
-    return factory(**opts)
+    return make_agent(agent["name"], offered={"seed": seed}, **agent["options"])
 
 
 def _model(agent, name: str) -> str:
@@ -196,12 +190,14 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         gc_refreeze()  # the last exam's garbage goes; this library stays out of full GCs
         t = time.perf_counter()
         rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
-                                  out=path / f"exam_{arm}")
+                                  out=path / f"exam_{arm}", reader_name=spec["reader"]["name"],
+                                  library_name=arm)
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
         del lib
     gc_refreeze()
     lap("exams")
-    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"],
+                        m=env_cfg.m)
     write_canonical(path / "probe_table.json", table)
     lap("table")
 
