@@ -16,7 +16,6 @@ seconds go to ``timing.json`` beside it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import signal
@@ -84,14 +83,9 @@ def _deadline(seconds: float | None):
 
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
-    from kbgym.plugins import load_factory
+    from kbgym.plugins import make_agent
 
-    factory = load_factory(agent["name"])
-    opts = dict(agent["options"])
-    params = inspect.signature(factory).parameters.values()
-    if "seed" not in opts and any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
-        opts["seed"] = seed
-    return factory(**opts)
+    return make_agent(agent["name"], offered={"seed": seed}, **agent["options"])
 
 
 def _model(agent, name: str) -> str:
@@ -158,13 +152,12 @@ def spec_universe(spec: dict, root: Path):
             raise ConfigError(f"{uni['file']}: universe {universe.hash}, but the spec names "
                               f"{uni['hash']}")
         return universe
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds import universe_from_spec
 
-    return generate(UniverseConfig.make(**uni, seed=spec["seed"]))
+    return universe_from_spec(uni, spec["seed"])
 
 
 def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
-    from kbgym.adapters.probe import make_probe_for_run
     from kbgym.baselines import build_baseline
     from kbgym.env.config import KBGymConfig
     from kbgym.library.graph import Library
@@ -173,6 +166,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.runs.probe import probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
+    from kbgym.worlds import family_of
 
     seed = spec["seed"]
     timing: dict = {}
@@ -202,7 +196,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     #                its heap at construction), they would stay until the run ends
 
     pr = spec["probe"]
-    probe = make_probe_for_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
+    probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
+                                           seed=seed)
     write_canonical(path / "probe.json", probe)
     lap("probe_make")
 
@@ -236,12 +231,14 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         gc_refreeze()  # the last exam's garbage goes; this library stays out of full GCs
         t = time.perf_counter()
         rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
-                                  out=path / f"exam_{arm}")
+                                  out=path / f"exam_{arm}", reader_name=spec["reader"]["name"],
+                                  library_name=arm)
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
         del lib
     gc_refreeze()
     lap("exams")
-    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"],
+                        m=env_cfg.m)
     write_canonical(path / "probe_table.json", table)
     lap("table")
 
