@@ -34,7 +34,7 @@ def scan(seed: int, budgets: list[int], per_group: int, work: Path) -> dict[int,
     """B1's F1 per group and pooled at each budget, for one seed."""
     u = generate(UniverseConfig.make(n_people=500, seed=seed))
     run = work / f"train_{seed}"
-    train(u, make_agent("scripted-index", seed=seed), run,
+    train(u, make_agent("scripted-index", offered={"seed": seed}), run,
           config=TrainConfig.make(epochs=2, train_size=100, snapshot_every=1000))
     probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     qs, splits = probe_questions(probe)
