@@ -23,7 +23,8 @@ LAYERS: dict[str, int] = {
     "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4,
     "kbgym.runs": 5, "kbgym.adapters": 5,  # adapters make their own probes from runs
     "kbgym.worlds": 5, "kbgym.worlds.policies.probe": 5,  # the registry of universe families
-    "kbgym.sweep": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6, "kbgym.integrations": 6,
+    "kbgym.sweep": 6, "kbgym.reproduce": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6,
+    "kbgym.integrations": 6,
     "kbgym.cli": 7,
 }
 

@@ -16,8 +16,8 @@ from kbgym.cli.common import CLIError
 from kbgym.errors import ConfigError, KBGymError
 
 #: The command modules, in the order ``kbgym --help`` lists them.
-COMMANDS = ("build", "train", "test", "probe", "baseline", "adapt", "sweep", "corpus", "drift",
-            "replay", "report", "plot", "view", "check", "demo", "serve")
+COMMANDS = ("build", "train", "test", "probe", "baseline", "adapt", "sweep", "reproduce",
+            "corpus", "drift", "replay", "report", "plot", "view", "check", "demo", "serve")
 
 __all__ = ["CLIError", "build_parser", "main"]
 

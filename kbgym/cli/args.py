@@ -131,6 +131,29 @@ def int_pair(lo: int, hi: int):
     return _typed(parse, "range", lo, hi, f"each {lo}-{hi}")
 
 
+def seed_list(text: str) -> tuple[int, ...]:
+    """An argparse type: seeds as ``LO-HI`` (``0-4``), a comma list (``0,2,7``) or both
+    (``0-2,9``); distinct, in the order given."""
+    seeds: list[int] = []
+    for part in text.strip().split(","):
+        a, sep, b = part.strip().partition("-")
+        try:
+            lo = int(a)
+            hi = int(b) if sep else lo
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected seeds like 0-4 or 0,1,2, got "
+                                             f"{text[:40]!r}") from None
+        if not 0 <= lo <= hi <= MAX_SEED or hi - lo >= 10_000:
+            raise argparse.ArgumentTypeError(f"expected seeds like 0-4 (LO <= HI, at most "
+                                             f"10000), got {part.strip()[:40]!r}")
+        seeds += range(lo, hi + 1)
+    if len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"seeds must be distinct, got {text[:40]!r}")
+    return tuple(seeds)
+
+
+seed_list.__name__ = "seeds"
+
 def _constraints(annotation: Any) -> tuple[Any, list]:
     """(base type, constraints) of ``int``, ``Annotated[int, ...]`` or an Optional of one."""
     if typing.get_origin(annotation) is typing.Annotated:

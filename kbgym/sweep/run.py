@@ -1,6 +1,13 @@
 """One sweep run: universe → train → probe make → exams of B1, the trained arm and the
 baseline arms → probe table, training curve and the run report.
 
+The universe is generated from the spec's UniverseConfig fields and the seed, or, for a spec
+``universe: {file: PATH, hash: H}``, read from an imported universe file (PhantomWiki, a
+corpus; a relative PATH is relative to the sweep folder) that must have hash H. A spec with a
+``runner: "module:function"`` is run by that function instead of the chain (called as
+``function(spec, run_id, run_path, exit_stack)``, it writes ``result.json`` last like the
+chain), so experiments of another shape share the executors, the run ids and resuming.
+
 A run directory holds ``spec.json`` first and ``result.json`` last (atomic): a directory
 without ``result.json`` is a failed or cut run and is started afresh. ``result.json`` holds
 only what the spec determines, so it is the same bytes whichever executor ran it; wall-clock
@@ -18,7 +25,7 @@ import traceback
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kbgym.errors import KBGymError
+from kbgym.errors import ConfigError, KBGymError
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import gc_frozen, gc_refreeze
 from kbgym.sweep.grid import run_id
@@ -107,13 +114,47 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     try:
         # the timer stops before the stack unwinds: an alarm must not cut gc_frozen's exit
         with ExitStack() as stack, _deadline(timeout_s):
-            _run(spec, rid, path, stack)
+            runner_of(spec)(spec, rid, path, stack)
     except BaseException as err:
         write_canonical(path / "error.json", {
             "id": rid, "error": f"{type(err).__name__}: {err}",
             "traceback": traceback.format_exc()})
         raise
     return {"id": rid, "status": "done"}
+
+
+def runner_of(spec: dict):
+    """The function that runs ``spec``: its ``runner`` (``module:function``) or the chain."""
+    name = spec.get("runner")
+    if name is None:
+        return _run
+    import importlib
+
+    module, _, attr = str(name).partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise ConfigError(f"cannot load runner {name!r}: {type(err).__name__}: {err}") from None
+    if not callable(fn):
+        raise ConfigError(f"runner {name!r} is not callable")
+    return fn
+
+
+def spec_universe(spec: dict, root: Path):
+    """The run's universe: ``{file, hash}`` read (and checked), else generated."""
+    uni = spec["universe"]
+    if "file" in uni:
+        from kbgym.env.env import load_universe
+
+        p = Path(uni["file"])
+        universe, _ = load_universe(p if p.is_absolute() else Path(root) / p)
+        if uni.get("hash") not in (None, universe.hash):
+            raise ConfigError(f"{uni['file']}: universe {universe.hash}, but the spec names "
+                              f"{uni['hash']}")
+        return universe
+    from kbgym.worlds import universe_from_spec
+
+    return universe_from_spec(uni, spec["seed"])
 
 
 def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
@@ -125,7 +166,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.runs.probe import probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.worlds import family_of, universe_from_spec
+    from kbgym.worlds import family_of
 
     seed = spec["seed"]
     timing: dict = {}
@@ -139,7 +180,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         timing[f"cpu_{name}"] = round(cpu - cpu_clock, 6)
         clock, cpu_clock = now, cpu
 
-    universe = universe_from_spec(spec["universe"], seed)
+    universe = spec_universe(spec, path.parent.parent)
     env_cfg = KBGymConfig.make(**spec["env"])
     stack.enter_context(gc_frozen())  # the universe lives to the end: out of full GCs
     lap("build")
