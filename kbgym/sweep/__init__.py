@@ -25,13 +25,31 @@ def plan(grid_path: str | Path, out: str | Path) -> list[dict]:
 
 def sweep(grid_path: str | Path, out: str | Path, *, executor: str = "process",
           options: Options | None = None, report=None) -> list[dict]:
-    """Run every unfinished run of the grid; ``sweep.json`` in ``out`` lists them all."""
+    """Run every unfinished run of the grid; ``sweep.json`` in ``out`` lists them all.
+
+    The sweep folder is locked for the whole sweep (``.kbgym.lock``, as a run directory is):
+    a second sweep on it stops at once with one line instead of redoing the first's runs.
+    """
     check_options(executor, options or Options())
-    runs = plan(grid_path, out)
-    write_canonical(Path(out) / "sweep.json", {
-        "schema_version": 1, "kind": "kbgym.sweep", "grid": str(grid_path),
-        "runs": [{"id": r["id"], "spec": r["spec"]} for r in runs]})
-    return run_all([r["spec"] for r in runs], out, executor, options, report)
+    specs = [r["spec"] for r in plan(grid_path, out)]  # a bad grid is refused before the
+    return sweep_specs(specs, out, executor=executor, options=options,  # folder is made
+                       report=report, grid=str(grid_path))
 
 
-__all__ = ["EXECUTORS", "Options", "plan", "run_all", "sweep"]
+def sweep_specs(specs: list[dict], out: str | Path, *, executor: str = "process",
+                options: Options | None = None, report=None, grid: str | None = None
+                ) -> list[dict]:
+    """Run every unfinished run of ``specs`` (built by code rather than expanded from a grid
+    file: ``kbgym reproduce``'s experiments); ``sweep.json`` lists them, ``grid`` null. The
+    folder is locked for the whole sweep, as :func:`sweep` locks it."""
+    from kbgym.runs.lock import run_lock
+
+    check_options(executor, options or Options())
+    with run_lock(out):
+        write_canonical(Path(out) / "sweep.json", {
+            "schema_version": 1, "kind": "kbgym.sweep", "grid": grid,
+            "runs": [{"id": run_id(s), "spec": s} for s in specs]})
+        return run_all(specs, out, executor, options, report)
+
+
+__all__ = ["EXECUTORS", "Options", "plan", "run_all", "sweep", "sweep_specs"]

@@ -334,6 +334,13 @@ def build_sweep_report(out: str | Path, *, prices: PriceTable | None = None,
     results, missing = load_results(out)
     if not results:
         raise ConfigError(f"{out}: no finished runs yet (no runs/*/{RESULT})")
+    return report_of(results, missing, prices=prices, resamples=resamples)
+
+
+def report_of(results: list[dict], missing: Sequence[str] = (), *,
+              prices: PriceTable | None = None, resamples: int | None = None) -> dict:
+    """The report of finished chain results (:func:`load_results`' rows, any subset of a
+    sweep folder), aggregated per cell over seeds."""
     by_cell: dict[str, list[dict]] = defaultdict(list)
     for r in results:
         by_cell[cell_key(r["spec"])].append(r)
@@ -366,7 +373,7 @@ def build_sweep_report(out: str | Path, *, prices: PriceTable | None = None,
         secs[label] = seconds(rs)
     cells.sort(key=lambda c: c["label"])
     return {"schema_version": 1, "kind": "kbgym.sweep.report", "finished": len(results),
-            "missing": missing, "prices": None if prices is None else dict(prices.prices),
+            "missing": list(missing), "prices": None if prices is None else dict(prices.prices),
             "cells": cells, "seconds": secs}
 
 
@@ -469,4 +476,4 @@ def write_sweep_report(out: str | Path, *, prices: PriceTable | None = None,
 
 
 __all__ = ["between_seeds", "build_sweep_report", "gate", "group_stats", "load_results",
-           "render_markdown", "write_sweep_report"]
+           "render_markdown", "report_of", "write_sweep_report"]

@@ -1,6 +1,13 @@
 """One sweep run: universe → train → probe make → exams of B1, the trained arm and the
 baseline arms → probe table, training curve and the run report.
 
+The universe is generated from the spec's UniverseConfig fields and the seed, or, for a spec
+``universe: {file: PATH, hash: H}``, read from an imported universe file (PhantomWiki, a
+corpus; a relative PATH is relative to the sweep folder) that must have hash H. A spec with a
+``runner: "module:function"`` is run by that function instead of the chain (called as
+``function(spec, run_id, run_path, exit_stack)``, it writes ``result.json`` last like the
+chain), so experiments of another shape share the executors, the run ids and resuming.
+
 A run directory holds ``spec.json`` first and ``result.json`` last (atomic): a directory
 without ``result.json`` is a failed or cut run and is started afresh. ``result.json`` holds
 only what the spec determines, so it is the same bytes whichever executor ran it; wall-clock
@@ -9,7 +16,6 @@ seconds go to ``timing.json`` beside it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import signal
@@ -19,7 +25,7 @@ import traceback
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kbgym.errors import KBGymError
+from kbgym.errors import ConfigError, KBGymError
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import gc_frozen, gc_refreeze
 from kbgym.sweep.grid import run_id
@@ -77,14 +83,9 @@ def _deadline(seconds: float | None):
 
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
-    from kbgym.plugins import load_factory
+    from kbgym.plugins import make_agent
 
-    factory = load_factory(agent["name"])
-    opts = dict(agent["options"])
-    params = inspect.signature(factory).parameters.values()
-    if "seed" not in opts and any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
-        opts["seed"] = seed
-    return factory(**opts)
+    return make_agent(agent["name"], offered={"seed": seed}, **agent["options"])
 
 
 def _model(agent, name: str) -> str:
@@ -113,7 +114,7 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     try:
         # the timer stops before the stack unwinds: an alarm must not cut gc_frozen's exit
         with ExitStack() as stack, _deadline(timeout_s):
-            _run(spec, rid, path, stack)
+            runner_of(spec)(spec, rid, path, stack)
     except BaseException as err:
         write_canonical(path / "error.json", {
             "id": rid, "error": f"{type(err).__name__}: {err}",
@@ -122,16 +123,50 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     return {"id": rid, "status": "done"}
 
 
+def runner_of(spec: dict):
+    """The function that runs ``spec``: its ``runner`` (``module:function``) or the chain."""
+    name = spec.get("runner")
+    if name is None:
+        return _run
+    import importlib
+
+    module, _, attr = str(name).partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise ConfigError(f"cannot load runner {name!r}: {type(err).__name__}: {err}") from None
+    if not callable(fn):
+        raise ConfigError(f"runner {name!r} is not callable")
+    return fn
+
+
+def spec_universe(spec: dict, root: Path):
+    """The run's universe: ``{file, hash}`` read (and checked), else generated."""
+    uni = spec["universe"]
+    if "file" in uni:
+        from kbgym.env.env import load_universe
+
+        p = Path(uni["file"])
+        universe, _ = load_universe(p if p.is_absolute() else Path(root) / p)
+        if uni.get("hash") not in (None, universe.hash):
+            raise ConfigError(f"{uni['file']}: universe {universe.hash}, but the spec names "
+                              f"{uni['hash']}")
+        return universe
+    from kbgym.worlds import universe_from_spec
+
+    return universe_from_spec(uni, spec["seed"])
+
+
 def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.baselines import build_baseline
     from kbgym.env.config import KBGymConfig
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
     from kbgym.runs.gradient import examine_probe, training_curve
-    from kbgym.runs.probe import make_probe_from_run, probe_table
+    from kbgym.runs.probe import probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds import family_of
 
     seed = spec["seed"]
     timing: dict = {}
@@ -145,7 +180,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         timing[f"cpu_{name}"] = round(cpu - cpu_clock, 6)
         clock, cpu_clock = now, cpu
 
-    universe = generate(UniverseConfig.make(**spec["universe"], seed=seed))
+    universe = spec_universe(spec, path.parent.parent)
     env_cfg = KBGymConfig.make(**spec["env"])
     stack.enter_context(gc_frozen())  # the universe lives to the end: out of full GCs
     lap("build")
@@ -161,7 +196,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     #                its heap at construction), they would stay until the run ends
 
     pr = spec["probe"]
-    probe = make_probe_from_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
+    probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
+                                           seed=seed)
     write_canonical(path / "probe.json", probe)
     lap("probe_make")
 
@@ -195,12 +231,14 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         gc_refreeze()  # the last exam's garbage goes; this library stays out of full GCs
         t = time.perf_counter()
         rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
-                                  out=path / f"exam_{arm}")
+                                  out=path / f"exam_{arm}", reader_name=spec["reader"]["name"],
+                                  library_name=arm)
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
         del lib
     gc_refreeze()
     lap("exams")
-    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"],
+                        m=env_cfg.m)
     write_canonical(path / "probe_table.json", table)
     lap("table")
 

@@ -13,6 +13,10 @@ process pool by default), then the trained-vs-B3 ratios per seed and their mean:
 
     python scripts/experiments/compare_arms.py --seeds 0,1,2,3,4 --out runs/compare_seeds
 
+``--m M`` examines every arm at step budget M (default the env's 15, where the scripted reader
+answers every probe question and F1 per point is 0 for every arm; ``--m 7`` puts B1's F1 near
+0.5, the budget ``kbgym reproduce`` uses for the accuracy side).
+
 Printed per arm: index_coverage, links, nodes added, mean steps and F1 over the pooled probe
 (exact, share2, share1, share0; exact_matched repeats exact items and is left out of the pool),
 actions saved per point and F1 per point of coverage against B1 (§12.2), and the build cost
@@ -30,16 +34,16 @@ import time
 from pathlib import Path
 
 from kbgym.baselines import build_baseline
+from kbgym.env.config import KBGymConfig
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
-from kbgym.metrics.outcomes import per_point
 from kbgym.plugins import make_agent
+from kbgym.runs.arms import POOLED, coverage_rows, ratios, result_rows
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.probe import format_table, probe_table
 
 BASELINES = ("B2", "B3", "B4", "oracle")
-POOLED = ("exact", "share2", "share1", "share0")
 
 
 # -- arms -------------------------------------------------------------------------------------
@@ -63,36 +67,23 @@ def build_arms(universe, trained: Library | None = None, trained_cost: dict | No
     return arms
 
 
-def examine_arms(universe, arms: dict, probe: dict, reader, say=print) -> dict[str, list[dict]]:
+def examine_arms(universe, arms: dict, probe: dict, reader, env_config=None,
+                 say=print) -> dict[str, list[dict]]:
     rows = {}
     for name, arm in arms.items():
         t = time.perf_counter()
-        rows[name] = examine_probe(universe, arm["library"], reader, probe, label=name)
+        rows[name] = examine_probe(universe, arm["library"], reader, probe, env_config,
+                                   label=name)
         say(f"  examined {name}: {len(rows[name])} questions in {time.perf_counter() - t:.1f}s")
     return rows
 
 
 # -- numbers ----------------------------------------------------------------------------------
-def coverage_rows(arms: dict, rows: dict[str, list[dict]], base: str = "B1") -> dict[str, dict]:
-    """Per arm: coverage, size, pooled steps/F1 and the §12.2 per-point ratios against B1."""
-    out = {}
-    for name, arm in arms.items():
-        s = arm["stats"] if "stats" in arm else arm["library"].stats()
-        pooled = [r for r in rows[name] if r["split"] in POOLED]
-        out[name] = {
-            "index_coverage": s["index_coverage"], "links": s["n_links"],
-            "nodes_added": s["authored_statements"], "n": len(pooled),
-            "mean_steps": statistics.fmean(r["steps"] for r in pooled) if pooled else None,
-            "f1": statistics.fmean(r["f1"] for r in pooled) if pooled else None,
-            "cost": arm["cost"],
-        }
-    b = out[base]
-    for name, c in out.items():
-        cov = c["index_coverage"]
-        ok = name != base and c["n"] and b["n"]
-        pp = per_point(b["mean_steps"], c["mean_steps"], b["f1"], c["f1"], cov if ok else 0)
-        c["saved_per_point"], c["f1_per_point"] = pp["actions_saved_per_point"], pp["f1_per_point"]
-    return out
+def with_costs(cov: dict[str, dict], arms: dict) -> dict[str, dict]:
+    """kbgym.runs.arms.coverage_rows plus each arm's build cost."""
+    for name, c in cov.items():
+        c["cost"] = arms[name]["cost"]
+    return cov
 
 
 def _f(x, spec: str) -> str:
@@ -109,17 +100,6 @@ def format_coverage(cov: dict[str, dict]) -> str:
             f"{_f(c['saved_per_point'], '10.4f'):>10s}{_f(c['f1_per_point'], '+10.5f'):>10s}"
             f"{_f(c['cost']['tokens'], 'd'):>8s}{_f(c['cost']['seconds'], '9.2f'):>9s}")
     return "\n".join(lines)
-
-
-def ratios(cov: dict[str, dict], arm: str = "trained", ref: str = "B3") -> dict:
-    """arm's per-point figures over ref's. None where undefined: a ratio is only read as
-    "times as much per point" when the reference gains something (ref > 0)."""
-
-    def div(key):
-        a, r = cov.get(arm, {}).get(key), cov.get(ref, {}).get(key)
-        return a / r if a is not None and r is not None and r > 0 else None
-
-    return {"saved": div("saved_per_point"), "f1": div("f1_per_point")}
 
 
 def plot(points: list[tuple[str, dict]], path: Path, title: str) -> Path:
@@ -154,19 +134,23 @@ def plot(points: list[tuple[str, dict]], path: Path, title: str) -> Path:
 
 # -- modes ------------------------------------------------------------------------------------
 def compare_one(universe, probe: dict, trained: Library | None, trained_cost: dict | None,
-                out: Path, *, seed: int, resamples: int, say=print) -> dict:
+                out: Path, *, seed: int, resamples: int, m: int | None = None,
+                say=print) -> dict:
     reader = make_agent("scripted-reader")
     arms = build_arms(universe, trained, trained_cost, say=say)
-    rows = examine_arms(universe, arms, probe, reader, say=say)
-    cov = coverage_rows(arms, rows)
+    env_config = KBGymConfig.make(m=m) if m is not None else None
+    rows = examine_arms(universe, arms, probe, reader, env_config, say=say)
+    cov = with_costs(coverage_rows({a: arm["library"].stats() for a, arm in arms.items()},
+                                   rows), arms)
     table = probe_table(rows, probe, seed=seed, resamples=resamples)
     say("")
-    say(f"per-coverage comparison (pooled {', '.join(POOLED)}; per point vs B1, §12.2)")
+    say(f"per-coverage comparison (pooled {', '.join(POOLED)}; per point vs B1, §12.2"
+        f"{'' if m is None else f'; budget M = {m}'})")
     say(format_coverage(cov))
     say("")
     say("gradient probe (rho = steps(arm)/steps(B1) on the same questions)")
     say(format_table(table))
-    result = {"seed": seed, "coverage": cov, "probe_table": table,
+    result = {"seed": seed, "m": m, "coverage": cov, "probe_table": table,
               "ratios_trained_vs_B3": ratios(cov) if "trained" in cov else None}
     out.mkdir(parents=True, exist_ok=True)
     write_canonical(out / "compare.json", result)
@@ -179,22 +163,17 @@ def seed_result(run: Path, say=print) -> dict:
     """compare_one's numbers for one finished sweep run (its result.json and timing.json)."""
     result = json.loads((run / "result.json").read_text(encoding="utf-8"))
     timing = json.loads((run / "timing.json").read_text(encoding="utf-8"))
-    arms = {}
+    costs = {}
     for name in result["arms"]:
         if name == "B1":
-            cost = {"tokens": 0, "seconds": 0.0}
+            costs[name] = {"tokens": 0, "seconds": 0.0}
         elif name == "trained":
-            cost = {"tokens": sum(result["train"]["tokens"]), "seconds": timing.get("train")}
+            costs[name] = {"tokens": sum(result["train"]["tokens"]), "seconds": timing.get("train")}
         else:
-            cost = {"tokens": sum(result["builds"][name]["tokens"]),
-                    "seconds": timing.get(f"build_{name}")}
-        arms[name] = {"stats": result["libraries"][name], "cost": cost}
-    rows = {name: [{"qid": gid, "split": g, "steps": st, "f1": f1}
-                   for g, p in result["paired"].items()
-                   for gid, st, f1 in zip(p["gids"], p["arms"][name]["steps"],
-                                          p["arms"][name]["f1"])]
-            for name in arms}
-    cov = coverage_rows(arms, rows)
+            costs[name] = {"tokens": sum(result["builds"][name]["tokens"]),
+                           "seconds": timing.get(f"build_{name}")}
+    cov = with_costs(coverage_rows(*result_rows(result)),
+                     {name: {"cost": c} for name, c in costs.items()})
     seed = result["spec"]["seed"]
     say(f"== seed {seed}  ({run.name})")
     say(format_coverage(cov))
@@ -203,7 +182,8 @@ def seed_result(run: Path, say=print) -> dict:
 
 
 def run_seeds(seeds: list[int], out: Path, *, people: int, per_group: int, train_size: int,
-              epochs: int, resamples: int, executor: str = "process", say=print) -> list[dict]:
+              epochs: int, resamples: int, m: int | None = None, executor: str = "process",
+              say=print) -> list[dict]:
     """The whole chain per seed as a ``kbgym sweep`` (resumable; one run per seed), with the
     baselines as extra arms."""
     import yaml
@@ -215,6 +195,7 @@ def run_seeds(seeds: list[int], out: Path, *, people: int, per_group: int, train
     grid = out / "grid.yaml"
     grid.write_text(yaml.safe_dump({
         "seeds": seeds, "universes": [{"n_people": people}], "curators": ["scripted-index"],
+        "envs": [{} if m is None else {"m": m}],
         "train": {"epochs": epochs, "train_size": train_size, "snapshot_every": 20},
         "probe": {"per_group": per_group, "resamples": resamples},
         "baselines": [b.lower() for b in BASELINES], "curve_every": 0}), encoding="utf-8")
@@ -285,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train-size", type=int, default=100)
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--resamples", type=int, default=20000)
+    ap.add_argument("--m", type=int, default=None,
+                    help="the exam's step budget (default: the env's, 15); a tight one such as "
+                         "7 puts B1's F1 near 0.5, so F1 per point can be read")
     ap.add_argument("--executor", default="process", help="--seeds: kbgym sweep's executor")
     ap.add_argument("--out", default="runs/compare")
     args = ap.parse_args(argv)
@@ -295,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         seeds = [int(s) for s in args.seeds.split(",")]
         results = run_seeds(seeds, out, people=args.people, per_group=args.per_group,
                             train_size=args.train_size, epochs=args.epochs,
-                            resamples=args.resamples, executor=args.executor)
+                            resamples=args.resamples, m=args.m, executor=args.executor)
         summarize_seeds(results, out)
         return 0
     from kbgym.env.env import load_universe
@@ -315,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{universe.hash}", file=sys.stderr)
             return 2
     compare_one(universe, probe, trained, None, out, seed=probe.get("seed", 0),
-                resamples=args.resamples)
+                resamples=args.resamples, m=args.m)
     return 0
 
 

@@ -1,4 +1,5 @@
-"""scripts/experiments/compare_arms.py: the per-point arithmetic, and one small end-to-end comparison."""
+"""scripts/experiments/compare_arms.py: one small end-to-end comparison, at the default and at a
+tight budget (its arithmetic is kbgym.runs.arms', tested in tests/runs/test_arms.py)."""
 
 from __future__ import annotations
 
@@ -21,39 +22,6 @@ def compare():
     return mod
 
 
-class FakeLib:
-    def __init__(self, coverage, links=0, authored=0):
-        self.s = {"index_coverage": coverage, "n_links": links, "authored_statements": authored}
-
-    def stats(self):
-        return self.s
-
-
-def rows(steps, f1, split="share1"):
-    return [{"qid": f"g{i:04d}", "split": split, "steps": s, "f1": f, "status": "answered"}
-            for i, (s, f) in enumerate(zip(steps, f1))]
-
-
-def test_per_point_ratios(compare):
-    arms = {"B1": {"library": FakeLib(0.0), "cost": {"tokens": 0, "seconds": 0.0}},
-            "B3": {"library": FakeLib(1.0, 1000, 10), "cost": {"tokens": 0, "seconds": 0.1}},
-            "trained": {"library": FakeLib(0.25, 50, 5), "cost": {"tokens": 9, "seconds": 1.0}}}
-    r = {"B1": rows([10, 10], [0.5, 0.5]), "B3": rows([8, 8], [0.7, 0.7]),
-         "trained": rows([9, 9], [0.6, 0.6]) + rows([1], [1.0], split="exact_matched")}
-    cov = compare.coverage_rows(arms, r)
-    assert cov["B3"]["saved_per_point"] == pytest.approx(2 / 100)
-    assert cov["B3"]["f1_per_point"] == pytest.approx(0.2 / 100)
-    assert cov["trained"]["saved_per_point"] == pytest.approx(1 / 25)
-    assert cov["trained"]["f1_per_point"] == pytest.approx(0.1 / 25)
-    assert cov["trained"]["n"] == 2  # exact_matched is not pooled
-    assert cov["B1"]["saved_per_point"] is None
-    q = compare.ratios(cov)
-    assert q["saved"] == pytest.approx(2.0) and q["f1"] == pytest.approx(2.0)
-    cov["B3"]["saved_per_point"] = -0.001  # B3 gains nothing: no ratio to read
-    assert compare.ratios(cov)["saved"] is None
-    assert "B3" in compare.format_coverage(cov)
-
-
 def test_small_end_to_end(compare, small_universe, tmp_path):
     pytest.importorskip("matplotlib")
     from kbgym.plugins import available
@@ -71,3 +39,10 @@ def test_small_end_to_end(compare, small_universe, tmp_path):
     assert out["coverage"]["B3"]["index_coverage"] == 1.0
     assert (tmp_path / "coverage.png").stat().st_size > 0
     assert json.loads((tmp_path / "compare.json").read_text())["seed"] == 0
+    assert "B3" in compare.format_coverage(out["coverage"])
+    # --m: every arm examined at that budget; one step can only answer unread, so F1 drops
+    tight = compare.compare_one(u, probe, trained, None, tmp_path / "m1", seed=0,
+                                resamples=200, m=1, say=lambda *a: None)
+    assert tight["m"] == 1 and out["m"] is None
+    assert tight["coverage"]["B1"]["mean_steps"] == 1.0
+    assert tight["coverage"]["B1"]["f1"] < out["coverage"]["B1"]["f1"]
