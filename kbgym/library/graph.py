@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from kbgym.errors import LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
+from kbgym.library.layers import LayeredMap
 
 EDITED = "edited"
 AUTHORED = "authored"
@@ -171,6 +172,17 @@ class Node:
         self._ain = 0  # authored in-degree
         self._hashes: dict[str, str] | None = None  # target -> its text hash when linked
 
+    def clone(self) -> "Node":
+        """A copy whose link lists and maps are its own (copy-on-write of a shared node)."""
+        m = Node.__new__(Node)
+        m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain = (
+            self.id, self.num, self.text, self.origin, self.flag, self.absorbed, self._ain)
+        m.links = self.links.copy()
+        m._types = self._types.copy() if self._types else None
+        m._in = self._in.copy() if self._in else None
+        m._hashes = self._hashes.copy() if self._hashes else None
+        return m
+
     @property
     def link_types(self) -> dict[str, str]:
         """Target -> type for the typed links (read-only; empty when none are typed)."""
@@ -254,7 +266,7 @@ class Library:
     ):
         if refresh not in ("immediate", "iteration"):
             raise ValueError(f"refresh must be 'immediate' or 'iteration', not {refresh!r}")
-        self._nodes: dict[str, Node] = {}
+        self._nodes: LayeredMap = LayeredMap()  # id -> Node, shared with forks
         self.origins: tuple[str, ...] = tuple(origins)
         self._origin_set = frozenset(self.origins)
         self.next_id = int(next_id)
@@ -274,7 +286,7 @@ class Library:
         self.last_regens = 0
         # incrementally maintained stats
         self._n_links = 0
-        self._carriers: dict[str, int] = {}
+        self._carriers: LayeredMap = LayeredMap()  # origin -> live nodes carrying it
         self._alive = 0
         self._dup = 0
         self._authored = 0
@@ -287,6 +299,9 @@ class Library:
         self._lineage = uuid.uuid4().hex
         self._base_key: tuple[str, int] | None = None
         self._base_version = -1
+        # a fork's edits since it was made, for absorb_fork (None: not a fork)
+        self._log: list[tuple] | None = None
+        self._parent_key: tuple[str, int] | None = None
         if search is not None:
             self.attach_search(search, refresh=refresh)
 
@@ -314,10 +329,12 @@ class Library:
         with gc_paused():
             items = sorted(((id_num(i), i, t) for i, t in nodes))
             lib = cls(origins=[i for _, i, _ in items], **kwargs)
+            lib._nodes, lib._carriers = plain, carriers = {}, {}  # plain dicts while loading
             for num, i, t in items:
-                if i in lib._nodes:
+                if i in plain:
                     raise ValueError(f"duplicate node id {i} in the universe nodes")
                 lib._insert(Node(i, num, t, i, None))
+            lib._nodes, lib._carriers = LayeredMap(plain), LayeredMap(carriers)
             lib.next_id = max(lib.next_id, (items[-1][0] + 1) if items else 1)
         if search is not None:
             lib.attach_search(search, refresh=lib.refresh_mode)
@@ -386,12 +403,14 @@ class Library:
                 raise bad(f"node {nid} link_types must map linked ids to known types")
             parsed.append((id_num(nid), nid, text, links, origin, flag, absorbed, types, hashes))
         parsed.sort(key=lambda p: p[0])
+        lib._nodes, lib._carriers = plain, carriers = {}, {}  # plain dicts while loading
         for p in parsed:
-            if p[1] in lib._nodes:
+            if p[1] in plain:
                 raise bad(f"duplicate node id {p[1]}")
             if p[0] >= lib.next_id:
                 raise bad(f"node {p[1]} is not below next_id {lib.next_id}")
             lib._insert(Node(p[1], p[0], p[2], p[4], p[5], tuple(p[6])))
+        lib._nodes, lib._carriers = LayeredMap(plain), LayeredMap(carriers)
         for _num, nid, _t, links, _o, _f, _a, types, hashes in parsed:
             src = lib._nodes[nid]
             for target in links:
@@ -419,26 +438,19 @@ class Library:
         }
 
     def copy(self, *, search: Any = _KEEP, dedup: Any = _KEEP) -> "Library":
-        """An independent, unfrozen copy. By default it gets ``search.copy()`` of this library's
-        backend (same refresh mode and pending dirty set) and shares the dedup guard."""
+        """An independent, unfrozen copy that shares every note with this library until one
+        of the two changes it (copy-on-write: the cost is the changes since the last fork,
+        never the library's size). By default it gets a fork of this library's search index
+        (same refresh mode and pending dirty set) and shares the dedup guard; ``search=None``
+        drops the index, another backend is filled from scratch."""
         other = Library.__new__(Library)
         other.__dict__.update(self.__dict__)
         other.frozen = False
-        other._nodes = nodes = {}
-        new = Node.__new__
-        with gc_paused():  # millions of new objects: cyclic GC passes would dominate
-            for n in self._nodes.values():
-                m = new(Node)
-                m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain = (
-                    n.id, n.num, n.text, n.origin, n.flag, n.absorbed, n._ain)
-                m.links = n.links.copy()
-                m._types = n._types.copy() if n._types else None
-                m._in = n._in.copy() if n._in else None
-                m._hashes = n._hashes.copy() if n._hashes else None
-                nodes[n.id] = m
+        other._nodes = self._nodes.fork()
+        other._carriers = self._carriers.fork()
         other._lineage = uuid.uuid4().hex
         other._base_key, other._base_version = self.state_key(), self.version
-        other._carriers = dict(self._carriers)
+        other._log, other._parent_key = [], self.state_key()
         other.superseded = dict(self.superseded)
         other._dirty = dict(self._dirty)
         other._regen = set(self._regen)
@@ -446,9 +458,7 @@ class Library:
             other.dedup = dedup
         if search is _KEEP:
             if self._search is not None:
-                if not hasattr(self._search, "copy"):
-                    raise TypeError("this search backend has no copy(); pass copy(search=...)")
-                other._search = self._search.copy()
+                other._search = _fork_backend(self._search)
         else:
             other._search = None
             other._dirty = {}
@@ -458,11 +468,77 @@ class Library:
         return other
 
     def fork(self) -> "Library":
-        """A copy for a group rollout: independent, unfrozen, with its own copy of the search
-        index and the same dedup guard; :meth:`state_key` equals this library's until either
-        one is edited."""
-        with gc_paused():
-            return self.copy()
+        """A copy for a group rollout: independent, unfrozen, sharing this library's notes
+        and search index copy-on-write, with the same dedup guard; :meth:`state_key` equals
+        this library's until either one is edited. It costs the changes since the last fork
+        (well under 10 ms at 10^6 notes), never the library's size. Its edits can be taken
+        back with :meth:`absorb_fork`."""
+        return self.copy()
+
+    def absorb_fork(self, fork: "Library") -> dict:
+        """Take a fork's edits into this library (its parent), e.g. the best rollout of a
+        GRPO group, so that the library learns.
+
+        - If this library is unchanged since ``fork`` was made (its :meth:`state_key` is the
+          one the fork started from), it becomes the fork's state at once: notes, links,
+          hidden fields, counters, ``next_id`` and the search index, in O(changes).
+        - Otherwise (another fork was absorbed first, or this library was edited) the fork's
+          operations are replayed here in order, without dedup: ids the fork minted get this
+          library's next ids, and an operation that no longer applies (a note deleted here
+          meanwhile, a link already made) is skipped.
+
+        The fork itself is left as it was (it can be discarded). Returns ``{"mode":
+        "fast-forward" | "replay", "applied": int, "skipped": int, "ids": {fork id: id}}``.
+        Raises ValueError when ``fork`` is not a fork of a state of this library's lineage
+        (no edit log), :class:`LibraryFrozenError` when this library is frozen.
+        """
+        self._mutable()
+        if fork._log is None or fork._parent_key is None:
+            raise ValueError("absorb_fork needs a library made by fork() or copy()")
+        if fork is self:
+            raise ValueError("a library cannot absorb itself")
+        if self.state_key() == fork._parent_key:
+            keep = (self.dedup, self._log, self._parent_key, self.max_text_chars,
+                    self.link_batch_max)
+            twin = fork.copy()
+            self.__dict__.update(twin.__dict__)
+            self.dedup, self.max_text_chars, self.link_batch_max = keep[0], keep[3], keep[4]
+            if keep[1] is not None:  # this library is itself a fork: its log goes on
+                self._log, self._parent_key = keep[1] + fork._log, keep[2]
+            else:
+                self._log, self._parent_key = None, None
+            return {"mode": "fast-forward", "applied": len(fork._log), "skipped": 0,
+                    "ids": {}}
+        return self._replay_log(fork._log)
+
+    def _replay_log(self, log: list[tuple]) -> dict:
+        ids: dict[str, str] = {}
+        applied = skipped = 0
+        for op in log:
+            name, args = op[0], [ids.get(a, a) if isinstance(a, str) else a for a in op[1:]]
+            try:
+                if name == "add":
+                    ids[op[2]] = self.add(args[0], dedup=False).id
+                elif name == "edit":
+                    self.edit(args[0], args[1], dedup=False)
+                elif name == "delete":
+                    self.delete(args[0])
+                elif name == "link":
+                    self.link(args[0], args[1], args[2])
+                elif name == "unlink":
+                    self.unlink(args[0], args[1])
+                elif name == "merge":
+                    self.merge(args[0], args[1])
+                else:  # pragma: no cover - every logged name is handled above
+                    raise AssertionError(name)
+                applied += 1
+            except LibraryOpError:
+                skipped += 1
+        return {"mode": "replay", "applied": applied, "skipped": skipped, "ids": ids}
+
+    def _record(self, *op: Any) -> None:
+        if self._log is not None:
+            self._log.append(op)
 
     def state_key(self) -> tuple[str, int]:
         """A key that identifies this library's content (nodes, links, texts): equal keys mean
@@ -540,11 +616,13 @@ class Library:
             self.superseded.update(superseded)
         if not self.track_hashes:
             self.track_hashes = True
-            for n in self._nodes.values():
+            nodes = self._nodes
+            for n in [n for n in nodes.values() if n.links]:
+                n = self._w(n)
+                if n._hashes is None:
+                    n._hashes = {}
                 for t in n.links:
-                    if n._hashes is None:
-                        n._hashes = {}
-                    n._hashes.setdefault(t, text_hash(self._nodes[t].text))
+                    n._hashes.setdefault(t, text_hash(nodes[t].text))
 
     def is_stale(self, source: str, target: str) -> bool:
         """A link is stale when its target was superseded or its text changed since."""
@@ -620,6 +698,15 @@ class Library:
                 for n in self._nodes.values():
                     backend.upsert(n.id, n.text)
             backend.refresh()
+
+    def set_refresh(self, refresh: RefreshMode) -> None:
+        """Switch the refresh mode of the attached index; switching to ``immediate`` indexes
+        the pending dirty notes first."""
+        if refresh not in ("immediate", "iteration"):
+            raise ValueError(f"refresh must be 'immediate' or 'iteration', not {refresh!r}")
+        if refresh != self.refresh_mode and refresh == "immediate":
+            self.refresh()
+        self.refresh_mode = refresh
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """The backend's top ``k`` (id, score) over live nodes."""
@@ -732,8 +819,14 @@ class Library:
         self._tokens += len(node.text) // 4
         self._orph += 1  # a new node has no links yet
 
+    def _w(self, node: Node) -> Node:
+        """The version of ``node`` this library may change in place: its own, or a copy of
+        the one it shares with its forks (copy-on-write)."""
+        return self._nodes.writable(node.id, node, Node.clone)
+
     def _add_edge(self, src: Node, dst: Node, ltype: str | None = None,
                   index: int | None = None) -> None:  # fmt: skip
+        src, dst = self._w(src), self._w(dst)
         before = (not src.links and not src._in) + (not dst.links and not dst._in)
         if index is None:
             src.links.append(dst.id)
@@ -759,6 +852,7 @@ class Library:
 
     def _remove_edge(self, src: Node, dst: Node) -> tuple[int, str | None]:
         """Remove src -> dst; returns (its former position, its type)."""
+        src, dst = self._w(src), self._w(dst)
         before = (not src.links and not src._in) + (not dst.links and not dst._in)
         pos = src.links.index(dst.id)
         del src.links[pos]
@@ -778,11 +872,13 @@ class Library:
 
     def _remove_node(self, node: Node) -> None:
         nodes = self._nodes
+        nid = node.id
         if node._in:
             for sid in list(node._in):
-                self._remove_edge(nodes[sid], node)
-        for tid in list(node.links):
-            self._remove_edge(node, nodes[tid])
+                self._remove_edge(nodes[sid], nodes[nid])
+        for tid in list(nodes[nid].links):
+            self._remove_edge(nodes[nid], nodes[tid])
+        node = nodes[nid]
         self._orph -= 1  # it is edge-free now, hence counted as an orphan
         self._carry(node.carried(), -1)
         if node.flag == AUTHORED:
@@ -790,8 +886,8 @@ class Library:
         elif node.flag == EDITED:
             self._edited -= 1
         self._tokens -= len(node.text) // 4
-        del nodes[node.id]
-        self._index_remove(node.id)
+        del nodes[nid]
+        self._index_remove(nid)
 
     # -- operations -------------------------------------------------------------------------
     def add(self, text: str, force_id: str | None = None, *, dedup: bool = True) -> AddOutcome:
@@ -822,6 +918,7 @@ class Library:
         self._insert(node)
         self.version += 1
         self._index_upsert(node)
+        self._record("add", t, nid)
         return AddOutcome(nid, False)
 
     def edit(self, node_id: str, text: str, *, dedup: bool = True) -> EditOutcome:
@@ -830,6 +927,7 @@ class Library:
         self._mutable()
         node = self._need(node_id)
         t = self.normalize(text)
+        node = self._w(node)
         old = node.carried()
         self._tokens += len(t) // 4 - len(node.text) // 4
         node.text = t
@@ -840,6 +938,7 @@ class Library:
             self._carry(node.carried(), +1)
         self.version += 1
         self._index_upsert(node)
+        self._record("edit", node.id, t)
         if dedup:
             survivor = self._find_duplicate(t, node.id)
             if survivor is not None:
@@ -853,6 +952,7 @@ class Library:
         node = self._need(node_id)
         self._remove_node(node)
         self.version += 1
+        self._record("delete", node.id)
         return node.id
 
     def link(self, source: str, target: str, type: str | None = None) -> tuple[str, str]:
@@ -867,6 +967,7 @@ class Library:
         self._check_type(type)
         self._add_edge(src, dst, type)
         self.version += 1
+        self._record("link", src.id, dst.id, type)
         return src.id, dst.id
 
     def link_many(
@@ -880,28 +981,31 @@ class Library:
             raise LibraryOpError(err_too_many_targets(len(targets), self.link_batch_max))
         src = self._need(source)
         self._check_type(type)
+        sid = src.id
+        nodes = self._nodes
         made: list[str] = []
         skipped: list[tuple[str, str]] = []
         seen: set[str] = set()
         for raw in targets:
             key = raw.strip()
-            dst = self._nodes.get(key)
+            dst = nodes.get(key)
             if key in seen:  # §8.2: a repeated id counts as already linked, whatever it was
                 skipped.append((key, "already linked"))
                 continue
             seen.add(key)
             if dst is None:
                 skipped.append((key, "no such note"))
-            elif dst is src:
+            elif key == sid:
                 skipped.append((key, "self"))
-            elif dst._in and src.id in dst._in:
+            elif dst._in and sid in dst._in:
                 skipped.append((key, "already linked"))
             else:
-                self._add_edge(src, dst, type)
+                self._add_edge(nodes[sid], dst, type)
                 made.append(key)
+                self._record("link", sid, key, type)
         if made:
             self.version += 1
-        return LinkManyOutcome(src.id, tuple(made), tuple(skipped), type, len(src.links))
+        return LinkManyOutcome(sid, tuple(made), tuple(skipped), type, len(nodes[sid].links))
 
     def unlink(self, source: str, target: str) -> tuple[str, str]:
         """Remove target (and its type) from source's links."""
@@ -912,6 +1016,7 @@ class Library:
             raise LibraryOpError(f"ERROR: {src.id} does not link to {dst.id}")
         self._remove_edge(src, dst)
         self.version += 1
+        self._record("unlink", src.id, dst.id)
         return src.id, dst.id
 
     def merge(self, loser: str, survivor: str) -> str:
@@ -926,35 +1031,49 @@ class Library:
         if lo is sv:
             raise LibraryOpError("ERROR: cannot merge a note into itself")
         nodes = self._nodes
+        lid, sid = lo.id, sv.id
         # 1. absorbed
         gained = set(lo.absorbed)
         if lo.origin is not None:
             gained.add(lo.origin)
         if not gained <= set(sv.absorbed):
+            sv = self._w(sv)
             old = sv.carried()
             sv.absorbed = tuple(sorted(gained | set(sv.absorbed), key=_sort_key))
             self._carry(old, -1)
             self._carry(sv.carried(), +1)
         # 2. out-links appended, skipping existing links and self-links
-        for tid in lo.links:
+        types = lo.link_types
+        for tid in list(lo.links):
             dst = nodes[tid]
-            if dst is sv or (dst._in and sv.id in dst._in):
+            if tid == sid or (dst._in and sid in dst._in):
                 continue
-            self._add_edge(sv, dst, lo.link_types.get(tid))
+            self._add_edge(nodes[sid], dst, types.get(tid))
         # 3. in-links rewired in place, dropping duplicates and self-links
         if lo._in:
-            for sid in sorted(lo._in, key=id_num):
-                s = nodes[sid]
-                if s is sv or (sv._in and sid in sv._in):
-                    self._remove_edge(s, lo)
+            for src_id in sorted(lo._in, key=id_num):
+                s = nodes[src_id]
+                sv_in = nodes[sid]._in
+                if src_id == sid or (sv_in and src_id in sv_in):
+                    self._remove_edge(s, nodes[lid])
                 else:
-                    pos, ltype = self._remove_edge(s, lo)
-                    self._add_edge(s, sv, ltype, index=pos)
+                    pos, ltype = self._remove_edge(s, nodes[lid])
+                    self._add_edge(nodes[src_id], nodes[sid], ltype, index=pos)
         # 4. delete the loser
-        self._remove_node(lo)
+        self._remove_node(nodes[lid])
         self.merges += 1
         self.version += 1
-        return sv.id
+        self._record("merge", lid, sid)
+        return sid
+
+
+def _fork_backend(backend: Any) -> Any:
+    """A copy-on-write fork of a search backend (``fork()``), else its ``copy()``."""
+    for name in ("fork", "copy"):
+        make = getattr(backend, name, None)
+        if make is not None:
+            return make()
+    raise TypeError("this search backend has neither fork() nor copy(); pass copy(search=...)")
 
 
 def _sort_key(node_id: str) -> tuple[int, int | str]:

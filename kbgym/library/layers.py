@@ -1,0 +1,163 @@
+"""``LayeredMap``: a dict whose forks share their parent's entries (copy-on-write).
+
+A map is three dicts: a frozen *base*, a frozen *mid* (changes over the base) and an owned
+*top* (changes over both). A key maps to ``None`` in mid or top when it was deleted there, so
+values are never None. :meth:`fork` freezes the top into a new mid, shared by both maps, and
+gives each an empty top: a fork costs the size of the changes since the base, never the size
+of the base. When the mid outgrows :data:`FOLD_MIN` entries (and a quarter of the base) it is
+folded into a new base, so lookups stay at most three probes and forks stay cheap.
+
+The frozen dicts are never written to again; a map may hand them to any number of forks.
+Values are shared as they are: a caller that mutates values (the library's nodes) must copy
+a value before changing it unless :meth:`owns` it (the top holds it).
+
+Iteration follows insertion order: the base's keys, then keys first set in the mid, then keys
+first set in the top (the library inserts ids in increasing order, so this is id order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+#: A mid of at most this many entries is never folded into the base.
+FOLD_MIN = 65_536
+
+
+class LayeredMap:
+    __slots__ = ("_base", "_mid", "_top", "_n")
+
+    def __init__(self, data: dict | None = None):
+        """A map holding ``data``, which it takes over (no copy: do not use it afterwards)."""
+        self._base: dict = {}
+        self._mid: dict = {}
+        self._top: dict = data if data is not None else {}
+        self._n = len(self._top)
+
+    # -- reading ------------------------------------------------------------------------
+    def get(self, key: Any, default: Any = None) -> Any:
+        v = self._top.get(key, self)
+        if v is self:
+            v = self._mid.get(key, self)
+            if v is self:
+                v = self._base.get(key)
+        return default if v is None else v
+
+    def __getitem__(self, key: Any) -> Any:
+        v = self.get(key)
+        if v is None:
+            raise KeyError(key)
+        return v
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def owns(self, key: Any, value: Any) -> bool:
+        """True when ``value`` is this map's own (top) entry for ``key``: safe to mutate."""
+        return self._top.get(key) is value
+
+    def _over(self) -> dict:
+        """Mid and top together (what differs from the base)."""
+        if not self._top:
+            return self._mid
+        if not self._mid:
+            return self._top
+        return {**self._mid, **self._top}
+
+    def items(self) -> Iterator[tuple[Any, Any]]:
+        base, over = self._base, self._over()
+        if not over:
+            yield from base.items()
+            return
+        get = over.get
+        for k, v in base.items():
+            w = get(k, v)
+            if w is not None:
+                yield k, w
+        for k, w in over.items():
+            if w is not None and k not in base:
+                yield k, w
+
+    def values(self) -> Iterator[Any]:
+        if not self._mid and not self._top:
+            return iter(self._base.values())
+        return (v for _, v in self.items())
+
+    def keys(self) -> Iterator[Any]:
+        if not self._mid and not self._top:
+            return iter(self._base.keys())
+        return (k for k, _ in self.items())
+
+    __iter__ = keys
+
+    # -- writing ------------------------------------------------------------------------
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if value is None:
+            raise ValueError("LayeredMap values must not be None")
+        if self.get(key) is None:
+            self._n += 1
+        self._top[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        if self.get(key) is None:
+            raise KeyError(key)
+        self._n -= 1
+        if key in self._base or key in self._mid:
+            self._top[key] = None
+        else:
+            del self._top[key]
+
+    def writable(self, key: Any, value: Any, copy: Any) -> Any:
+        """The top's own entry for ``key`` (a live key whose value is ``value``), made with
+        ``copy(value)`` if the top has none yet: the version of the value safe to mutate."""
+        cur = self._top.get(key)
+        if cur is None:
+            cur = self._top[key] = copy(value)
+        return cur
+
+    def pop(self, key: Any, default: Any = None) -> Any:
+        v = self.get(key)
+        if v is None:
+            return default
+        del self[key]
+        return v
+
+    # -- forking ------------------------------------------------------------------------
+    def _freeze(self) -> None:
+        """Turn the top into frozen layers (no copy of the base, ever)."""
+        if not self._top:
+            return
+        if not self._base and not self._mid:  # a fresh map: its top becomes the base as it is
+            self._base, self._top = self._top, {}
+            return
+        mid = self._over()  # a new dict, or the old top (handed over: a new top follows)
+        base = self._base
+        for k in [k for k, v in mid.items() if v is None and k not in base]:
+            del mid[k]  # deleted again before ever reaching the base: nothing to hide
+        if len(mid) > max(FOLD_MIN, len(base) // 4):
+            merged = dict(base)
+            for k, v in mid.items():
+                if v is None:
+                    merged.pop(k, None)
+                else:
+                    merged[k] = v
+            self._base, self._mid = merged, {}
+        else:
+            self._mid = mid
+        self._top = {}
+
+    def fork(self) -> "LayeredMap":
+        """A map with the same entries that shares every frozen layer with this one."""
+        self._freeze()
+        other = LayeredMap.__new__(LayeredMap)
+        other._base, other._mid, other._top, other._n = self._base, self._mid, {}, self._n
+        return other
+
+    def __getstate__(self):
+        return (self._base, self._mid, self._top, self._n)
+
+    def __setstate__(self, state) -> None:
+        self._base, self._mid, self._top, self._n = state
