@@ -7,15 +7,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libtest_helpers import SENTENCES, brute_bm25, check_invariants, make_lib
+from libtest_helpers import (QUERIES, SENTENCES, apply, brute_bm25, check_invariants, make_lib,
+                             op_st, text_st)
 
-from kbgym.errors import LibraryOpError
 from kbgym.jsonio import canonical
 from kbgym.library import BM25Index, Library
 from kbgym.library.layers import LayeredMap
-
-WORDS = ["Felix", "Mara", "job", "is", "cooper", "friend", "of", "city", "Fenmarch", "index"]
-QUERIES = ("felix job", "mara friend of", "cooper", "city of fenmarch", "index")
 
 
 def deep_copy(lib: Library) -> Library:
@@ -26,29 +23,6 @@ def deep_copy(lib: Library) -> Library:
     return out
 
 
-def apply(lib: Library, op: tuple) -> object:
-    """One edit; a refused one returns its error string (both libraries must agree)."""
-    name, a, b, text = op
-    ids = lib.ids()
-    x, y = ids[a % len(ids)], ids[b % len(ids)]
-    try:
-        if name == "add":
-            return lib.add(text, dedup=False)
-        if name == "edit":
-            return lib.edit(x, text, dedup=False)
-        if name == "delete":
-            return lib.delete(x) if len(ids) > 1 else None
-        if name == "link":
-            return lib.link(x, y, "refers_to" if a % 2 else None)
-        if name == "link_many":
-            return lib.link_many(x, [y, ids[(b + 1) % len(ids)]])
-        if name == "unlink":
-            return lib.unlink(x, y)
-        return lib.merge(x, y)
-    except LibraryOpError as err:
-        return str(err)
-
-
 def same(lib: Library, twin: Library) -> None:
     assert canonical(lib.snapshot()) == canonical(twin.snapshot())
     assert lib.stats() == twin.stats() == lib.recompute_stats()
@@ -57,10 +31,6 @@ def same(lib: Library, twin: Library) -> None:
         assert lib.search(q, 7) == twin.search(q, 7) == want
 
 
-text_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
-op_st = st.tuples(st.sampled_from(["add", "edit", "delete", "link", "link_many", "unlink",
-                                   "merge"]),
-                  st.integers(0, 50), st.integers(0, 50), text_st)
 step_st = st.one_of(
     st.tuples(st.just("fork"), st.integers(0, 10**6)),
     st.tuples(st.just("edit"), st.integers(0, 10**6), op_st),
