@@ -36,6 +36,14 @@ class LayeredMap:
 
     # -- reading ------------------------------------------------------------------------
     def get(self, key: Any, default: Any = None) -> Any:
+        if not self._mid:  # the common shapes: a fresh map, or a fork not yet written to
+            top = self._top
+            if not top:
+                return self._base.get(key, default)
+            v = top.get(key, self)
+            if v is self:
+                return self._base.get(key, default)
+            return default if v is None else v
         v = self._top.get(key, self)
         if v is self:
             v = self._mid.get(key, self)

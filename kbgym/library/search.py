@@ -272,6 +272,8 @@ class BM25Index:
 
     def _ids(self, slots: list[int]) -> list[str]:
         nh, head, tail = self._nh, self._sid_h, self._sid_t
+        if not tail:
+            return [head[s] for s in slots]
         return [head[s] if s < nh else tail[s - nh] for s in slots]
 
     def _post(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
