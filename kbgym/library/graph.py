@@ -695,8 +695,12 @@ class Library:
         self._regen = set()
         if backend is not None:
             with gc_paused():
-                for n in self._nodes.values():
-                    backend.upsert(n.id, n.text)
+                bulk = getattr(backend, "bulk_load", None)
+                if bulk is not None and len(backend) == 0:
+                    bulk((n.id, n.text) for n in self._nodes.values())
+                else:
+                    for n in self._nodes.values():
+                        backend.upsert(n.id, n.text)
             backend.refresh()
 
     def set_refresh(self, refresh: RefreshMode) -> None:

@@ -53,6 +53,7 @@ import math
 import re
 from collections import OrderedDict
 from collections.abc import Iterable
+from itertools import chain
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -376,6 +377,72 @@ class BM25Index:
                 maxtf[tid] = tf
             if dl < mindl[tid]:
                 mindl[tid] = dl
+
+    def bulk_load(self, docs: Iterable[tuple[str, str]]) -> None:
+        """Index many (id, text) documents into an empty index at once: the same index that
+        upserting them one by one in this order makes (slots, postings, statistics), built
+        with a handful of sorts over all tokens instead of per-document Python work."""
+        if self._doc_slot or self._n_slots:
+            raise ValueError("bulk_load needs an empty index")
+        ids, texts = [], []
+        for i, t in docs:
+            ids.append(i)
+            texts.append(t)
+        n = len(ids)
+        if not n:
+            return
+        self._gen += 1
+        toks = [TOKEN_RE.findall(t.casefold()) for t in texts]
+        dl = np.fromiter(map(len, toks), dtype=np.int64, count=n)
+        flat = list(chain.from_iterable(toks))
+        del toks
+        vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}  # first-occurrence order
+        tids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        del flat
+        V = len(vocab)
+        doc = np.repeat(np.arange(n, dtype=np.int64), dl)
+        pair, tf = np.unique(tids * n + doc, return_counts=True)  # sorted by (term, doc)
+        p_tid, p_doc = pair // n, pair % n
+        p_dl = dl[p_doc]
+        key, code_inv = np.unique(tf * (int(dl.max()) + 1) + p_dl, return_inverse=True)
+        width = int(dl.max()) + 1
+        c_tf, c_dl = key // width, key % width
+        self._code_tf = np.zeros(max(64, len(key) + 1))
+        self._code_dl = np.zeros(max(64, len(key) + 1))
+        self._code_tf[1: len(key) + 1] = c_tf
+        self._code_dl[1: len(key) + 1] = c_dl
+        self._n_codes = len(key) + 1
+        self._code_of = {(int(a), int(b)): c + 1
+                         for c, (a, b) in enumerate(zip(c_tf.tolist(), c_dl.tolist()))}
+        codes = (code_inv.reshape(-1) + 1).astype(np.intp)
+        counts = np.bincount(p_tid, minlength=V)
+        off = np.concatenate(([0], np.cumsum(counts)))
+        starts = off[:-1]
+        o = off.tolist()
+        self._vocab = vocab
+        self._hs = [p_doc[o[t]: o[t + 1]] for t in range(V)]
+        self._hc = [codes[o[t]: o[t + 1]] for t in range(V)]
+        self._ts = [np.zeros(4, dtype=np.int64) for _ in range(V)]
+        self._tc = [np.zeros(4, dtype=np.intp) for _ in range(V)]
+        self._tn = [0] * V
+        self._town = set(range(V))
+        self._terms_owned = True
+        self._df = counts.tolist()
+        self._pdead = [0] * V
+        self._maxtf = np.maximum.reduceat(tf, starts).tolist() if V else []
+        self._mindl = np.minimum.reduceat(p_dl, starts).tolist() if V else []
+        self._codes_owned = True
+        self._sid_h, self._stx_h = ids, texts
+        self._snum_h = np.fromiter((int(i[1:]) if i[1:].isdigit() and i[1:].isascii()
+                                    and i[:1] == "s" else id_num(i) for i in ids),
+                                   dtype=np.int64, count=n)
+        self._nh = self._n_slots = n
+        self._dead = np.zeros(max(64, 2 * n), dtype=bool)
+        self._dead_owned = True
+        self._doc_slot = LayeredMap(dict(zip(ids, range(n))))
+        if len(self._doc_slot) != n:
+            raise ValueError("bulk_load got the same id twice")
+        self._total_len = int(dl.sum())
 
     def _append(self, tid: int, slot: int, code: int) -> None:
         n = self._tn[tid]

@@ -201,3 +201,26 @@ def test_layered_map_forks_behave_like_dicts(ops):
             assert dict(m.items()) == d and sorted(m) == sorted(d)
     finally:
         layers.FOLD_MIN = old
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), text_st), max_size=40),
+       st.lists(st.tuples(st.integers(0, 60), st.one_of(st.none(), text_st)), max_size=20))
+def test_bulk_load_equals_upserting_one_by_one(docs, later):
+    docs = list({f"s{i:04d}": t for i, t in docs}.items())
+    bulk, one = BM25Index(), BM25Index()
+    bulk.bulk_load(docs)
+    for i, t in docs:
+        one.upsert(i, t)
+    for ix in (bulk, one):  # both take further edits alike
+        for num, text in later:
+            ix.upsert(f"s{num:04d}", text) if text else ix.remove(f"s{num:04d}")
+    truth = dict(docs)
+    for num, text in later:
+        if text:
+            truth[f"s{num:04d}"] = text
+        else:
+            truth.pop(f"s{num:04d}", None)
+    for q in QUERIES + ("of", "is"):
+        for k in (1, 5, 60):
+            assert bulk.query(q, k) == one.query(q, k) == brute_bm25(truth, q, k)
