@@ -96,6 +96,7 @@ class Memory:
         self.collapse_repeats = collapse_repeats
         self.task = task
         self._entries: deque[tuple[str, str]] = deque(maxlen=k)
+        self._lines: deque[str] = deque(maxlen=k)  # each entry's rendered line, made once
         self._seen: dict[str, str] = {}
 
     @property
@@ -115,6 +116,7 @@ class Memory:
 
     def clear(self) -> None:
         self._entries.clear()
+        self._lines.clear()
         self._seen.clear()
 
     def push(self, action: ActionModel | InvalidAction | str | Any, result: str) -> str:
@@ -138,13 +140,15 @@ class Memory:
             if self._seen.get(call) == result:
                 shown = collapsed_result(action.name, result)
             self._seen[call] = result
-        self._entries.append((clip(call, CALL_MAX), clip(shown, RESULT_MAX)))
+        call, clipped = clip(call, CALL_MAX), clip(shown, RESULT_MAX)
+        self._entries.append((call, clipped))
+        self._lines.append(f"- {call} -> {clipped}")
         return shown
 
     def lines(self) -> str:
         if not self._entries:
             return NO_ACTIONS
-        return "\n".join(f"- {call} -> {result}" for call, result in self._entries)
+        return "\n".join(self._lines)
 
     def render(self, remaining: int) -> str:
         """The SPEC §10 text of ``obs["text"]``: task block, history, then the counter."""

@@ -105,9 +105,13 @@ class LayeredMap:
     def __setitem__(self, key: Any, value: Any) -> None:
         if value is None:
             raise ValueError("LayeredMap values must not be None")
-        if self.get(key) is None:
+        top = self._top
+        if not self._base and not self._mid:  # a fresh map: a plain dict
+            if key not in top:
+                self._n += 1
+        elif self.get(key) is None:
             self._n += 1
-        self._top[key] = value
+        top[key] = value
 
     def __delitem__(self, key: Any) -> None:
         if self.get(key) is None:

@@ -354,6 +354,8 @@ class BM25Index:
         self._own_terms()
         vocab, code_of = self._vocab, self._code_of
         df, maxtf, mindl = self._df, self._maxtf, self._mindl
+        town, tn, tsl, tcl, hs, cat = self._town, self._tn, self._ts, self._tc, self._hs, self._cat
+        tail_min, frac = self.TAIL_MIN, self.TAIL_FRACTION
         for term, tf in counts.items():
             tid = vocab.get(term)
             if tid is None:
@@ -371,7 +373,22 @@ class BM25Index:
             code = code_of.get((tf, dl))
             if code is None:
                 code = self._new_code(tf, dl)
-            self._append(tid, slot, code)
+            # append (slot, code) to the term's tail (inlined: the hot path)
+            n = tn[tid]
+            if tid not in town:
+                tsl[tid], tcl[tid] = tsl[tid].copy(), tcl[tid].copy()
+                town.add(tid)
+            ts = tsl[tid]
+            if n == len(ts):
+                ts = tsl[tid] = _grow(ts, n + 1)
+                tcl[tid] = _grow(tcl[tid], n + 1)
+            ts[n] = slot
+            tcl[tid][n] = code
+            tn[tid] = n + 1
+            if cat:
+                cat.pop(tid, None)
+            if n >= tail_min and n + 1 > len(hs[tid]) // frac:
+                self._fold_term(tid)
             df[tid] += 1
             if tf > maxtf[tid]:
                 maxtf[tid] = tf
@@ -443,23 +460,6 @@ class BM25Index:
         if len(self._doc_slot) != n:
             raise ValueError("bulk_load got the same id twice")
         self._total_len = int(dl.sum())
-
-    def _append(self, tid: int, slot: int, code: int) -> None:
-        n = self._tn[tid]
-        if tid not in self._town:  # shared with a fork: this index gets its own tail
-            self._ts[tid] = self._ts[tid].copy()
-            self._tc[tid] = self._tc[tid].copy()
-            self._town.add(tid)
-        ts, tc = self._ts[tid], self._tc[tid]
-        if n == len(ts):
-            ts = self._ts[tid] = _grow(ts, n + 1)
-            tc = self._tc[tid] = _grow(tc, n + 1)
-        ts[n] = slot
-        tc[n] = code
-        self._tn[tid] = n + 1
-        self._cat.pop(tid, None)
-        if n + 1 > max(self.TAIL_MIN, len(self._hs[tid]) // self.TAIL_FRACTION):
-            self._fold_term(tid)
 
     def _fold_term(self, tid: int) -> None:
         """The tail joins the head (a new frozen head; the old one may live on in forks)."""

@@ -12,8 +12,9 @@ Rows, each case in its own fresh process (peak RSS belongs to it):
   hashes; 10 probe envs made and dropped over the one library (RSS after each); 2,000 env
   steps on it without any GC freeze (the worst step's CPU time, full collections inside steps);
 - churn: 100 envs made and dropped on the default universe (about 5.9k notes), RSS after each;
-- steps: env.step p50 per action at 5.9k notes, this checkout against ``--against`` (a
-  ``git worktree`` of that commit), interleaved over ``--rounds`` child processes each;
+- steps: env.step p50 per action at 5.9k notes (CPU time), this checkout against
+  ``--against`` (a ``git worktree`` of that commit), interleaved over ``--rounds`` child
+  processes each;
 - demo: peak RSS of ``kbgym demo`` (its child process).
 
 ``--quick`` runs every case at tiny sizes (a smoke test of the script, as the test suite does).
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT, checkout, child, interleave, table  # noqa: E402
+from harness import checkout, child, interleave, table  # noqa: E402
 
 LARGE = r"""
 import gc, json, os, sys, tempfile, time
@@ -184,10 +185,10 @@ rng = random.Random(1)
 names = [p.name for p in u.people]
 ids = [n.id for n in u.nodes]
 t = {k: [] for k in ("search", "read", "add", "link")}
-def timed(kind, a):
-    c = time.perf_counter_ns()
+def timed(kind, a):  # CPU time: robust to other processes on a shared machine
+    c = time.process_time_ns()
     r = env.step(a)
-    t[kind].append((time.perf_counter_ns() - c) / 1e3)
+    t[kind].append((time.process_time_ns() - c) / 1e3)
     return r
 env.reset(seed=0)
 for _ in range(n_steps):
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> list[tuple]:
                              1 if q else args.rounds)
         now = {k: statistics.median(r[k] for r in res["now"]) for k in res["now"][0]}
         was = {k: statistics.median(r[k] for r in res[args.against]) for k in now}
-        row(f"env.step p50 at 5.9k notes, {'/'.join(now)} (µs)",
+        row(f"env.step p50 at 5.9k notes, {'/'.join(now)} (µs CPU)",
             " / ".join(f"{now[k]:.0f}" for k in now) + f"; {args.against}: "
             + " / ".join(f"{was[k]:.0f}" for k in now)
             + " (ratios " + " / ".join(f"{now[k] / was[k]:.2f}" for k in now) + ")",
