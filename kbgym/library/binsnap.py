@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import tempfile
+from array import array
 from collections import Counter
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -84,41 +85,88 @@ def _node_json(n: Any) -> str:
     return "".join(parts)
 
 
+def note_table(lib: Any) -> tuple[Any, list]:
+    """The library's notes as :class:`~kbgym.library.graph.NodeColumns` (id order) and its
+    notes with out-links (id order). A library whose notes are still its columns (built from
+    a universe or a binary snapshot, nothing changed) hands them over without a copy."""
+    from kbgym.library.graph import NodeColumns
+    from kbgym.library.layers import LazyMap
+
+    m = lib._nodes
+    base = m._base
+    if not m._mid and not m._top and isinstance(base, LazyMap) and base.source is not None:
+        made = base._all if base._all is not None else base._made
+        return base.source, sorted((n for n in made.values() if n.links), key=lambda n: n.num)
+    ns = list(lib)
+    cols = NodeColumns([n.id for n in ns], [n.num for n in ns], [n.text for n in ns],
+                       [n.origin for n in ns], [n.flag for n in ns],
+                       {i: n.absorbed for i, n in enumerate(ns) if n.absorbed})
+    return cols, [n for n in ns if n.links]
+
+
+_PLAIN = '{"absorbed":[],"flag":%s,"id":"%s","links":[],"origin":%s,"text":%s}'
+_SELF = '{"absorbed":[],"flag":null,"id":"%s","links":[],"origin":"%s","text":%s}'
+_NULLS = ["null"] * (1 << 16)
+
+
 def library_hash(lib: Any) -> str:
     """``content_hash(lib.snapshot())``, streamed: the canonical JSON text is hashed in
-    chunks as it is made, and plain notes (no links, nothing absorbed) take a template."""
+    chunks as it is made, from the note columns; plain notes (no links, nothing absorbed)
+    take a template and only the others are written out field by field."""
+    cols, linked = note_table(lib)
     h = hashlib.sha256()
 
     def feed(text: str) -> None:
-        h.update(_UNSAFE.sub(_escape, text).encode("utf-8"))
+        if not text.isascii():  # (every character canonical() escapes is non-ASCII)
+            text = _UNSAFE.sub(_escape, text)
+        h.update(text.encode("utf-8"))
 
     feed(f'{{"merges":{int(lib.merges)},"next_id":{int(lib.next_id)},"nodes":[')
-    plain = '{"absorbed":[],"flag":%s,"id":"%s","links":[],"origin":%s,"text":%s}'
-    buf: list[str] = []
-    first = True
-    for n in lib:
-        if n.links or n.absorbed or n._hashes or n._types or not n.id.isascii():
-            buf.append(_node_json(n))
+    ids, texts, n = cols.ids, cols.texts, len(cols.ids)
+    pos = {node.id: node for node in linked}
+    special = set(cols.absorbed or ()) | {i for i, x in enumerate(ids) if x in pos} \
+        if pos or cols.absorbed else set()
+    step = 1 << 16
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        enc = map(encode_basestring, texts[lo:hi])
+        cid = ids[lo:hi]
+        if cols.flags is None:
+            fl = _NULLS[: hi - lo]
         else:
-            buf.append(plain % ("null" if n.flag is None else f'"{n.flag}"', n.id,
-                                "null" if n.origin is None else _js(n.origin), _js(n.text)))
-        if len(buf) >= 16384:
-            feed(("" if first else ",") + ",".join(buf))
-            first, buf = False, []
-    if buf:
-        feed(("" if first else ",") + ",".join(buf))
-    feed('],"origins":[' + ",".join(map(_js, lib.origins)) + "]}\n")
+            fl = ["null" if f is None else f'"{f}"' for f in cols.flags[lo:hi]]
+        if cols.origins is None and cols.flags is None:  # untouched originals
+            strs = list(map(_SELF.__mod__, zip(cid, cid, enc)))
+        else:
+            og = ([f'"{x}"' for x in cid] if cols.origins is None else
+                  ["null" if o is None else _js(o) for o in cols.origins[lo:hi]])
+            strs = list(map(_PLAIN.__mod__, zip(fl, cid, og, enc)))
+        for i in special:
+            if lo <= i < hi:
+                strs[i - lo] = _node_json(pos.get(ids[i]) or cols.make(i))
+        feed(("," if lo else "") + ",".join(strs))
+    feed('],"origins":' + json.dumps(list(lib.origins), ensure_ascii=False,
+                                      separators=(",", ":")) + "}\n")
     return "sha256:" + h.hexdigest()
 
 
 # -- columns --------------------------------------------------------------------------------
 def _strings(items: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """A UTF-8 blob and the character offsets of ``items`` (len + 1)."""
-    joined = "".join(items)
+    """A UTF-8 blob of ``items`` and their character offsets (len + 1). When no item holds
+    a NUL the items are joined with NUL (the reader splits instead of slicing), which the
+    offsets tell apart: they then count a separator after every item (the last ends one past
+    the text)."""
+    joined = "\x00".join(items)
+    sep = joined.count("\x00") == max(0, len(items) - 1)
+    if not sep:
+        joined = "".join(items)
     off = np.zeros(len(items) + 1, dtype=np.int64)
     if items:
         np.cumsum(np.fromiter(map(len, items), dtype=np.int64, count=len(items)), out=off[1:])
-    return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8), off
+        if sep:
+            off[1:] += np.arange(1, len(items) + 1, dtype=np.int64)  # a NUL after each
+    blob = np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return blob, off
 
 
 def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
@@ -126,41 +174,65 @@ def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
         text = blob.tobytes().decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         raise SnapshotIntegrityError(f"{what} is not UTF-8") from None
-    o = off.tolist()
-    if o[0] != 0 or o[-1] != len(text) or any(b < a for a, b in zip(o, o[1:])):
+    n = len(off) - 1
+    if n < 0 or off[0] != 0 or (n and (np.diff(off) < 0).any()):
         raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+    if n == 0:
+        return []
+    if int(off[-1]) == len(text) + 1:  # NUL-joined
+        items = text.split("\x00")
+        if len(items) != n:
+            raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+        return items
+    if int(off[-1]) != len(text):
+        raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+    o = off.tolist()
     return [text[a:b] for a, b in zip(o, o[1:])]
 
 
 def library_columns(lib: Any) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
     """(header fields, columns, id -> position) of a library."""
-    nodes = list(lib)
-    pos = {n.id: i for i, n in enumerate(nodes)}
+    table, linked = note_table(lib)
+    ids, n = table.ids, len(table.ids)
+    pos = dict(zip(ids, range(n)))
     cols: dict[str, np.ndarray] = {}
-    cols["num"] = np.fromiter((n.num for n in nodes), dtype=np.int64, count=len(nodes))
-    cols["id_blob"], cols["id_off"] = _strings([n.id for n in nodes])
-    cols["text_blob"], cols["text_off"] = _strings([n.text for n in nodes])
-    cols["flag"] = np.fromiter((_FLAGS.index(n.flag) for n in nodes), dtype=np.uint8,
-                               count=len(nodes))
+    cols["num"] = np.asarray(table.nums, dtype=np.int64)
+    cols["id_blob"], cols["id_off"] = _strings(ids)
+    cols["text_blob"], cols["text_off"] = _strings(table.texts)
+    if table.flags is None:
+        cols["flag"] = np.zeros(n, dtype=np.uint8)
+    else:
+        code = {f: i for i, f in enumerate(_FLAGS)}
+        cols["flag"] = np.fromiter(map(code.__getitem__, table.flags), dtype=np.uint8, count=n)
     # origins: 1 = the note's own id (most originals), 0 = none, 2 = another (listed in order)
-    okind = np.fromiter((0 if n.origin is None else 1 if n.origin == n.id else 2
-                         for n in nodes), dtype=np.uint8, count=len(nodes))  # fmt: skip
+    if table.origins is None:
+        okind = np.ones(n, dtype=np.uint8)
+        others: list[str] = []
+    else:
+        okind = np.fromiter((0 if o is None else 1 if o == x else 2
+                             for o, x in zip(table.origins, ids)), dtype=np.uint8, count=n)
+        others = [o for o, k in zip(table.origins, okind.tolist()) if k == 2]
     cols["origin_kind"] = okind
-    cols["origin_blob"], cols["origin_off"] = _strings(
-        [n.origin for n, k in zip(nodes, okind.tolist()) if k == 2])
-    absorbed = [n.absorbed for n in nodes]
-    cols["abs_off"] = np.cumsum([0] + [len(a) for a in absorbed], dtype=np.int64)
-    cols["abs_blob"], cols["abs_soff"] = _strings([o for a in absorbed for o in a])
-    linked = [n for n in nodes if n.links]
-    lcount = np.zeros(len(nodes), dtype=np.int64)
+    cols["origin_blob"], cols["origin_off"] = _strings(others)
+    absorbed = table.absorbed or {}
+    acount = np.zeros(n, dtype=np.int64)
+    flat_abs: list[str] = []
+    for i in sorted(absorbed):
+        acount[i] = len(absorbed[i])
+        flat_abs.extend(absorbed[i])
+    cols["abs_off"] = np.concatenate(([0], np.cumsum(acount))).astype(np.int64)
+    cols["abs_blob"], cols["abs_soff"] = _strings(flat_abs)
+    lcount = np.zeros(n, dtype=np.int64)
     dst, typ, hsh, has = [], [], [], []
-    for n in linked:
-        lcount[pos[n.id]] = len(n.links)
-        types, hashes = n.link_types, n._hashes or {}
-        for t in n.links:
+    for node in linked:
+        lcount[pos[node.id]] = len(node.links)
+        types, hashes = node.link_types, node._hashes or {}
+        for t in node.links:
             dst.append(pos[t])
             typ.append(_TYPES.index(types.get(t)))
             h = hashes.get(t)
+            if h is not None and len(h) != 16:
+                raise ValueError("link hashes must be 16 hex digits")
             has.append(h is not None)
             hsh.append(int(h, 16) if h is not None else 0)
     cols["link_off"] = np.concatenate(([0], np.cumsum(lcount))).astype(np.int64)
@@ -168,10 +240,10 @@ def library_columns(lib: Any) -> tuple[dict, dict[str, np.ndarray], dict[str, in
     cols["link_type"] = np.array(typ, dtype=np.uint8)
     cols["link_hash"] = np.array(hsh, dtype=np.uint64)
     cols["link_has_hash"] = np.array(has, dtype=np.uint8)
-    cols["origins_blob"], cols["origins_off"] = _strings(list(lib.origins))
-    if any(len(h) != 16 for n in linked for h in (n._hashes or {}).values()):
-        raise ValueError("link hashes must be 16 hex digits")
-    head = {"next_id": int(lib.next_id), "merges": int(lib.merges), "n_nodes": len(nodes)}
+    same = list(lib.origins) == ids  # (B1 and most libraries: the origins are the note ids)
+    cols["origins_blob"], cols["origins_off"] = _strings([] if same else list(lib.origins))
+    head = {"next_id": int(lib.next_id), "merges": int(lib.merges), "n_nodes": n,
+            "origins_are_ids": same}
     return head, cols, pos
 
 
@@ -184,24 +256,29 @@ def index_columns(lib: Any, pos: dict[str, int]) -> tuple[dict | None, dict[str,
     if type(ix) is not BM25Index or lib._dirty or len(ix) != len(lib):
         return None, {}
     n_old = ix._n_slots
-    alive = ~ix._dead[:n_old]
-    live = np.flatnonzero(alive)
-    remap = np.cumsum(alive) - 1
-    ids = ix._ids(live.tolist())
-    try:
-        slot_node = np.fromiter((pos[i] for i in ids), dtype=np.int64, count=len(ids))
-    except KeyError:
-        return None, {}
-    if any(ix._text(s) != lib[i].text for s, i in zip(live.tolist(), ids)):
-        return None, {}
     terms = sorted(ix._vocab, key=ix._vocab.__getitem__)
-    post_s, post_c, lens = [], [], []
-    for tid in range(len(terms)):
-        slots, codes = ix._post(tid)
-        keep = alive[slots]
-        post_s.append(remap[slots[keep]])
-        post_c.append(codes[keep].astype(np.int64))
-        lens.append(int(keep.sum()))
+    table = note_table(lib)[0]
+    if not ix._n_dead and n_old == ix._nh and not any(ix._tn) and ix._sid_h == table.ids:
+        # compact already, slots in note order: the heads are the columns
+        slot_node = np.arange(n_old, dtype=np.int64)
+        post_s, post_c = ix._hs, ix._hc
+        lens = list(map(len, post_s))
+    else:
+        alive = ~ix._dead[:n_old]
+        live = np.flatnonzero(alive)
+        remap = np.cumsum(alive) - 1
+        ids = ix._ids(live.tolist())
+        try:  # (nothing pending: every indexed text is its note's current text)
+            slot_node = np.fromiter(map(pos.__getitem__, ids), dtype=np.int64, count=len(ids))
+        except KeyError:
+            return None, {}
+        post_s, post_c, lens = [], [], []
+        for tid in range(len(terms)):
+            slots, codes = ix._post(tid)
+            keep = alive[slots]
+            post_s.append(remap[slots[keep]])
+            post_c.append(codes[keep])
+            lens.append(int(keep.sum()))
     cols = {"ix_slot_node": slot_node}
     cols["ix_vocab_blob"], cols["ix_vocab_off"] = _strings(terms)
     cols["ix_post_off"] = np.concatenate(([0], np.cumsum(lens, dtype=np.int64))).astype(np.int64)
@@ -354,79 +431,68 @@ def read_binary(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Any, di
 
 
 def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
-    from kbgym.library.graph import AUTHORED, Library, Node, gc_paused
+    from kbgym.library.graph import AUTHORED, Library, NodeColumns, gc_paused
     from kbgym.library.layers import LayeredMap
 
     head = header["library"]
     n = head["n_nodes"]
     ids = _unstrings(cols["id_blob"], cols["id_off"], "note ids")
     texts = _unstrings(cols["text_blob"], cols["text_off"], "note texts")
-    nums = cols["num"].tolist()
+    numa = cols["num"]
     flags = cols["flag"]
     okind = cols["origin_kind"]
-    if not (len(ids) == len(texts) == len(nums) == len(flags) == len(okind) == n):
+    if not (len(ids) == len(texts) == len(numa) == len(flags) == len(okind) == n):
         raise SnapshotIntegrityError("note columns disagree in length")
-    if len(flags) and int(flags.max()) > 2 or len(okind) and int(okind.max()) > 2:
+    if n and (int(flags.max()) > 2 or int(okind.max()) > 2):
         raise SnapshotIntegrityError("unknown flag or origin kind")
-    others = iter(_unstrings(cols["origin_blob"], cols["origin_off"], "origins"))
-    okl = okind.tolist()
-    origins_of = [None if k == 0 else ids[i] if k == 1 else next(others)
-                  for i, k in enumerate(okl)]
-    absorbed = _unstrings(cols["abs_blob"], cols["abs_soff"], "absorbed origins")
-    aoff = cols["abs_off"].tolist()
-    origins = _unstrings(cols["origins_blob"], cols["origins_off"], "origin list")
+    if n and (int(numa.min()) < 0 or int(numa.max()) >= head["next_id"]
+              or bool((np.diff(numa) <= 0).any())):
+        raise SnapshotIntegrityError("note numbers are not increasing below next_id")
+    nums = array("q", numa.astype(np.int64).tobytes())
+    origins_of = None
+    if n and not bool((okind == 1).all()):
+        others = iter(_unstrings(cols["origin_blob"], cols["origin_off"], "origins"))
+        origins_of = [None if k == 0 else ids[i] if k == 1 else next(others)
+                      for i, k in enumerate(okind.tolist())]
+    flag_of = None
+    if n and bool(flags.any()):
+        flag_of = [_FLAGS[f] for f in flags.tolist()]
+    ab = _unstrings(cols["abs_blob"], cols["abs_soff"], "absorbed origins")
+    aoff = cols["abs_off"]
+    origins = ids if head.get("origins_are_ids") else \
+        _unstrings(cols["origins_blob"], cols["origins_off"], "origin list")
     loff = cols["link_off"]
     dst = cols["link_dst"]
-    if len(aoff) != n + 1 or len(loff) != n + 1 or (len(dst) and (int(dst.min()) < 0 or
-                                                                  int(dst.max()) >= n)):
+    if len(aoff) != n + 1 or len(loff) != n + 1 or int(aoff[-1]) != len(ab) or \
+            int(loff[-1]) != len(dst) or (len(dst) and (int(dst.min()) < 0 or int(dst.max()) >= n)):
         raise SnapshotIntegrityError("link or absorbed columns are inconsistent")
+    absorbed = {}
+    for i in np.flatnonzero(np.diff(aoff)).tolist():
+        absorbed[i] = tuple(ab[int(aoff[i]): int(aoff[i + 1])])
+    table = NodeColumns(ids, nums, texts, origins_of, flag_of, absorbed or None)
     search = kwargs.pop("search", None)
-    fl = flags.tolist()
     with gc_paused():
         lib = Library(origins=origins, next_id=head["next_id"], merges=head["merges"], **kwargs)
-        plain: dict[str, Node] = {}
-        for i in range(n):
-            a, b = aoff[i], aoff[i + 1]
-            node = Node(ids[i], nums[i], texts[i], origins_of[i], _FLAGS[fl[i]],
-                        tuple(absorbed[a:b]) if b > a else ())
-            plain[ids[i]] = node
-        if len(plain) != n or any(x >= head["next_id"] for x in nums):
-            raise SnapshotIntegrityError("duplicate note ids or ids beyond next_id")
-        # counters, vectorised (the same values _insert and _add_edge would count)
-        valid = lib._origin_set
-        carriers = Counter()
-        for i in range(n):
-            own = origins_of[i] if fl[i] != 1 else None
-            a, b = aoff[i], aoff[i + 1]
-            if b > a:
-                group = set(absorbed[a:b])
-                if own is not None:
-                    group.add(own)
-                carriers.update(o for o in group if o in valid)
-            elif own is not None and own in valid:
-                carriers[own] += 1
-        lib._authored = int(np.count_nonzero(flags == 2))
-        lib._edited = int(np.count_nonzero(flags == 1))
-        lib._tokens = int((np.diff(cols["text_off"]) // 4).sum())
-        lib._alive = len(carriers)
-        lib._dup = sum(1 for c in carriers.values() if c > 1)
-        lib._n_links = int(len(dst))
-        nodes = [plain[i] for i in ids]
+        # notes with links are made now (their links and in-links); the rest when touched
         lo = loff.tolist()
+        srcs = np.flatnonzero(np.diff(loff))
+        touched = np.union1d(srcs, dst) if len(dst) else srcs
+        made = {ids[i]: table.make(i) for i in touched.tolist()}
         types = cols["link_type"].tolist()
         hashes = cols["link_hash"].tolist()
         has = cols["link_has_hash"].tolist()
         dl = dst.tolist()
-        has_in = np.zeros(n, dtype=bool)
-        for i in np.flatnonzero(np.diff(loff)).tolist():
-            src = nodes[i]
+        for i in srcs.tolist():
+            src = made[ids[i]]
             links = src.links
             for j in range(lo[i], lo[i + 1]):
-                t = nodes[dl[j]]
+                t = made[ids[dl[j]]]
                 if t is src or (t._in and src.id in t._in):
                     raise SnapshotIntegrityError(f"node {src.id} has a bad link to {t.id}")
                 links.append(t.id)
                 if types[j]:
+                    if types[j] >= len(_TYPES):
+                        raise SnapshotIntegrityError(f"node {src.id} has an unknown link type")
                     if src._types is None:
                         src._types = {}
                     src._types[t.id] = _TYPES[types[j]]
@@ -439,38 +505,68 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
                 t._in[src.id] = None
                 if src.flag == AUTHORED:
                     t._ain += 1
+        lazy = table.lazy(made)
+        if len(lazy._pos) != n:
+            raise SnapshotIntegrityError("duplicate note ids")
+        lib._nodes = LayeredMap.over(lazy)
+        # counters (the values _insert and _add_edge would have counted)
+        valid = lib._origin_set
+        if origins_of is None and flag_of is None and not absorbed and origins == ids:
+            carriers = dict.fromkeys(ids, 1)  # every note an untouched original of its own
+        else:
+            count = Counter()
+            for i in range(n):
+                own = ids[i] if origins_of is None else origins_of[i]
+                if flag_of is not None and flag_of[i] == "edited":
+                    own = None
+                if i in absorbed:
+                    group = set(absorbed[i])
+                    if own is not None:
+                        group.add(own)
+                    count.update(o for o in group if o in valid)
+                elif own is not None and own in valid:
+                    count[own] += 1
+            carriers = dict(count)
+        lib._carriers = LayeredMap.over(carriers)
+        lib._authored = int(np.count_nonzero(flags == 2))
+        lib._edited = int(np.count_nonzero(flags == 1))
+        lib._tokens = sum(len(t) // 4 for t in texts)
+        lib._alive = len(carriers)
+        lib._dup = sum(1 for c in carriers.values() if c > 1)
+        lib._n_links = len(dl)
+        has_in = np.zeros(n, dtype=bool)
         if len(dst):
             has_in[dst] = True
-        out_any = np.diff(loff) > 0
-        lib._orph = int(np.count_nonzero(~out_any & ~has_in))
-        lib._indexed = sum(1 for x in nodes if x._ain and x.origin is not None)
-        lib._nodes, lib._carriers = LayeredMap(plain), LayeredMap(dict(carriers))
+        lib._orph = int(np.count_nonzero((np.diff(loff) == 0) & ~has_in))
+        lib._indexed = sum(1 for x in made.values() if x._ain and x.origin is not None)
     ihead = header.get("index")
     if search is not None:
         lib.attach_search(search, refresh=lib.refresh_mode)
     elif ihead is not None:
-        lib._search = _build_index(cols, ihead, ids, texts, nums)
+        lib._search = _build_index(cols, ihead, table, lazy._pos)
     lib._content_hash = (lib.state_key(), header.get("content_hash"))
     return lib
 
 
-def _build_index(cols: dict, head: dict, ids: list[str], texts: list[str], nums: list[int]):
+def _build_index(cols: dict, head: dict, table: Any, pos: dict):
     from kbgym.library.layers import LayeredMap
     from kbgym.library.search import BM25Index
 
     ix = BM25Index(head["k1"], head["b"])
+    ids, texts = table.ids, table.texts
     slot_node = cols["ix_slot_node"]
     if len(slot_node) and (int(slot_node.min()) < 0 or int(slot_node.max()) >= len(ids)):
         raise SnapshotIntegrityError("index slots name missing notes")
-    sn = slot_node.tolist()
     terms = _unstrings(cols["ix_vocab_blob"], cols["ix_vocab_off"], "index terms")
     off = cols["ix_post_off"]
     V = len(terms)
-    if len(off) != V + 1 or int(off[-1]) != len(cols["ix_post_slot"]):
+    if len(off) != V + 1 or int(off[-1]) != len(cols["ix_post_slot"]) or \
+            len(cols["ix_df"]) != V or len(cols["ix_maxtf"]) != V or len(cols["ix_mindl"]) != V:
         raise SnapshotIntegrityError("index postings are inconsistent")
     ps = np.array(cols["ix_post_slot"], dtype=np.int64)
     pc = np.array(cols["ix_post_code"], dtype=np.intp)
-    if len(ps) and (int(ps.min()) < 0 or int(ps.max()) >= len(sn)):
+    n_slots = len(slot_node)
+    if len(ps) and (int(ps.min()) < 0 or int(ps.max()) >= n_slots):
         raise SnapshotIntegrityError("index postings name missing slots")
     if len(pc) and (int(pc.min()) < 1 or int(pc.max()) >= head["n_codes"]):
         raise SnapshotIntegrityError("index postings have unknown codes")
@@ -486,17 +582,25 @@ def _build_index(cols: dict, head: dict, ids: list[str], texts: list[str], nums:
     ix._pdead = [0] * V
     ix._maxtf = cols["ix_maxtf"].tolist()
     ix._mindl = cols["ix_mindl"].tolist()
-    nc = head["n_codes"]
     ix._code_tf = np.array(cols["ix_code_tf"], dtype=np.float64)
     ix._code_dl = np.array(cols["ix_code_dl"], dtype=np.float64)
-    ix._n_codes = nc
+    ix._n_codes = head["n_codes"]
+    if len(ix._code_tf) != ix._n_codes or len(ix._code_dl) != ix._n_codes:
+        raise SnapshotIntegrityError("index codes are inconsistent")
     ix._code_of = {(int(t), int(d)): c for c, (t, d) in
                    enumerate(zip(ix._code_tf.tolist(), ix._code_dl.tolist())) if c}
-    ix._sid_h = [ids[i] for i in sn]
-    ix._stx_h = [texts[i] for i in sn]
-    ix._snum_h = np.array([nums[i] for i in sn], dtype=np.int64)
-    ix._nh = ix._n_slots = len(sn)
-    ix._dead = np.zeros(max(64, 2 * len(sn)), dtype=bool)
-    ix._doc_slot = LayeredMap(dict(zip(ix._sid_h, range(len(sn)))))
+    if n_slots == len(ids) and bool((slot_node == np.arange(n_slots)).all()):
+        # slots in note order (the usual case): the note columns serve as they are
+        ix._sid_h, ix._stx_h = ids, texts
+        ix._snum_h = np.asarray(cols["num"], dtype=np.int64).copy()
+        ix._doc_slot = LayeredMap.over(pos)
+    else:
+        sn = slot_node.tolist()
+        ix._sid_h = [ids[i] for i in sn]
+        ix._stx_h = [texts[i] for i in sn]
+        ix._snum_h = np.asarray(cols["num"], dtype=np.int64)[slot_node]
+        ix._doc_slot = LayeredMap.over(dict(zip(ix._sid_h, range(n_slots))))
+    ix._nh = ix._n_slots = n_slots
+    ix._dead = np.zeros(max(64, 2 * n_slots), dtype=bool)
     ix._total_len = head["total_len"]
     return ix

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from array import array
 import re
 import unicodedata
 import uuid
@@ -22,7 +23,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from kbgym.errors import LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
-from kbgym.library.layers import LayeredMap
+from kbgym.library.layers import LayeredMap, LazyMap
 
 EDITED = "edited"
 AUTHORED = "authored"
@@ -225,6 +226,31 @@ class Node:
         return f"Node({self.id!r}, {self.text!r}, links={self.links!r}, flag={self.flag!r})"
 
 
+class NodeColumns:
+    """Notes as columns (id order): what a library built from a universe or loaded from a
+    binary snapshot keeps until a note is touched; :meth:`make` builds the i-th Node.
+    ``origins``/``flags``/``absorbed`` may be None: every origin is the note's own id, every
+    flag None, nothing absorbed. Read-only once made."""
+
+    __slots__ = ("ids", "nums", "texts", "origins", "flags", "absorbed")
+
+    def __init__(self, ids: list[str], nums: Any, texts: list[str], origins: list | None = None,
+                 flags: list | None = None, absorbed: dict[int, tuple] | None = None):
+        self.ids, self.nums, self.texts = ids, nums, texts
+        self.origins, self.flags, self.absorbed = origins, flags, absorbed
+
+    def make(self, i: int) -> "Node":
+        nid = self.ids[i]
+        return Node(nid, self.nums[i], self.texts[i],
+                    nid if self.origins is None else self.origins[i],
+                    None if self.flags is None else self.flags[i],
+                    self.absorbed.get(i, ()) if self.absorbed else ())
+
+    def lazy(self, made: dict | None = None) -> LazyMap:
+        pos = dict(zip(self.ids, range(len(self.ids))))
+        return LazyMap(self.ids, pos, self.make, made, source=self)
+
+
 class AddOutcome(NamedTuple):
     id: str  # the new id, or the survivor when ``duplicate``
     duplicate: bool
@@ -328,13 +354,18 @@ class Library:
         search = kwargs.pop("search", None)
         with gc_paused():
             items = sorted(((id_num(i), i, t) for i, t in nodes))
-            lib = cls(origins=[i for _, i, _ in items], **kwargs)
-            lib._nodes, lib._carriers = plain, carriers = {}, {}  # plain dicts while loading
-            for num, i, t in items:
-                if i in plain:
-                    raise ValueError(f"duplicate node id {i} in the universe nodes")
-                lib._insert(Node(i, num, t, i, None))
-            lib._nodes, lib._carriers = LayeredMap(plain), LayeredMap(carriers)
+            ids = [i for _, i, _ in items]
+            lib = cls(origins=ids, **kwargs)
+            if len(lib._origin_set) != len(ids):
+                dup = next(i for i, j in zip(ids, ids[1:]) if i == j)
+                raise ValueError(f"duplicate node id {dup} in the universe nodes")
+            # columns: Node objects are made only for the notes something touches
+            cols = NodeColumns(ids, array("q", [num for num, _, _ in items]),
+                               [t for _, _, t in items])
+            lib._nodes = LayeredMap.over(cols.lazy())
+            lib._carriers = LayeredMap.over(dict.fromkeys(ids, 1))
+            lib._alive = lib._orph = len(ids)
+            lib._tokens = sum(len(t) // 4 for t in cols.texts)
             lib.next_id = max(lib.next_id, (items[-1][0] + 1) if items else 1)
         if search is not None:
             lib.attach_search(search, refresh=lib.refresh_mode)

@@ -13,11 +13,15 @@ a value before changing it unless :meth:`owns` it (the top holds it).
 
 Iteration follows insertion order: the base's keys, then keys first set in the mid, then keys
 first set in the top (the library inserts ids in increasing order, so this is id order).
+
+A base may also be a :class:`LazyMap`: a read-only mapping over columns whose values are made
+on first access (a library built from a universe or loaded from a binary snapshot makes its
+note objects only as they are touched).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 #: A mid of at most this many entries is never folded into the base.
@@ -33,6 +37,13 @@ class LayeredMap:
         self._mid: dict = {}
         self._top: dict = data if data is not None else {}
         self._n = len(self._top)
+
+    @classmethod
+    def over(cls, base: Any) -> "LayeredMap":
+        """A map whose frozen base is ``base`` (a dict or a LazyMap, never written again)."""
+        m = cls()
+        m._base, m._n = base, len(base)
+        return m
 
     # -- reading ------------------------------------------------------------------------
     def get(self, key: Any, default: Any = None) -> Any:
@@ -173,3 +184,67 @@ class LayeredMap:
 
     def __setstate__(self, state) -> None:
         self._base, self._mid, self._top, self._n = state
+
+
+class LazyMap:
+    """A read-only mapping over ``keys`` (in order) whose value for the i-th key is made by
+    ``make(i)`` on first access and kept, so that equal lookups give the same object. The
+    first full iteration makes every value and keeps them in key order; afterwards it reads
+    like a dict. Frozen as a base of LayeredMaps: its values must never be mutated (they
+    are shared), which is what the library's copy-on-write already guarantees.
+    """
+
+    __slots__ = ("_keys", "_pos", "_make", "_made", "_all", "source")
+
+    def __init__(self, keys: Sequence, pos: dict, make: Callable[[int], Any],
+                 made: dict | None = None, source: Any = None):
+        self._keys = keys
+        self._pos = pos  # key -> index
+        self._make = make
+        self._made: dict = made if made is not None else {}
+        self._all: dict | None = None
+        self.source = source  # the columns the values are made from (for writers), or None
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if self._all is not None:
+            return self._all.get(key, default)
+        v = self._made.get(key)
+        if v is None:
+            i = self._pos.get(key)
+            if i is None:
+                return default
+            v = self._made[key] = self._make(i)
+        return v
+
+    def __getitem__(self, key: Any) -> Any:
+        v = self.get(key)
+        if v is None:
+            raise KeyError(key)
+        return v
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._pos
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def keys(self) -> Iterator[Any]:
+        return iter(self._keys)
+
+    __iter__ = keys
+
+    def _every(self) -> dict:
+        if self._all is None:
+            made, make = self._made, self._make
+            self._all = {k: made.get(k) or make(i) for i, k in enumerate(self._keys)}
+            self._made = {}
+        return self._all
+
+    def values(self) -> Iterator[Any]:
+        return iter(self._every().values())
+
+    def items(self) -> Iterator[tuple[Any, Any]]:
+        return iter(self._every().items())
+
+    def __reduce__(self):  # pickles as the plain dict it stands for
+        return (dict, (self._every(),))
