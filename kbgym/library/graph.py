@@ -728,10 +728,10 @@ class Library:
             with gc_paused():
                 bulk = getattr(backend, "bulk_load", None)
                 if bulk is not None and len(backend) == 0:
-                    bulk((n.id, n.text) for n in self._nodes.values())
+                    bulk(self._id_texts())
                 else:
-                    for n in self._nodes.values():
-                        backend.upsert(n.id, n.text)
+                    for i, t in self._id_texts():
+                        backend.upsert(i, t)
             backend.refresh()
 
     def set_refresh(self, refresh: RefreshMode) -> None:
@@ -742,6 +742,14 @@ class Library:
         if refresh != self.refresh_mode and refresh == "immediate":
             self.refresh()
         self.refresh_mode = refresh
+
+    def _id_texts(self) -> Iterator[tuple[str, str]]:
+        """(id, text) of every live note in id order, from the columns while they serve."""
+        m = self._nodes
+        base = m._base
+        if not m._mid and not m._top and isinstance(base, LazyMap) and base.source is not None:
+            return zip(base.source.ids, base.source.texts)
+        return ((n.id, n.text) for n in m.values())
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
         """The backend's top ``k`` (id, score) over live nodes."""

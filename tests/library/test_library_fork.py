@@ -148,12 +148,14 @@ def test_absorb_into_a_fork_extends_its_log():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 40),
                           st.one_of(st.none(), text_st)), max_size=80),
-       st.sampled_from([0, 10**9]))
-def test_index_forks_equal_brute_force(ops, dense_max):
+       st.sampled_from([0, 10**9]), st.booleans())
+def test_index_forks_equal_brute_force(ops, dense_max, maps):
     """Forked BM25 indexes, mutated in any interleaving, answer as fresh ones do."""
     first = BM25Index()
     first.DENSE_MAX_SLOTS = dense_max  # both the dense and the MaxScore paths
     first.TAIL_MIN, first.COMPACT_MIN = 2, 2  # fold tails and renumber slots often
+    if maps:  # every term's head through a slot -> code map shared by the forks
+        first.DMAP_MIN, first.DMAP_FRACTION, first.SPARSE_MAX = 0, 10**9, 0
     indexes, docs = [first], [{}]
     for which, num, text in ops:
         i = which % len(indexes)
