@@ -65,8 +65,9 @@ def gc_frozen():
     into the collector's permanent generation for the block. A full collection then walks
     only what is new instead of pausing for a second or more over 10^6 notes in the middle
     of a run. Nested blocks freeze again (what was built since); the outermost unfreezes
-    everything (also what environments froze at construction), so a process that runs many
-    runs, such as a sweep worker, does not keep frozen garbage from the earlier ones."""
+    everything, so a process that runs many runs, such as a sweep worker, does not keep
+    frozen garbage from the earlier ones. This is a runner's tool (the sweep uses it): the
+    environment and the library never freeze or tune the collector themselves."""
     global _frozen_depth
     try:  # count first, inside the try: an exception (an alarm) anywhere undoes it
         _frozen_depth += 1
