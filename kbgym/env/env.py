@@ -486,7 +486,8 @@ class KBGymEnv(gym.Env):
     # -- observation and info ----------------------------------------------------------
     def _budget(self, ep: Episode) -> int:
         cfg = self.config
-        return {"forward": cfg.n1, "backward": cfg.n2, "probe": cfg.m}[ep.phase]
+        phase = ep.phase
+        return cfg.n1 if phase == "forward" else cfg.n2 if phase == "backward" else cfg.m
 
     def _steps_left(self, ep: Episode) -> int:
         """The phase budget minus the steps used in this phase (SPEC §10), also once the

@@ -47,7 +47,7 @@ from kbgym.jsonio import _UNSAFE, _escape, canonical
 MAGIC = b"KBGSNAP1"
 TRAILER = b"KBGSEND1"
 FORMAT = "kbgs-1"
-_DTYPES = {"u1": np.uint8, "i8": np.int64, "u8": np.uint64, "f8": np.float64}
+_DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64, "u8": np.uint64, "f8": np.float64}
 _MAX_HEADER = 1 << 26
 _CHUNK = 1 << 23
 _FLAGS = (None, "edited", "authored")
@@ -282,8 +282,10 @@ def index_columns(lib: Any, pos: dict[str, int]) -> tuple[dict | None, dict[str,
     cols = {"ix_slot_node": slot_node}
     cols["ix_vocab_blob"], cols["ix_vocab_off"] = _strings(terms)
     cols["ix_post_off"] = np.concatenate(([0], np.cumsum(lens, dtype=np.int64))).astype(np.int64)
-    cols["ix_post_slot"] = (np.concatenate(post_s) if post_s else np.zeros(0)).astype(np.int64)
-    cols["ix_post_code"] = (np.concatenate(post_c) if post_c else np.zeros(0)).astype(np.int64)
+    small = n_old < 2**31 and ix._n_codes < 2**31  # 4-byte postings: half the file
+    dt = np.int32 if small else np.int64
+    cols["ix_post_slot"] = (np.concatenate(post_s) if post_s else np.zeros(0)).astype(dt)
+    cols["ix_post_code"] = (np.concatenate(post_c) if post_c else np.zeros(0)).astype(dt)
     cols["ix_df"] = np.array(ix._df, dtype=np.int64)
     cols["ix_maxtf"] = np.array(ix._maxtf, dtype=np.int64)
     cols["ix_mindl"] = np.array(ix._mindl, dtype=np.int64)
@@ -508,7 +510,7 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
         lazy = table.lazy(made)
         if len(lazy._pos) != n:
             raise SnapshotIntegrityError("duplicate note ids")
-        lib._nodes = LayeredMap.over(lazy)
+        lib._nodes = LayeredMap.over(lazy, private=True)
         # counters (the values _insert and _add_edge would have counted)
         valid = lib._origin_set
         if origins_of is None and flag_of is None and not absorbed and origins == ids:

@@ -363,7 +363,7 @@ class Library:
             # columns: Node objects are made only for the notes something touches
             cols = NodeColumns(ids, array("q", [num for num, _, _ in items]),
                                [t for _, _, t in items])
-            lib._nodes = LayeredMap.over(cols.lazy())
+            lib._nodes = LayeredMap.over(cols.lazy(), private=True)
             lib._carriers = LayeredMap.over(dict.fromkeys(ids, 1))
             lib._alive = lib._orph = len(ids)
             lib._tokens = sum(len(t) // 4 for t in cols.texts)
@@ -756,7 +756,11 @@ class Library:
         """The backend's top ``k`` (id, score) over live nodes."""
         if self._search is None:
             raise RuntimeError("this library has no search backend; attach_search() one first")
-        return [(i, s) for i, s in self._search.query(query, k) if i in self._nodes]
+        hits = self._search.query(query, k)
+        if getattr(self._search, "live_only", False):  # it never returns a deleted note
+            return hits
+        nodes = self._nodes
+        return [(i, s) for i, s in hits if nodes.get(i) is not None]
 
     @property
     def dirty(self) -> list[str]:
@@ -959,7 +963,10 @@ class Library:
             nid = format_id(num)
         self.next_id = num + 1
         node = Node(nid, num, t, None, AUTHORED)
-        self._insert(node)
+        self._nodes.add_new(nid, node)  # (a fresh id: never in the library)
+        self._authored += 1
+        self._tokens += len(t) // 4
+        self._orph += 1
         self.version += 1
         self._index_upsert(node)
         self._record("add", t, nid)

@@ -29,7 +29,7 @@ FOLD_MIN = 65_536
 
 
 class LayeredMap:
-    __slots__ = ("_base", "_mid", "_top", "_n")
+    __slots__ = ("_base", "_mid", "_top", "_n", "_private")
 
     def __init__(self, data: dict | None = None):
         """A map holding ``data``, which it takes over (no copy: do not use it afterwards)."""
@@ -37,12 +37,15 @@ class LayeredMap:
         self._mid: dict = {}
         self._top: dict = data if data is not None else {}
         self._n = len(self._top)
+        self._private = False
 
     @classmethod
-    def over(cls, base: Any) -> "LayeredMap":
-        """A map whose frozen base is ``base`` (a dict or a LazyMap, never written again)."""
+    def over(cls, base: Any, private: bool = False) -> "LayeredMap":
+        """A map whose frozen base is ``base`` (a dict or a LazyMap, never written again).
+        ``private``: no other map holds the base's values yet (until the first fork), so
+        :meth:`writable` may hand them out without a copy."""
         m = cls()
-        m._base, m._n = base, len(base)
+        m._base, m._n, m._private = base, len(base), private
         return m
 
     # -- reading ------------------------------------------------------------------------
@@ -124,6 +127,11 @@ class LayeredMap:
             self._n += 1
         top[key] = value
 
+    def add_new(self, key: Any, value: Any) -> None:
+        """``self[key] = value`` for a key the caller knows is absent (no lookup first)."""
+        self._top[key] = value
+        self._n += 1
+
     def __delitem__(self, key: Any) -> None:
         if self.get(key) is None:
             raise KeyError(key)
@@ -137,8 +145,8 @@ class LayeredMap:
         """The top's own entry for ``key`` (a live key whose value is ``value``), made with
         ``copy(value)`` if the top has none yet: the version of the value safe to mutate."""
         cur = self._top.get(key)
-        if cur is None:
-            cur = self._top[key] = copy(value)
+        if cur is None:  # (a value nobody else holds yet is taken over as it is)
+            cur = self._top[key] = value if self._private else copy(value)
         return cur
 
     def pop(self, key: Any, default: Any = None) -> Any:
@@ -177,6 +185,7 @@ class LayeredMap:
         self._freeze()
         other = LayeredMap.__new__(LayeredMap)
         other._base, other._mid, other._top, other._n = self._base, self._mid, {}, self._n
+        self._private = other._private = False
         return other
 
     def __getstate__(self):
@@ -184,6 +193,7 @@ class LayeredMap:
 
     def __setstate__(self, state) -> None:
         self._base, self._mid, self._top, self._n = state
+        self._private = False
 
 
 class LazyMap:

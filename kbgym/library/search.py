@@ -157,6 +157,8 @@ class BM25Index:
     """
 
     name = "bm25"
+    #: Every hit is a live note: the library removes a note from the index when it deletes it.
+    live_only = True
     #: Beyond one posting list, candidate (MaxScore) rounds stop at this many postings, or at
     #: a quarter of all slots if that is more; the rest is scored densely.
     SPARSE_MAX = 24_576
@@ -343,12 +345,12 @@ class BM25Index:
     # -- mutation ---------------------------------------------------------------------------
     def upsert(self, id: str, text: str) -> None:
         self._gen += 1  # N, avgdl and maybe slots change: every cached weight and ranking goes
-        if id in self._doc_slot:
+        if self._doc_slot.get(id) is not None:
             self.remove(id)
         toks = tokenize(text)
         dl = len(toks)
         slot = self._new_slot(id, text, id_num(id))
-        self._doc_slot[id] = slot
+        self._doc_slot.add_new(id, slot)
         self._total_len += dl
         if not dl:
             return
