@@ -7,6 +7,16 @@ replay) it is a plain graph.
 Every refused operation raises :class:`LibraryOpError` whose message is the exact SPEC §8
 ``ERROR: ...`` result string, and changes nothing (not even ``version``). Every mutation of a
 frozen library raises :class:`LibraryFrozenError`.
+
+Storage and forks: notes live in a :class:`~kbgym.library.layers.LayeredMap` (a frozen base,
+a frozen mid of changes, an owned top). A library built from a universe or loaded from a
+binary snapshot keeps its notes as columns (:class:`NodeColumns`) and makes a
+:class:`Node` only when something touches it. :meth:`Library.fork` (and :meth:`copy`) is
+copy-on-write: the fork shares every note, counter and posting list with its parent, and a
+note is copied by whichever library changes it first, so a fork costs the changes since the
+last fork, never the library's size. :meth:`Library.absorb_fork` takes a fork's edits back
+into its parent: a fast-forward when the parent is unchanged since the fork, else a replay
+of the fork's logged operations (docs/protocol.md §15.2.1).
 """
 
 from __future__ import annotations

@@ -54,11 +54,27 @@ def facts_of(p: Person) -> list[Fact]:
 
 
 def build_nodes(people: Sequence[Person]) -> list[Node]:
-    """Every original node, ids ``s%04d`` in emission order."""
+    """Every original node, ids ``s%04d`` in emission order: :func:`facts_of` and
+    :func:`render` of each person, written out inline (the same facts and sentences)."""
     name_of = {p.pid: p.name for p in people}
-    gender_of = {p.pid: p.gender for p in people}
-    nodes = []
+    male = {p.pid for p in people if p.gender == "male"}
+    nodes: list[Node] = []
+    add = nodes.append
     for p in people:  # real people first, then distractors: pid order is emission order
-        for fact in facts_of(p):
-            nodes.append(Node("s%04d" % (len(nodes) + 1), render(fact, name_of, gender_of), fact))
+        pid, n = p.pid, p.name
+        rows = [("job", p.job, f"{n}'s job is {p.job}."),
+                ("hobby", p.hobby, f"{n}'s hobby is {p.hobby}."),
+                ("city", p.city, f"{n} lives in the city of {p.city}."),
+                ("born", p.born, f"{n} was born on {render_date(p.born)}.")]
+        if not p.distractor:
+            if p.spouse is not None:
+                rows.append(("married", p.spouse, f"{n} is married to {name_of[p.spouse]}."))
+            rows += [("child_of", q, f"{n} is a child of {name_of[q]}.") for q in p.parents]
+            role = "father" if pid in male else "mother"
+            rows += [("parent_of", q, f"{n} is the {role} of {name_of[q]}.")
+                     for q in p.children]
+            rows += [("friend_of", q, f"{n} is a friend of {name_of[q]}.") for q in p.friends]
+        k = len(nodes)
+        for j, (kind, obj, text) in enumerate(rows, k + 1):
+            add(Node("s%04d" % j, text, Fact(kind, pid, obj)))
     return nodes

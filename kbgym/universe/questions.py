@@ -184,27 +184,33 @@ class World:
     def _pool_qc6_job_city_hobby(self):
         return ((p.pid, p.job, p.city, p.hobby) for p in self._unique("job", "city", "hobby"))
 
-    def _pairs(self, candidates, members) -> list[tuple[str, str]]:
-        """Candidate (X, Y) pairs with 1 ≤ |members(X, Y)| ≤ 2, in (X, Y) person order."""
-        keep = [(x, y) for x, y in candidates if 1 <= len(members(x, y)) <= 2]
-        keep.sort(key=lambda xy: (self.order[xy[0]], self.order[xy[1]]))
-        return keep
-
     def common_friends(self, x: str, y: str) -> set[str]:
         return set(self.by_pid[x].friends) & set(self.by_pid[y].friends)
 
     def children_friends(self, x: str, y: str) -> set[str]:
         return set(self.by_pid[x].children) & set(self.by_pid[y].friends)
 
+    def _counted_pairs(self, counts: Counter) -> list[tuple[str, str]]:
+        """Candidate (X, Y) pairs with 1 ≤ |members(X, Y)| ≤ 2, in (X, Y) person order, from
+        the pairs counted as they are enumerated (once per member)."""
+        keep = [xy for xy, n in counts.items() if n <= 2]
+        keep.sort(key=lambda xy: (self.order[xy[0]], self.order[xy[1]]))
+        return keep
+
     def _pool_qc7_common_friend(self):
         # Pairs sharing a friend are enumerated through that friend: O(n·d²), no all-pairs.
-        cands = {(a, b) for z in self.real for a, b in combinations(z.friends, 2)}
-        return self._pairs(cands, self.common_friends)
+        # Each common friend z yields (a, b) once (friends are in person order), so the count
+        # of a pair is |common_friends(a, b)|.
+        return self._counted_pairs(Counter(
+            ab for z in self.real for ab in combinations(z.friends, 2)))
 
     def _pool_qc7_child_friend(self):
-        cands = {(x.pid, y) for x in self.real for c in x.children
-                 for y in self.by_pid[c].friends if y != x.pid}
-        return self._pairs(cands, self.children_friends)
+        # (x, y) is yielded once per child of x that is a friend of y:
+        # the count is |children_friends(x, y)| (friendship is symmetric)
+        by_pid = self.by_pid
+        return self._counted_pairs(Counter(
+            (x.pid, y) for x in self.real for c in x.children
+            for y in by_pid[c].friends if y != x.pid))
 
     def _pool_qc8_grandchildren(self):
         return self._each(lambda p: len(self.grandchildren(p.pid)) >= 1)
