@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from kbgym.universe.types import Fact, Node, Person
 from kbgym.universe.vocab import MONTHS
 
 
+@lru_cache(maxsize=65536)
 def render_date(iso: str) -> str:
     """``1957-03-09`` -> ``March 9, 1957``."""
     y, m, d = iso.split("-")
