@@ -192,8 +192,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
                  config=TrainConfig.make(epochs=tr["epochs"], train_size=tr["train_size"],
                                          snapshot_every=tr["snapshot_every"]))
     lap("train")
-    gc_refreeze()  # training's env and library are garbage now; frozen (the env freezes
-    #                its heap at construction), they would stay until the run ends
+    gc_refreeze()  # training's env and library are garbage now; frozen by this run's block,
+    #                they would stay until the run ends
 
     pr = spec["probe"]
     probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
