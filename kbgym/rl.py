@@ -146,10 +146,10 @@ class KBGymSession:
             self._step({"action": "done"})
         if self._learner is not None and self._started and not self._reported:
             self._reported = True
-            self._learner.record(self.rollout())
+            self._learner.record(self._rollout())
         return float(self._reward)
 
-    def rollout(self) -> dict:
+    def _rollout(self) -> dict:
         """What a learner needs to commit this rollout: the question, the state it started
         from, its actions (each with the note ids it created) and its reward."""
         ep = self._env.episode

@@ -35,19 +35,24 @@ def load_script():
 
 
 def rendered_prompts(model_dir, rows, session) -> list[str]:
-    """The rows' prompts as TRL renders them: chat template, tool schemas, reset's text."""
+    """The rows' prompts as TRL renders them: its training chat template, the session's
+    public methods as tools (TRL's rule), the row's chat with reset()'s text appended."""
+    import inspect
+
     from transformers import AutoTokenizer
+    from trl.chat_template_utils import get_training_chat_template
 
     tok = AutoTokenizer.from_pretrained(model_dir)
-    tools = [getattr(session, n) for n in sorted(dir(session))
-             if not n.startswith("_") and n not in ("reset", "get_reward", "info", "rollout")
-             and callable(getattr(session, n))]
+    tools = [getattr(session, n) for n, _ in inspect.getmembers(type(session),
+                                                                 inspect.isfunction)
+             if n not in ("reset", "get_reward") and not n.startswith("_")]
+    template = get_training_chat_template(tok)
     out = []
     for row in rows:
         user = row["prompt"][-1]["content"] + session.reset(**row)
         messages = row["prompt"][:-1] + [{"role": "user", "content": user}]
-        out.append(tok.apply_chat_template(messages, tools=tools, add_generation_prompt=True,
-                                           tokenize=False))
+        out.append(tok.apply_chat_template(messages, tools=tools, chat_template=template,
+                                           add_generation_prompt=True, tokenize=False))
     return out
 
 

@@ -145,7 +145,7 @@ class LibraryLearner:
         return rollout
 
     def record(self, rollout: dict) -> None:
-        """A scored rollout (``KBGymSession.rollout()``); one that started from an older state
+        """A scored rollout (what ``KBGymSession.get_reward`` reports); one that started from an older state
         of the library (before the last commit) is counted and dropped."""
         if rollout.get("qid") is None:
             return

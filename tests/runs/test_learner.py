@@ -15,7 +15,7 @@ from kbgym.runs.learner import LibraryLearner, remap
 from kbgym.runs.probe import make_probe_from_run
 from kbgym.runs.replay import replay_run, verify_all_epochs
 
-CONFIG = {"reward": "both", "reward_k": 2}
+CONFIG = {"reward": "both", "reward_k": 2, "reward_own": True}
 
 
 @pytest.fixture(scope="module")
