@@ -271,3 +271,27 @@ def test_an_idle_session_is_told_and_closed(server):
             return time.monotonic() - t
 
     assert 2 <= asyncio.run(go()) < 15
+
+
+def test_autoenv_finds_the_installed_kbgym_env_package(server, small_universe):
+    pytest.importorskip("kbgym_env")  # pip install -e integrations/kbgym_env
+    from openenv import AutoEnv
+
+    from kbgym.serve import KBGymClient
+
+    client = AutoEnv.from_env("kbgym", base_url=server)
+    assert isinstance(client, KBGymClient)
+    with client.sync() as env:
+        r = env.reset(qid=small_universe.splits["test_in"][0], mode="probe")
+        assert r.observation.phase == 0 and not r.done
+
+
+def test_openenv_validate_passes_on_the_package_dir():
+    from pathlib import Path
+
+    pkg = Path(__file__).resolve().parents[2] / "integrations" / "kbgym_env"
+    cli = Path(sys.executable).parent / "openenv"
+    out = subprocess.run([str(cli), "validate", str(pkg), "--level", "static"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS  static.manifest" in out.stdout and "Verdict: PASS" in out.stdout
