@@ -4,12 +4,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean view-deps test-view
 
 $(BIN)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,plot]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,llm,analysis,dev]'
 	touch $@
 
 demo: $(BIN)/.installed
@@ -20,6 +20,15 @@ test: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python scripts/benchmarks/bench_generate.py
+
+# The browser check of `kbgym view` (slow suite): Debian's chromium and chromedriver, and
+# selenium (the view-test extra), which drives them offline (it never downloads a browser).
+view-deps: $(BIN)/.installed
+	apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver)
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,view-test]'
+
+test-view: view-deps
+	$(BIN)/python -m pytest -q -m slow tests/view
 
 clean:
 	rm -rf $(VENV) build *.egg-info runs/demo

@@ -11,5 +11,5 @@ AGENTS = [("kbgym_agents" + p[len("agents"):]) for p in find_packages(include=["
 setup(
     packages=find_packages(include=["kbgym", "kbgym.*"]) + AGENTS,
     package_dir={"kbgym_agents": "agents"},
-    package_data={"kbgym_agents": ["prompts/*.md"], "kbgym": ["py.typed"]},
+    package_data={"kbgym_agents": ["prompts/*.md"], "kbgym": ["py.typed", "view/assets/*"]},
 )

@@ -38,7 +38,7 @@ from typing import Any
 
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv, load_universe
-from kbgym.env.memory import COUNTER
+from kbgym.protocol.observation import COUNTER
 from kbgym.library.graph import Library, format_id
 
 #: The env config a session uses unless given one: the curation reward plus answer F1.
@@ -302,7 +302,7 @@ def session_rows(universe: Any = None, *, split: str = "train", libraries: list[
     message without ``system_prompt``), ``repeat`` times in a row. The instruction is agent
     text: pass a prompt file's text (e.g. ``agents/prompts/rl_session.md``). Only the train
     split (or another split the caller names deliberately) should feed training."""
-    from kbgym.env.tasks import forward_block
+    from kbgym.protocol.tasks import format_forward as forward_block
 
     u, _ = load_universe(universe)
     if split not in u.splits:

@@ -225,6 +225,15 @@ class CallResult:
         return self.error is None
 
 
+def require_openai() -> None:
+    """The OpenAI client is an extra: a one-line error naming it when it is missing."""
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        raise ConfigError("LLM agents need the OpenAI client: pip install 'kbgym[llm]'") \
+            from None
+
+
 def error_kind(err: BaseException) -> str:
     """Classify an SDK exception (after its retries) for the counters."""
     import openai
@@ -304,6 +313,7 @@ class ChatCaller:
                  extra_body: Mapping[str, Any] | None = None):
         if not model:
             raise ConfigError("an LLM agent needs a model name (--model)")
+        require_openai()
         self.model = model
         self.endpoint = endpoint
         self.sampling = sampling or Sampling()

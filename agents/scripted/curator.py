@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Generator
 
+from kbgym.protocol.results import parse_edit
 from kbgym_agents.base import Action, BaseAgent
 from kbgym_agents.scripted.knowledge import Knowledge, Tier
 from kbgym_agents.scripted.queries import (
@@ -66,7 +66,6 @@ def sync_links(curator, source: str, missing: list[str], wrong: list[str]) -> Pl
             links[source] = [x for x in links.get(source, []) if x != t]
             curator.stats["unlinked"] += 1
 
-_GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ')
 
 #: Index titles (SPEC §9.5 CURATION, §12.3 families). A person's relation index opens with the
 #: relation (``Friends of X``) and then repeats the wording of its member notes, so that it
@@ -159,10 +158,8 @@ class _Backward(BaseAgent):
         if observation.get("phase", 2) != 2:
             return {"action": "answer", "text": "unknown"}  # not a backward agent's phase
         if self._plan is None:
-            lines = obs.task_lines
             self.question = parse_question(obs.question)
-            m = _GOLD.match(lines[3]) if len(lines) > 3 else None
-            self.gold = m.group(1) if m else None
+            self.gold = obs.task.gold if obs.task is not None else None
             self._plan = self.plan()
         if self.steps_left <= 1:
             return {"action": "done"}
@@ -214,7 +211,7 @@ class RandomCurator(_Backward):
         return sorted(self.kb.notes, key=_id_key) or ["s0001"]
 
     def _words(self) -> list[str]:
-        q = self._task.split("\n")[1] if self._task and "\n" in self._task else "note"
+        q = self._task.question if self._task is not None and self._task.question else "note"
         return tokens(q) or ["note"]
 
     def _random_action(self) -> Action:
@@ -414,7 +411,7 @@ class IndexCurator(_Backward):
                 self.stats["skipped"] += 1
                 return
             yield {"action": "add", "text": title}
-            existing = _added_id(self.last_result)
+            existing = added_id(self.last_result)
             if existing is None:
                 return
             kb.links.setdefault(existing, [])
@@ -456,7 +453,7 @@ def _first_per_member(kb: Knowledge, targets: list[str], rel: str, key: str) -> 
     return out
 
 
-def _added_id(result: str) -> str | None:
+def added_id(result: str) -> str | None:
     """The note id of ``added {id}`` or ``duplicate of {id} - merged, ...``."""
-    m = re.match(r"^(?:added|duplicate of) ([A-Za-z_]*\d+)", result)
-    return m.group(1) if m else None
+    out = parse_edit(result)
+    return out.ids[0] if out is not None and out.kind in ("added", "duplicate") else None

@@ -15,9 +15,9 @@ search paged to its end (``exhausted``), or an index note read and trusted.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterable
 
+from kbgym.protocol.results import parse_expand
 from kbgym_agents.scripted.text import (
     VALUE_KINDS,
     Fact,
@@ -33,9 +33,6 @@ from kbgym_agents.scripted.text import (
     result_hits,
     tokens,
 )
-
-#: One out-edge of an ``expand`` result (SPEC §18): ``- {type|untyped} -> {id}: {text}``.
-_EDGE = re.compile(r"^- (\S+) -> ([A-Za-z_]*\d+)(?: \[[^\]\n]*\])?: (.*)$", re.M)
 
 #: The relations a person's name hub (every note naming them) is complete for.
 HUB_RELS = ("friends", "children", "parents", "spouse")
@@ -104,13 +101,15 @@ class ResultLedger:
         elif name == "locate" and not result.startswith("ERROR"):
             for nid, text in result_hits(result):
                 self.note(nid, text)
-        elif name == "expand" and args is not None and not result.startswith("ERROR"):
+        elif name == "expand" and args is not None:
+            shown = parse_expand(result)
+            if shown is None:
+                return
             node = args.get("node")
-            edges = _EDGE.findall(result)
-            for _, nid, text in edges:
-                self.note(nid, text)
+            for e in shown.edges:
+                self.note(e.id, e.text)
             if isinstance(node, str) and not args.get("edges") and args.get("hops", 1) == 1:
-                self.links[node] = [nid for _, nid, _ in edges]
+                self.links[node] = [e.id for e in shown.edges]
         elif name == "delete" and result.startswith("deleted "):
             self.forget(result.split()[1])
         elif name == "link_many" and args is not None and " -> " in result \

@@ -57,10 +57,10 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.curator import sync_links
+from kbgym_agents.scripted.curator import added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.text import parse_observation, tokens
-from kbgym.adapters.phantomwiki.facts import parse_sentence
+from kbgym.protocol.phantomwiki import parse_sentence
 from kbgym.scoring import f1_score
 
 Plan = Generator[Action, None, object]
@@ -760,7 +760,6 @@ class PWReader(BaseAgent):
             eng.fetch = True
 
 
-_GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ')
 
 
 class PWIndexCurator(BaseAgent):
@@ -802,9 +801,8 @@ class PWIndexCurator(BaseAgent):
         if observation.get("phase", 2) != 2:
             return {"action": "answer", "text": "unknown"}
         if self._plan is None:
-            lines = obs.task_lines
-            m = _GOLD.match(lines[3]) if len(lines) > 3 else None
-            self._plan = self.plan(parse_pw_question(obs.question), m.group(1) if m else None)
+            gold = obs.task.gold if obs.task is not None else None
+            self._plan = self.plan(parse_pw_question(obs.question), gold)
         if self.steps_left <= 1:
             return {"action": "done"}
         try:
@@ -876,10 +874,9 @@ class PWIndexCurator(BaseAgent):
                 self.stats["skipped"] += 1
                 return
             yield {"action": "add", "text": title}
-            m = re.match(r"^(?:added|duplicate of) ([A-Za-z_]*\d+)", self.last_result)
-            if m is None:
+            existing = added_id(self.last_result)
+            if existing is None:
                 return
-            existing = m.group(1)
             self.kb.links.setdefault(existing, [])
             self.stats["added"] += 1
             linked: list[str] = []

@@ -15,20 +15,19 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kbgym.protocol.ids import ids_in
 from kbgym_agents.base import Action, BaseAgent
 from kbgym_agents.scripted.curator import KEYS, SHORT_TITLES, TITLES, IndexCurator
 from kbgym_agents.scripted.train import TrainAgent
 
-_IDS = re.compile(r"\bs(\d{4,})\b")
 FAMILIES = ("hub", "job", "hobby", "city", "friends", "children", "grandchildren")
 
 
 def _max_id(text: str) -> int:
-    nums = [int(m) for m in _IDS.findall(text)]
+    nums = ids_in(text)
     return max(nums) if nums else 1
 
 

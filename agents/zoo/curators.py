@@ -1,6 +1,7 @@
 """Curators written the way an outside user would write them from the README: they read
-``obs["text"]`` and ``info["result"]`` with a few regular expressions, call ``env.step`` with
-plain dicts, and know nothing of the scripted reader. Some build useful structure in their own
+``obs["text"]`` and ``info["result"]`` with the protocol's published parsers
+(:mod:`kbgym.protocol`), call ``env.step`` with plain dicts, and know nothing of the scripted
+reader. Some build useful structure in their own
 style, some are careless, some are hostile.
 
 Each is a backward-phase agent (``act(observation, info)``, ``reset()``); the factories at the
@@ -14,6 +15,7 @@ import random
 import re
 from collections.abc import Generator
 
+from kbgym.protocol import parse_edit, parse_fact, parse_observation, render_fact, result_hits
 from kbgym_agents.scripted.curator import IndexCurator
 from kbgym_agents.scripted.reader import ScriptedReader
 from kbgym_agents.scripted.train import TrainAgent
@@ -23,8 +25,6 @@ from kbgym.universe.vocab import CITIES, HOBBIES, JOBS
 Plan = Generator[dict, None, None]
 
 NAME = re.compile(r"\b([A-Z][a-z]+ [A-Z][a-z]+)\b")
-HIT = re.compile(r"^- (s\d+): (.*)$", re.M)
-GOLD = re.compile(r'^gold answer: "(.*)" \| F1 ', re.M)
 
 
 class UserCurator:
@@ -45,21 +45,19 @@ class UserCurator:
         self.seen: dict[str, str] = {}  # every note id -> text shown so far this episode
 
     def act(self, observation: dict, info: dict | None = None) -> dict:
-        text = observation["text"]
-        task = text.split("\n\n", 1)[0]
-        if task != self._task:
+        obs = parse_observation(observation)
+        if obs.task != self._task:
             self.reset()
-            self._task = task
+            self._task = obs.task
         self.result = (info or {}).get("result", "") or ""
-        for nid, t in HIT.findall(text):
-            self.seen.setdefault(nid, t)
-        if observation.get("phase") != 2:
+        for entry in obs.history:
+            for hit in result_hits(entry.result):
+                self.seen.setdefault(hit.id, hit.text)
+        if obs.phase != "backward":
             return {"action": "answer", "text": "unknown"}
         if self._plan is None:
-            lines = task.split("\n")
-            question = lines[1] if len(lines) > 1 else ""
-            m = GOLD.search(task)
-            self._plan = self.plan(question, m.group(1) if m else "")
+            gold = obs.task.gold if obs.task is not None else None
+            self._plan = self.plan(obs.question, gold or "")
         if observation.get("steps_left", 2) <= 1:
             return {"action": "done"}
         try:
@@ -73,11 +71,11 @@ class UserCurator:
 
     # -- helpers a user would write ------------------------------------------------------
     def hits(self) -> list[tuple[str, str]]:
-        return HIT.findall(self.result)
+        return [(h.id, h.text) for h in result_hits(self.result)]
 
     def added_id(self) -> str | None:
-        m = re.match(r"(?:added|duplicate of) (s\d+)", self.result)
-        return m.group(1) if m else None
+        out = parse_edit(self.result)
+        return out.ids[0] if out is not None and out.kind in ("added", "duplicate") else None
 
     def link_all(self, source: str, targets: list[str]) -> Plan:
         for i in range(0, len(targets), 40):
@@ -185,10 +183,11 @@ class FalseFacts(UserCurator):
         if gold.isdigit() or gold == "unknown":
             people = people_in(question)
             for nid, text in sorted(self.seen.items()):
-                m = re.match(r"^(.+?) is (a friend of|the father of|the mother of) (.+)\.$", text)
-                if m and people and m.group(1) == people[0] and written < 2:
+                fact = parse_fact(text)
+                if (fact is not None and fact.kind in ("friend_of", "father_of", "mother_of")
+                        and people and fact.subj == people[0] and written < 2):
                     other = rng.choice([n for n in names if n not in text] or ["Felix Abernathy"])
-                    yield {"action": "add", "text": f"{m.group(1)} is {m.group(2)} {other}."}
+                    yield {"action": "add", "text": render_fact(fact._replace(obj=other))}
                     written += 1
             return
         first = gold.split(", ")[0]

@@ -64,7 +64,8 @@ def _library(path: str):
 
 class KBGymTaskset(vf.Taskset[KBGymTask, KBGymTasksetConfig]):
     def load(self) -> Iterator[KBGymTask]:
-        from kbgym.env.tasks import forward_block, probe_block
+        from kbgym.protocol.tasks import format_forward as forward_block
+        from kbgym.protocol.tasks import format_probe as probe_block
 
         cfg = self.config
         if cfg.mode == "train" and cfg.split != "train":

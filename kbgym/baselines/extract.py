@@ -1,6 +1,7 @@
 """Entity extraction from note text (SPEC §14): one anchored pattern per §3 sentence shape.
 
-Builders read node *text* only. Each text that has one of the eight §3 shapes yields a
+Builders read node *text* only. Each text that has one of the §3 shapes
+(:mod:`kbgym.protocol.facts`, the one table) yields a
 :class:`Statement` (subject name, relation, object); any other text is ignored, so the same
 code runs on untrained, trained and PhantomWiki-like libraries.
 
@@ -11,39 +12,16 @@ order in which entities are first mentioned when the nodes are scanned in id ord
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from kbgym.protocol.facts import MONTHS, parse_fact
 
 #: The relations, named like the universe's fact kinds (SPEC §3).
 PERSON_RELATIONS = ("married", "child_of", "parent_of", "friend_of")
 VALUE_RELATIONS = ("job", "hobby", "city")
 RELATIONS = ("job", "hobby", "city", "born", "married", "child_of", "parent_of", "friend_of")
-
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")  # fmt: skip
-_MONTH_NUM = {m: i for i, m in enumerate(MONTHS, start=1)}
-
-# A name is one or more capitalised words; the next word of every shape is lower case (or
-# the sentence ends), so the match is unambiguous.
-_NAME = r"[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)*"
-_VALUE = r"[a-z]+(?:[ -][a-z]+)*"
-
-#: One anchored pattern per §3 shape, as a single alternation so a text costs one match.
-PATTERNS: dict[str, str] = {
-    "job": rf"(?P<job_s>{_NAME})'s job is (?P<job_o>{_VALUE})",
-    "hobby": rf"(?P<hobby_s>{_NAME})'s hobby is (?P<hobby_o>{_VALUE})",
-    "city": rf"(?P<city_s>{_NAME}) lives in the city of (?P<city_o>{_NAME})",
-    "born": rf"(?P<born_s>{_NAME}) was born on (?P<born_m>{'|'.join(MONTHS)}) "
-            r"(?P<born_d>[1-9][0-9]?), (?P<born_y>[0-9]{4})",
-    "married": rf"(?P<married_s>{_NAME}) is married to (?P<married_o>{_NAME})",
-    "child_of": rf"(?P<child_of_s>{_NAME}) is a child of (?P<child_of_o>{_NAME})",
-    "parent_of": rf"(?P<parent_of_s>{_NAME}) is the (?:father|mother) of (?P<parent_of_o>{_NAME})",
-    "friend_of": rf"(?P<friend_of_s>{_NAME}) is a friend of (?P<friend_of_o>{_NAME})",
-}
-_SHAPES = re.compile("(?:" + "|".join(f"(?P<{k}>{v})" for k, v in PATTERNS.items()) + r")\.")
-
 
 class Entity(NamedTuple):
     """A mentioned thing: ``kind`` is person, job, hobby or city; ``name`` its text."""
@@ -78,19 +56,11 @@ class Statement:
 
 
 def parse(text: str) -> tuple[str, str, str] | None:
-    """(subject, relation, object) of a §3 sentence, or None when the text has no §3 shape."""
-    m = _SHAPES.fullmatch(text.strip())
-    if m is None:
-        return None
-    rel = m.lastgroup
-    # ``lastgroup`` is the last *closed* group: the branch name, since it closes last.
-    g = m.groupdict()
-    subject = g[f"{rel}_s"]
-    if rel == "born":
-        obj = f"{int(g['born_y']):04d}-{_MONTH_NUM[g['born_m']]:02d}-{int(g['born_d']):02d}"
-    else:
-        obj = g[f"{rel}_o"]
-    return subject, rel, obj
+    """(subject, relation, object) of a §3 sentence (:func:`kbgym.protocol.parse_fact`), or
+    None when the text has no §3 shape. Drift notes (``As of the latest record, ...``) are
+    not read: the baselines index a universe's sentences as first written."""
+    fact = parse_fact(text.strip(), drift=False)
+    return None if fact is None else (fact.subj, fact.relation, fact.obj)
 
 
 def extract(nodes: Iterable) -> list[Statement]:
@@ -148,5 +118,5 @@ def mentions_of(library: Iterable) -> Mentions:
     return Mentions(extract(library))
 
 
-__all__ = ["Entity", "MONTHS", "Mentions", "PATTERNS", "PERSON_RELATIONS", "RELATIONS",
+__all__ = ["Entity", "MONTHS", "Mentions", "PERSON_RELATIONS", "RELATIONS",
            "Statement", "VALUE_RELATIONS", "extract", "mentions_of", "parse"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 from kbgym.cli import args as A
 
 
@@ -16,6 +19,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
                    help="probe questions per group (default 30)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--no-view", action="store_true", help="skip view.html (kbgym view)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_demo)
 
@@ -23,7 +27,21 @@ def add_parser(subparsers) -> None:
 def cmd_demo(args) -> int:
     from kbgym.runs.demo import run_demo
 
-    run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
-             per_group=args.per_group, plots=not args.no_plots,
-             say=(lambda *a: None) if args.quiet else print)
+    say = (lambda *a: None) if args.quiet else print
+    res = run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
+                   per_group=args.per_group, plots=not args.no_plots, say=say)
+    if not args.no_view:  # last: the page to look at what was built (kbgym view)
+        say(demo_view(args.out, res["universe"]))
     return 0
+
+
+def demo_view(out: str | Path, universe=None) -> str:
+    """Write ``out/view.html`` for the demo in ``out``; the line that says so."""
+    from kbgym.view import write_run_page
+
+    out = Path(out)
+    t = time.perf_counter()
+    size = write_run_page(out / "train", out / "view.html", universe=universe,
+                          probe_table=out / "probe_table.json")
+    return (f"view: {out / 'view.html'} ({size / 1e6:.1f} MB, {time.perf_counter() - t:.1f}s)"
+            " - open it in a browser to see the library, its growth, the episodes and the probe")

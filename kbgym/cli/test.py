@@ -45,6 +45,7 @@ def add_parser(subparsers) -> None:
 
 
 def cmd_test(args) -> int:
+    from kbgym.runs.verdict import exam_verdict, verdict_line
     from kbgym.plugins import make_agent
     from kbgym.runs.concurrent import examine_concurrent
     from kbgym.runs.exam import load_questions, write_test_meta
@@ -96,6 +97,9 @@ def cmd_test(args) -> int:
             print(f"{name:14s} n={b['n']:<4d} f1={fmt(b['f1'])}  em={fmt(b['em'])}  "
                   f"steps={fmt(b['mean_steps'], '.2f')}  unanswered={fmt(b['unanswered_rate'])}"
                   + _consistency_cell(args, rows, name))
+        line = verdict_line(exam_verdict(rows), who="reader")
+        if line:
+            print(line)
     return 0
 
 

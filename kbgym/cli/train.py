@@ -55,6 +55,7 @@ def add_parser(subparsers) -> None:
 
 def cmd_train(args) -> int:
     from kbgym.plugins import make_agent
+    from kbgym.runs.verdict import verdict_line
     from kbgym.runs.train import TrainConfig, train
 
     u, upath = open_universe(args.universe)
@@ -78,4 +79,7 @@ def cmd_train(args) -> int:
                  agent_spec={"name": args.agent, "options": identity}, start_library=start)
     if not args.quiet:
         print(f"run {meta['run_id']} -> {args.out}")
+        line = verdict_line(meta["verdict"])
+        if line:
+            print(line)
     return 0

@@ -29,31 +29,44 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from kbgym.env.guard import check_input
+from kbgym.protocol.errors import (
+    ERR_BAD_INPUT,
+    ERR_EMPTY_QUERY,
+    ERR_EMPTY_TERMS,
+    ERR_HOPS_EDGE_TYPE,
+    ERR_HOPS_MIN,
+    ERR_LINKS_PAGE_MIN,
+    ERR_NO_ACTION,
+    ERR_TARGETS_EMPTY,
+    ERR_TYPES_DISABLED,
+    ERR_UNKNOWN_TYPE,
+    err_field_ids,
+    err_field_integer,
+    err_field_link_types,
+    err_field_missing,
+    err_field_string,
+    err_field_terms,
+    err_not_available,
+    err_page_range,
+    err_too_many_targets,
+    err_unknown_action,
+)
+from kbgym.protocol.limits import (  # noqa: F401  (re-exported: the env's names)
+    ACTION_NAMES,
+    BACKWARD_TOOLS,
+    EDIT_ACTIONS,
+    EVIDENCE_TOOLS,
+    FORWARD_TOOLS,
+    LINK_TYPES,
+    PHASES,
+    PROBE_TOOLS,
+    TOOLSETS,
+    phase_tools,
+)
+from kbgym.protocol.observation import format_call
 
 # ---------------------------------------------------------------------------------------------
-# Constants
-
-LINK_TYPES: tuple[str, ...] = ("refers_to", "supersedes", "amends", "cites", "member_of", "related")
-
-#: Every action name, in §8.1 order, then the §18 evidence tools.
-ACTION_NAMES: tuple[str, ...] = (
-    "search", "read", "answer", "add", "edit", "delete", "link", "link_many", "unlink", "done",
-    "locate", "expand",
-)  # fmt: skip
-
-#: The backward actions counted in ``edits`` (SPEC §8.3) and replayed (§15.3).
-EDIT_ACTIONS: tuple[str, ...] = ("add", "edit", "delete", "link", "link_many", "unlink")
-
-FORWARD_TOOLS: tuple[str, ...] = ("search", "read", "answer")
-BACKWARD_TOOLS: tuple[str, ...] = (
-    "search", "read", "add", "edit", "delete", "link", "link_many", "unlink", "done",
-)  # fmt: skip
-PROBE_TOOLS: tuple[str, ...] = ("search", "read", "answer")
-#: Added to forward and probe by ``toolset="evidence"`` (SPEC §18).
-EVIDENCE_TOOLS: tuple[str, ...] = ("locate", "expand")
-
-PHASES: tuple[str, ...] = ("forward", "backward", "probe")
-TOOLSETS: tuple[str, ...] = ("paper", "evidence")
+# Names, limits and errors: the protocol's (kbgym.protocol)
 
 TOOL_DESCRIPTIONS: dict[str, str] = {
     "search": "Find notes whose words match the query; 5 per page.",
@@ -70,47 +83,6 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     "locate": "Find notes containing every term; optionally only within a note and its links.",
     "expand": "List a note's out-links, or follow one link type for several hops.",
 }
-
-# Fixed error strings (SPEC §8.3). Field-specific ones are built by the helpers below.
-ERR_NO_ACTION = "ERROR: no action was given"
-ERR_BAD_INPUT = "ERROR: bad input: could not read an action"
-ERR_TYPES_DISABLED = "ERROR: bad input: link types are disabled"
-ERR_UNKNOWN_TYPE = "ERROR: bad input: type is not a known link type"
-ERR_EMPTY_QUERY = "ERROR: query must not be empty"
-ERR_TARGETS_EMPTY = "ERROR: targets is empty"
-ERR_EMPTY_TERMS = "ERROR: terms must not be empty"
-ERR_HOPS_EDGE_TYPE = "ERROR: hops > 1 needs exactly one edge type"
-
-
-def err_unknown_action(name: str) -> str:
-    return f"ERROR: unknown action {name}"
-
-
-def err_not_available(name: str) -> str:
-    return f"ERROR: {name} is not available in this phase"
-
-
-def err_page_range(max_page: int = 12) -> str:
-    return f"ERROR: page must be between 1 and {max_page}"
-
-
-def err_too_many_targets(n: int, cap: int = 40) -> str:
-    return (
-        f"ERROR: targets has {n} ids, more than {cap} - link only the notes that actually "
-        "belong, in several calls if needed"
-    )
-
-
-def phase_tools(phase: str, toolset: str = "paper") -> tuple[str, ...]:
-    """The tool names offered in ``phase`` (forward/backward/probe) under ``toolset``."""
-    if toolset not in TOOLSETS:
-        raise ValueError(f"unknown toolset {toolset!r}; expected one of {', '.join(TOOLSETS)}")
-    if phase == "backward":
-        return BACKWARD_TOOLS
-    if phase in ("forward", "probe"):
-        base = FORWARD_TOOLS if phase == "forward" else PROBE_TOOLS
-        return base + EVIDENCE_TOOLS if toolset == "evidence" else base
-    raise ValueError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,20 +267,20 @@ def _check_fields(name: str, args: Mapping[str, Any], typed_links: bool) -> dict
         value = args.get(field)
         if value is None:
             if info.is_required():
-                raise _Reject(f"ERROR: bad input: {field} is missing")
+                raise _Reject(err_field_missing(field))
             continue  # absent or null optional: the default applies
         if kind in ("str", "id", "opt_id"):
             if not isinstance(value, str):
-                raise _Reject(f"ERROR: bad input: {field} must be a string")
+                raise _Reject(err_field_string(field))
             values[field] = value if kind == "str" else value.strip()
         elif kind == "ids":
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                raise _Reject(f"ERROR: bad input: {field} must be a list of note ids")
+                raise _Reject(err_field_ids(field))
             values[field] = [v.strip() for v in value]
         elif kind == "int":
             number = _as_int(value)
             if number is None:
-                raise _Reject(f"ERROR: {field} must be an integer")
+                raise _Reject(err_field_integer(field))
             values[field] = number
         elif kind == "type":
             if not typed_links:
@@ -322,10 +294,10 @@ def _check_fields(name: str, args: Mapping[str, Any], typed_links: bool) -> dict
             elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
                 values[field] = list(value)
             else:
-                raise _Reject(f"ERROR: bad input: {field} must be a string or a list of strings")
+                raise _Reject(err_field_terms(field))
         elif kind == "edges":
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                raise _Reject(f"ERROR: bad input: {field} must be a list of link types")
+                raise _Reject(err_field_link_types(field))
             values[field] = [v.strip() for v in value]
         else:  # pragma: no cover - guarded by a test over _FIELD_KINDS
             raise AssertionError(kind)
@@ -495,7 +467,7 @@ def precheck(
             return err_page_range(max_page)
     elif isinstance(action, Read):
         if action.links_page is not None and action.links_page < 1:
-            return "ERROR: links_page must be at least 1"
+            return ERR_LINKS_PAGE_MIN
     elif isinstance(action, LinkMany):
         if not action.targets:
             return ERR_TARGETS_EMPTY
@@ -507,7 +479,7 @@ def precheck(
             return ERR_EMPTY_TERMS
     elif isinstance(action, Expand):
         if action.hops < 1:
-            return "ERROR: hops must be at least 1"
+            return ERR_HOPS_MIN
         if action.hops > 1 and len(set(action.edges or ())) != 1:
             return ERR_HOPS_EDGE_TYPE
     return None
@@ -522,14 +494,6 @@ def canonical_args(action: ActionModel) -> dict[str, Any]:
     return action.model_dump(exclude={"action"}, exclude_none=True)
 
 
-def _render_args(args: Any) -> str:
-    if args is None:
-        return ""
-    if isinstance(args, Mapping):
-        return ", ".join(f"{k}={v!r}" for k, v in args.items())
-    return str(args)
-
-
 def call_repr(action: ActionModel | InvalidAction) -> str:
     """The call part of a memory line (§10): ``name(k=repr(v), ...)``.
 
@@ -537,10 +501,8 @@ def call_repr(action: ActionModel | InvalidAction) -> str:
     with ``raw = repr(input)[:200]``.
     """
     if isinstance(action, InvalidAction):
-        if action.name is None:
-            return f"?({action.raw})"
-        return f"{action.name}({_render_args(action.args)})"
-    return f"{action.action}({_render_args(canonical_args(action))})"  # type: ignore[attr-defined]
+        return format_call(action.name, action.args, action.raw)
+    return format_call(action.action, canonical_args(action))  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,13 +11,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import gymnasium as gym
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from kbgym.env import tasks
 from kbgym.env.actions import (
     EDIT_ACTIONS,
     EVIDENCE_TOOLS,
@@ -36,16 +35,17 @@ from kbgym.errors import ResetNeeded
 from kbgym.library import apply, evidence
 from kbgym.library.dedup import DedupGuard
 from kbgym.library.graph import Library
-from kbgym.library.search import make_backend
+from kbgym.library.search import SearchBackend, make_backend
 from kbgym.library.snapshot import write_snapshot
+from kbgym.protocol import tasks
+from kbgym.protocol.errors import EPISODE_OVER, ERR_NO_ACTION, err_internal, is_error
+from kbgym.protocol.limits import ANSWER_SHOWN, PHASE_CODES, READ_LINKS_PER_PAGE, Mode, Phase, Status
+from kbgym.protocol.results import PHASE_COMPLETE, format_submitted
 from kbgym.scoring import score
 from kbgym.universe.types import Question, Universe
 
-PHASE_CODE = {"probe": 0, "forward": 1, "backward": 2}
-EPISODE_OVER = "ERROR: episode is over - call reset()"
+PHASE_CODE = PHASE_CODES
 MAX_TEXT = 2**24
-#: A read shows a note's links this many at a time (``read(id, links_page=2)`` for the next).
-READ_LINKS_PER_PAGE = 100
 
 _DEFAULT_UNIVERSE: dict[str, Universe] = {}
 
@@ -81,12 +81,40 @@ def load_universe(source: Universe | str | Path | None) -> tuple[Universe, str |
     return load_universe_file(source), str(Path(source))
 
 
+class StepInfo(TypedDict, total=False):
+    """``info`` of ``reset`` and ``step`` (docs/protocol.md §16): deterministic, strict JSON,
+    never a gold, a support set or a hidden field (``privileged`` only with
+    ``privileged_info=True``)."""
+
+    mode: str
+    phase: str
+    qid: str
+    steps: int
+    phase_steps: int
+    steps_left: int
+    action: str | None
+    action_valid: bool | None
+    action_error: str | None
+    input: Any
+    result: str
+    f1: float | None
+    em: float | None
+    answered: bool
+    edits: dict[str, int]
+    library_version: int
+    metrics: dict
+    privileged: dict
+    episode: dict
+    curation: dict
+    abandoned: dict
+
+
 @dataclass
 class Episode:
     """One question's episode: the mutable protocol state the env keeps between steps."""
 
     question: Question
-    phase: str  # forward | backward | probe
+    phase: Phase
     memory: Memory
     steps: int = 0
     phase_steps: int = 0
@@ -156,13 +184,13 @@ class KBGymEnv(gym.Env):
         split: str | None = None,
         config: KBGymConfig | Mapping | None = None,
         judge: Callable[[str, str], bool] | None = None,
-        search_backend: Any = None,
+        search_backend: SearchBackend | str | None = None,
         render_mode: str | None = None,
         privileged_info: bool = False,
         reward_fn: RewardFn | Callable[[str, float | None], float] | None = None,
         obs_layout: str = "counter_last",
     ):
-        if mode not in ("train", "probe"):
+        if mode not in tuple(Mode):
             raise ValueError(f"mode must be 'train' or 'probe', got {mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
@@ -171,7 +199,7 @@ class KBGymEnv(gym.Env):
         elif isinstance(config, Mapping):
             config = KBGymConfig.make(**config)
         self.config: KBGymConfig = config
-        self.mode = mode
+        self.mode = Mode(mode)
         self.render_mode = render_mode
         self.privileged_info = privileged_info
         if obs_layout not in LAYOUTS:
@@ -210,7 +238,7 @@ class KBGymEnv(gym.Env):
         qs = self._questions.values()
         longest = max((len(q.qid) + len(q.text) + max(map(len, q.golds), default=0)
                        for q in qs), default=0)
-        task = longest + tasks.ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
+        task = longest + ANSWER_SHOWN + len(tasks.INSTRUCTION) + 400
         return max_obs_chars(self.config.memory_k, task)
 
     def _configured_reward(self) -> RewardFn:
@@ -232,7 +260,7 @@ class KBGymEnv(gym.Env):
         ``reset(options={"library": fork})``, e.g. to start G rollouts from one state."""
         return self.library.fork()
 
-    def _use_library(self, source: Any) -> None:
+    def _use_library(self, source: Library | Mapping | str | Path) -> None:
         """Make ``source`` this env's library: a Library is used as is (the env edits it; in
         probe mode a frozen copy), a snapshot object or path is loaded. The env's caps and
         dedup guard apply; a library without a search index gets the configured one."""
@@ -242,9 +270,10 @@ class KBGymEnv(gym.Env):
         elif isinstance(source, (Mapping, str, Path)):
             from kbgym.library.snapshot import load_snapshot, load_snapshot_object
 
-            load = load_snapshot_object if isinstance(source, Mapping) else load_snapshot
-            lib, _ = load(dict(source) if isinstance(source, Mapping) else source,
-                          refresh=cfg.refresh)
+            if isinstance(source, Mapping):
+                lib, _ = load_snapshot_object(dict(source), refresh=cfg.refresh)
+            else:
+                lib, _ = load_snapshot(source, refresh=cfg.refresh)
         else:
             raise ValueError("options['library'] must be a Library (e.g. env.fork_library()), "
                              f"a snapshot object or a snapshot path, not {type(source).__name__}")
@@ -352,11 +381,11 @@ class KBGymEnv(gym.Env):
         memory = Memory(self.config.memory_k, collapse_repeats=self.config.collapse_repeats,
                         layout=self.obs_layout)
         if self.mode == "train":
-            memory.set_task(tasks.forward_block(q.qid, q.text))
-            phase = "forward"
+            memory.set_task(tasks.format_forward(q.qid, q.text))
+            phase = Phase.FORWARD
         else:
-            memory.set_task(tasks.probe_block(q.qid, q.text))
-            phase = "probe"
+            memory.set_task(tasks.format_probe(q.qid, q.text))
+            phase = Phase.PROBE
         ep = Episode(q, phase, memory, start_merges=self.library.merges,
                      start_judge_calls=judge_calls(self.library))
         self._episode = ep
@@ -380,7 +409,7 @@ class KBGymEnv(gym.Env):
         try:
             result = self._execute(ep, act)
         except Exception as err:  # a bug must not escape to the agent's loop
-            result = f"ERROR: internal error ({type(err).__name__}) - the action was not applied"
+            result = err_internal(type(err).__name__)
         ep.steps += 1
         ep.phase_steps += 1
         try:
@@ -418,13 +447,13 @@ class KBGymEnv(gym.Env):
             ep.answer = args["text"]
             ep.f1, ep.em = score(ep.answer, q.golds, q.unanswerable)
             ep.answered_at = ep.phase_steps + 1
-            return "submitted" if ep.phase == "probe" else f"submitted | your F1: {ep.f1:.2f}"
+            return format_submitted(None if ep.phase == "probe" else ep.f1)
         if name == "done":
-            return "phase complete"
+            return PHASE_COMPLETE
         if name in EVIDENCE_TOOLS:
             return evidence.run(self.library, name, args)
         result = apply.apply_edit(self.library, name, args)
-        if not result.startswith("ERROR"):
+        if not is_error(result):
             ep.edits[name] += 1
         return result
 
@@ -436,9 +465,9 @@ class KBGymEnv(gym.Env):
                 if not answered:
                     ep.f1, ep.em = 0.0, 0.0
                 q = ep.question
-                ep.p1_steps, ep.phase, ep.phase_steps = ep.phase_steps, "backward", 0
-                ep.memory.set_task(tasks.backward_block(q.qid, q.text, ep.answer, q.golds[0],
-                                                        ep.f1))
+                ep.p1_steps, ep.phase, ep.phase_steps = ep.phase_steps, Phase.BACKWARD, 0
+                ep.memory.set_task(tasks.format_backward(q.qid, q.text, ep.answer, q.golds[0],
+                                                         ep.f1 or 0.0))
                 return True
             return False
         if ep.phase == "backward":
@@ -456,12 +485,12 @@ class KBGymEnv(gym.Env):
         """End-of-iteration work (refresh in iteration mode) and the episode's summary."""
         if self.mode == "train":
             ep.regens = self.library.refresh()
-        if self.mode == "probe":
-            status = ("unanswered" if ep.answer is None
-                      else "answered" if ep.em == 1.0 else "wrong")
+        if self.mode == Mode.PROBE:
+            status = (Status.UNANSWERED if ep.answer is None
+                      else Status.ANSWERED if ep.em == 1.0 else Status.WRONG)
         else:
-            status = "abandoned" if abandoned else ("answered" if ep.answer is not None
-                                                    else "unanswered")
+            status = Status.ABANDONED if abandoned else (
+                Status.ANSWERED if ep.answer is not None else Status.UNANSWERED)
         p2 = ep.phase_steps if ep.phase == "backward" else 0
         p1 = ep.p1_steps if ep.phase == "backward" else ep.phase_steps
         return {
@@ -490,9 +519,9 @@ class KBGymEnv(gym.Env):
         self._last_obs_text = text
         return {"phase": PHASE_CODE[ep.phase], "steps_left": self._steps_left(ep), "text": text}
 
-    def _info(self, ep: Episode, act, result: str, with_metrics: bool = False) -> dict:
-        info: dict[str, Any] = {
-            "mode": self.mode, "phase": ep.phase, "qid": ep.question.qid,
+    def _info(self, ep: Episode, act, result: str, with_metrics: bool = False) -> StepInfo:
+        info: StepInfo = {
+            "mode": self.mode.value, "phase": ep.phase.value, "qid": ep.question.qid,
             "steps": ep.steps, "phase_steps": ep.phase_steps, "steps_left": self._steps_left(ep),
             "action": None, "action_valid": None, "action_error": None, "input": None,
             "result": result,
@@ -504,15 +533,15 @@ class KBGymEnv(gym.Env):
             info["action_error"] = EPISODE_OVER
         if act is not None:
             if isinstance(act, InvalidAction):
-                info["action"] = "__noop__" if act.error == "ERROR: no action was given" \
+                info["action"] = "__noop__" if act.error == ERR_NO_ACTION \
                     else "__invalid__"
                 info["action_valid"] = False
                 info["input"] = _jsonable(act.args)
             else:
                 info["action"] = act.name
                 info["input"] = canonical_args(act)
-                info["action_valid"] = not result.startswith("ERROR")
-            if result.startswith("ERROR"):
+                info["action_valid"] = not is_error(result)
+            if is_error(result):
                 info["action_error"] = result
         if with_metrics:
             info["metrics"] = self.library.stats()

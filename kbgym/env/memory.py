@@ -13,31 +13,19 @@ bound on ``obs["text"]`` for every action sequence.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from typing import Any
 
 from kbgym.env.actions import ActionModel, InvalidAction, call_repr
+from kbgym.protocol.limits import CALL_MAX, RESULT_MAX
+from kbgym.protocol.observation import HEADER, LAYOUTS, NO_ACTIONS, format_line, render_observation
+from kbgym.protocol.results import format_collapsed, result_ids
+from kbgym.protocol.tasks import clip
 
-NO_ACTIONS = "(no actions yet)"
-HEADER = "Recent actions (oldest first):"
-COUNTER = "Remaining actions this phase: {r}."
+__all__ = ["CALL_MAX", "HEADER", "LAYOUTS", "NO_ACTIONS", "RESULT_MAX", "Memory", "clip",
+           "collapsed_result", "max_obs_chars", "result_ids"]
 
-#: The most characters of a call (``name(args)``) a memory line shows.
-CALL_MAX = 1_000
-#: The most characters of a result a memory line shows.
-RESULT_MAX = 131_072
-#: Layouts: ``counter_last`` (current, SPEC §10 as revised) and ``counter_first`` (the first
-#: version, kept for the old ``kbgym/KBGym-v0`` id).
-LAYOUTS = ("counter_last", "counter_first")
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, marked ``… [n more characters]``."""
-    if len(text) <= limit:
-        return text
-    marker = f"… [{len(text)} characters in all]"
-    return text[: max(0, limit - len(marker))] + marker
+COLLAPSIBLE = ("search", "read")
 
 
 def max_obs_chars(k: int, task_chars: int) -> int:
@@ -46,34 +34,11 @@ def max_obs_chars(k: int, task_chars: int) -> int:
     line = len("- ") + CALL_MAX + len(" -> ") + RESULT_MAX + 1
     return task_chars + 2 + len(HEADER) + 1 + max(len(NO_ACTIONS), k * line) + 2 + 64
 
-# A note id at the start of a result line: "s0001: ..." (read's own note), "- s0002: ..."
-# (search hits, read's links) or "- s0003 [cites]: ..." (typed links).
-_RESULT_ID = re.compile(r"^(?:- )?([A-Za-z_]*[0-9]+)(?: \[[^\]\n]*\])?: ", re.MULTILINE)
-
-COLLAPSIBLE = ("search", "read")
-
-
-def result_ids(result: str) -> list[str]:
-    """The note ids a search/read result shows, in order of first appearance.
-
-    An id counts when it opens a result line (``{id}: ...`` or ``- {id}: ...``, with an
-    optional `` [{type}]``), so ids mentioned inside a note's text are not picked up.
-    """
-    seen: dict[str, None] = {}
-    for m in _RESULT_ID.finditer(result):
-        seen.setdefault(m.group(1), None)
-    return list(seen)
-
 
 def collapsed_result(name: str, result: str) -> str:
     """``same {name} as before, same result ({n} notes: {ids}) - use these ids, or try
-    something else``; ``{ids}`` is :func:`result_ids` joined by ``, `` (``none`` if empty)."""
-    ids = result_ids(result)
-    shown = ", ".join(ids) if ids else "none"
-    return (
-        f"same {name} as before, same result ({len(ids)} notes: {shown}) - use these ids, "
-        "or try something else"
-    )
+    something else``; ``{ids}`` are the ids the result shows (``none`` if it shows none)."""
+    return format_collapsed(name, result_ids(result))
 
 
 class Memory:
@@ -144,11 +109,9 @@ class Memory:
     def lines(self) -> str:
         if not self._entries:
             return NO_ACTIONS
-        return "\n".join(f"- {call} -> {result}" for call, result in self._entries)
+        return "\n".join(format_line(call, result) for call, result in self._entries)
 
     def render(self, remaining: int) -> str:
-        """The SPEC §10 text of ``obs["text"]``: task block, history, then the counter."""
-        counter = COUNTER.format(r=remaining)
-        if self.layout == "counter_first":
-            return f"{self.task}\n\n{counter}\n{HEADER}\n{self.lines()}"
-        return f"{self.task}\n\n{HEADER}\n{self.lines()}\n\n{counter}"
+        """The §10 text of ``obs["text"]`` (:func:`kbgym.protocol.render_observation`)."""
+        return render_observation(self.task, [format_line(c, r) for c, r in self._entries],
+                                  remaining, self.layout)

@@ -74,7 +74,7 @@ class Unicode(Space[str]):
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and len(x) <= self.max_length
 
-    def to_jsonable(self, sample_n: Sequence[str]) -> list[str]:
+    def to_jsonable(self, sample_n: Sequence[str]) -> list[str]:  # type: ignore[override]
         return list(sample_n)
 
     def from_jsonable(self, sample_n: Sequence[str]) -> list[str]:
@@ -136,7 +136,7 @@ class SharedTexts(Sequence):
     def __len__(self) -> int:
         return self._shared.n
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return tuple(self)[i]
         n = self._shared.n

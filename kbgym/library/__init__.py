@@ -23,7 +23,8 @@ from kbgym.library.graph import (
     id_num,
     normalize_text,
 )
-from kbgym.library.search import BM25Index, SearchBackend, format_page, make_backend, tokenize
+from kbgym.library.search import BM25Index, SearchBackend, make_backend
+from kbgym.protocol.tokens import tokenize
 from kbgym.library.snapshot import load_snapshot, snapshot_hash, write_snapshot
 from kbgym.library.stats import (
     index_coverage,
@@ -35,7 +36,7 @@ from kbgym.library.stats import (
 __all__ = [
     "EDIT_ACTIONS", "LINK_TYPES", "AddOutcome", "BM25Index", "DedupGuard", "EditOutcome",
     "Library", "LinkManyOutcome", "Node", "SearchBackend", "apply_edit", "format_id",
-    "format_link_many", "format_page", "id_num", "index_coverage", "index_coverage_2hop",
+    "format_link_many", "id_num", "index_coverage", "index_coverage_2hop",
     "is_replayable", "load_snapshot", "make_backend", "normalize_text", "question_index_coverage",
     "read_result", "recompute_stats", "replay_edit", "replay_row", "search_result",
     "snapshot_hash", "tokenize", "token_cosine", "write_snapshot",

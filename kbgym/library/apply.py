@@ -14,22 +14,23 @@ import re
 from typing import Any
 
 from kbgym.errors import LibraryOpError, ReplayMismatchError
-from kbgym.library.graph import Library, LinkManyOutcome, err_no_such_note
-from kbgym.library.search import MAX_PAGE, PAGE_SIZE, format_page, page_slice
-
-EDIT_ACTIONS: tuple[str, ...] = ("add", "edit", "delete", "link", "link_many", "unlink")
-
-ERR_EMPTY_QUERY = "ERROR: query must not be empty"
-ERR_PAGE_INTEGER = "ERROR: page must be an integer"
+from kbgym.library.graph import Library, LinkManyOutcome
+from kbgym.library.search import page_slice
+from kbgym.protocol import results as R
+from kbgym.protocol.errors import (
+    ERR_EMPTY_QUERY,
+    ERR_PAGE_INTEGER,
+    err_links_page_none,
+    err_links_page_one,
+    err_links_page_range,
+    err_no_such_note,
+    err_page_range,
+    is_error,
+)
+from kbgym.protocol.ids import id_num, is_note_id
+from kbgym.protocol.limits import EDIT_ACTIONS, MAX_PAGE, PAGE_SIZE
 
 _INT_STR = re.compile(r"[+-]?[0-9]+")
-_ADDED = re.compile(r"added (s[0-9]+)")
-_DUPLICATE = re.compile(r"duplicate of (s[0-9]+) - merged, no new note created")
-_MERGED = re.compile(r"merged into (s[0-9]+)")
-
-
-def err_page_range(max_page: int = MAX_PAGE) -> str:
-    return f"ERROR: page must be between 1 and {max_page}"
 
 
 def coerce_page(page: Any) -> int | None:
@@ -63,7 +64,7 @@ def search_result(
     if not 1 <= p <= max_page:
         return err_page_range(max_page)
     hits = page_slice(library.search(query, p * page_size), p, page_size)
-    return format_page(p, [(i, library[i].text) for i, _ in hits])
+    return R.format_search(p, [(i, library[i].text) for i, _ in hits])
 
 
 def search_ids(
@@ -88,35 +89,32 @@ def read_result(library: Library, node_id: str, page: int | None = None,
     p = 1 if page is None else page
     if not node.links:
         if p != 1:
-            return f"ERROR: links_page must be 1 - {node.id} has no links"
-        return f"{node.id}: {node.text}\nlinks: (none)"
+            return err_links_page_none(node.id)
+        return R.format_read(node.id, node.text, [])
     links = node.links
     n = len(links)
+    shown = None
     if links_per_page is not None:
         pages = -(-n // links_per_page)
         if not 1 <= p <= pages:
-            return (f"ERROR: links_page must be between 1 and {pages} - {node.id} has {n} "
-                    "links")
+            return err_links_page_range(node.id, pages, n)
         links = links[(p - 1) * links_per_page: p * links_per_page]
+        if n > links_per_page:
+            a = (p - 1) * links_per_page + 1
+            b = a + len(links) - 1
+            shown = R.LinksPage(a, b, n, p + 1 if b < n else None)
     elif p != 1:
-        return f"ERROR: links_page must be 1 - {node.id} shows all its links at once"
-    parts = [f"{node.id}: {node.text}\nlinks:"]
+        return err_links_page_one(node.id)
     types = node.link_types
     stale = library.track_hashes or library.superseded  # source drift: mark stale links
+    hits = []
     for lid in links:
         ltype = types.get(lid)
-        tags = [ltype] if ltype else []
+        tags: tuple[str, ...] = (ltype,) if ltype else ()
         if stale and library.is_stale(node.id, lid):
-            tags.append("stale")
-        tag = f" [{', '.join(tags)}]" if tags else ""
-        parts.append(f"\n- {lid}{tag}: {library[lid].text}")
-    if links_per_page is not None and n > links_per_page:
-        a = (p - 1) * links_per_page + 1
-        b = a + len(links) - 1
-        more = (f"; read(id='{node.id}', links_page={p + 1}) shows the next ones" if b < n
-                else "; this is the last page")
-        parts.append(f"\n(links {a}-{b} of {n}{more})")
-    return "".join(parts)
+            tags += ("stale",)
+        hits.append(R.Hit(lid, library[lid].text, tags))
+    return R.format_read(node.id, node.text, hits, shown)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,19 +122,8 @@ def read_result(library: Library, node_id: str, page: int | None = None,
 
 
 def format_link_many(out: LinkManyOutcome) -> str:
-    """SPEC §8.2."""
-    a = out.source
-    if out.made:
-        n = len(out.made)
-        ids = ", ".join(out.made[:8])
-        more = f", +{n - 8} more" if n > 8 else ""
-        tag = f" [{out.type}]" if out.type else ""
-        text = f"linked {a} -> {n} notes{tag}: {ids}{more} ({a} now has {out.degree} links)"
-    else:
-        text = f"no links made from {a}"
-    if out.skipped:
-        text += " | skipped: " + "; ".join(f"{i} ({r})" for i, r in out.skipped)
-    return text
+    """SPEC §8.2 (:func:`kbgym.protocol.results.format_link_many`)."""
+    return R.format_link_many(out.source, out.made, out.degree, out.type, out.skipped)
 
 
 def apply_edit(library: Library, name: str, args: dict, forced: str | None = None) -> str:
@@ -155,52 +142,52 @@ def apply_edit(library: Library, name: str, args: dict, forced: str | None = Non
 
 
 def _apply(lib: Library, name: str, args: dict, forced: str | None) -> str:
-    replay = forced is not None
+    recorded = R.parse_edit(forced) if forced is not None else None
     if name == "add":
         text = args["text"]
-        if replay:
-            m = _DUPLICATE.fullmatch(forced)  # type: ignore[arg-type]
-            if m:
+        if forced is not None:
+            if recorded is not None and recorded.kind == "duplicate":
                 lib._mutable()
                 lib.normalize(text)
-                survivor = m.group(1)
+                survivor = recorded.ids[0]
                 if survivor not in lib:
                     return err_no_such_note(survivor)
-                return forced  # type: ignore[return-value]
-            m = _ADDED.fullmatch(forced)  # type: ignore[arg-type]
-            if m and m.group(1) not in lib and _num(m.group(1)) >= lib.next_id:
-                return f"added {lib.add(text, force_id=m.group(1)).id}"
-            return f"added {lib.add(text, dedup=False).id}"
+                return forced
+            if recorded is not None and recorded.kind == "added" \
+                    and recorded.ids[0] not in lib and _minted_after(lib, recorded.ids[0]):
+                return R.format_added(lib.add(text, force_id=recorded.ids[0]).id)
+            return R.format_added(lib.add(text, dedup=False).id)
         out = lib.add(text)
         if out.duplicate:
-            return f"duplicate of {out.id} - merged, no new note created"
-        return f"added {out.id}"
+            return R.format_duplicate(out.id)
+        return R.format_added(out.id)
     if name == "edit":
-        if replay:
-            m = _MERGED.fullmatch(forced)  # type: ignore[arg-type]
+        if forced is not None:
             nid = lib.edit(args["id"], args["text"], dedup=False).id
-            if m:
-                return f"merged into {lib.merge(nid, m.group(1))}"
-            return f"edited {nid}"
-        out = lib.edit(args["id"], args["text"])
-        if out.merged_into is not None:
-            return f"merged into {out.merged_into}"
-        return f"edited {out.id}"
+            if recorded is not None and recorded.kind == "merged":
+                return R.format_merged_into(lib.merge(nid, recorded.ids[0]))
+            return R.format_edited(nid)
+        edited = lib.edit(args["id"], args["text"])
+        if edited.merged_into is not None:
+            return R.format_merged_into(edited.merged_into)
+        return R.format_edited(edited.id)
     if name == "delete":
-        return f"deleted {lib.delete(args['id'])}"
+        return R.format_deleted(lib.delete(args["id"]))
     if name == "link":
         ltype = args.get("type")
         a, b = lib.link(args["source"], args["target"], ltype)
-        return f"linked {a} -> {b}" + (f" [{ltype}]" if ltype else "")
+        return R.format_linked(a, b, ltype)
     if name == "link_many":
-        out = lib.link_many(args["source"], list(args["targets"]), args.get("type"))
-        return format_link_many(out)
+        return format_link_many(lib.link_many(args["source"], list(args["targets"]),
+                                              args.get("type")))
     a, b = lib.unlink(args["source"], args["target"])
-    return f"unlinked {a} -> {b}"
+    return R.format_unlinked(a, b)
 
 
-def _num(node_id: str) -> int:
-    return int(node_id[1:])
+def _minted_after(lib: Library, node_id: str) -> bool:
+    """Whether ``node_id`` is a minted id at or past the library's next id (a recorded add
+    whose id replay may force)."""
+    return is_note_id(node_id) and id_num(node_id) >= lib.next_id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,7 +216,7 @@ def is_replayable(row: dict) -> bool:
         and row.get("phase") == 2
         and row.get("action") in EDIT_ACTIONS
         and isinstance(row.get("result"), str)
-        and not row["result"].startswith("ERROR")
+        and not is_error(row["result"])
     )
 
 

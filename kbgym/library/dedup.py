@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from kbgym.library.search import tokenize
+from kbgym.protocol.tokens import tokenize
 
 Similarity = Callable[[str, str], float]
 Judge = Callable[[str, str], bool]

@@ -10,13 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from kbgym.library.graph import Library
-from kbgym.library.search import tokenize
-
-MAX_LOCATE = 10
-
-
-def _err(node_id: str) -> str:
-    return f"ERROR: no such note {node_id}"
+from kbgym.protocol import results as R
+from kbgym.protocol.errors import ERR_HOPS_EDGE_TYPE, err_no_such_note
+from kbgym.protocol.limits import MAX_LOCATE
+from kbgym.protocol.tokens import tokenize
 
 
 def _wanted(terms: str | list[str]) -> list[set[str]]:
@@ -25,9 +22,7 @@ def _wanted(terms: str | list[str]) -> list[set[str]]:
 
 
 def _format(hits) -> str:
-    if not hits:
-        return "(no matches)"
-    return "\n".join(f"- {n.id}: {n.text}" for n in hits[:MAX_LOCATE])
+    return R.format_locate((n.id, n.text) for n in hits[:MAX_LOCATE])
 
 
 def locate_scan(library: Library, terms: str | list[str], within: str | None = None) -> str:
@@ -37,7 +32,7 @@ def locate_scan(library: Library, terms: str | list[str], within: str | None = N
     if within is not None:
         root = library.get(within)
         if root is None:
-            return _err(within)
+            return err_no_such_note(within)
         pool = [root] + [library[t] for t in root.links]
     else:
         pool = list(library)
@@ -95,42 +90,33 @@ def locate(library: Library, terms: str | list[str], within: str | None = None) 
     return _format((authored + originals)[:MAX_LOCATE])
 
 
-def _edges(library: Library, node, types: list[str] | None) -> list[tuple[str, str]]:
+def _edges(library: Library, node, types: list[str] | None) -> list[R.Edge]:
     out = []
     for t in node.links:
         etype = (node.link_types or {}).get(t) or "untyped"
         if types is None or etype in types:
-            out.append((etype, t))
+            out.append(R.Edge(etype, t, library[t].text))
     return out
-
-
-def _line(library: Library, etype: str, target: str) -> str:
-    return f"- {etype} -> {target}: {library[target].text}"
 
 
 def expand(library: Library, node: str, edges: list[str] | None = None, hops: int = 1) -> str:
     start = library.get(node)
     if start is None:
-        return _err(node)
+        return err_no_such_note(node)
     if hops == 1:
-        lines = [_line(library, e, t) for e, t in _edges(library, start, edges)]
-        return "\n".join(lines) if lines else "(no edges)"
+        return R.format_expand(_edges(library, start, edges))
     if not edges or len(set(edges)) != 1:
-        return "ERROR: hops > 1 needs exactly one edge type"
+        return ERR_HOPS_EDGE_TYPE
     etype = edges[0]
     path, current = [start.id], start
     for _ in range(hops):
         out = _edges(library, current, [etype])
         if len(out) != 1:
             break
-        current = library[out[0][1]]
+        current = library[out[0].id]
         path.append(current.id)
-    head = "path: " + " -> ".join(path)
     out = _edges(library, current, [etype])
-    if len(out) > 1:
-        lines = [_line(library, e, t) for e, t in out]
-        return "\n".join([head, f"branch at {current.id} ({len(out)} {etype} edges):", *lines])
-    return f"{head}\nend"
+    return R.format_walk(path, (current.id, etype, out) if len(out) > 1 else None)
 
 
 def run(library: Library, name: str, args: dict) -> str:

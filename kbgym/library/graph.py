@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import re
 import unicodedata
 import uuid
 from collections.abc import Iterable, Iterator
@@ -21,14 +20,27 @@ from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-from kbgym.errors import LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
+from kbgym.errors import KBGymError, LibraryFrozenError, LibraryOpError, SnapshotIntegrityError
+from kbgym.protocol.errors import (
+    ERR_EMPTY_TEXT,
+    ERR_SELF_LINK,
+    ERR_SELF_MERGE,
+    ERR_TARGETS_EMPTY,
+    err_already_linked,
+    err_invisible_char,
+    err_no_such_note,
+    err_not_linked,
+    err_text_too_long,
+    err_too_many_targets,
+)
+from kbgym.protocol.ids import format_id, id_num, is_note_id
+from kbgym.protocol.limits import LINK_TYPES
 
 EDITED = "edited"
 AUTHORED = "authored"
 FLAGS = (None, EDITED, AUTHORED)
 
 #: The typed-link vocabulary (SPEC §18).
-LINK_TYPES: tuple[str, ...] = ("refers_to", "supersedes", "amends", "cites", "member_of", "related")
 
 #: Defaults (SPEC §1).
 MAX_TEXT_CHARS = 1000
@@ -36,7 +48,6 @@ LINK_BATCH_MAX = 40
 
 RefreshMode = Literal["immediate", "iteration"]
 
-_ID_RE = re.compile(r"s([0-9]+)")
 _NO_TYPES: Any = MappingProxyType({})  # what an untyped node's ``link_types`` shows
 _KEEP: Any = object()
 
@@ -92,19 +103,6 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def id_num(node_id: str) -> int:
-    """The numeric part of ``s%04d`` ids; id order compares this (s9999 < s10000)."""
-    m = _ID_RE.fullmatch(node_id)
-    if m is None:
-        raise ValueError(f"bad note id {node_id!r}: expected 's' followed by digits, e.g. s0001")
-    return int(m.group(1))
-
-
-def format_id(num: int) -> str:
-    """``s%04d``: the width is a minimum, so s10000 follows s9999."""
-    return f"s{num:04d}"
-
-
 def normalize_text(text: str) -> str:
     """Strip and collapse every whitespace run (newlines included) to one space."""
     return " ".join(text.split())
@@ -120,31 +118,6 @@ def invisible_char(text: str) -> str | None:
         if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
             return ch
     return None
-
-
-def err_invisible_char(ch: str) -> str:
-    return (f"ERROR: note text contains the control or invisible character U+{ord(ch):04X} - "
-            "write plain text")
-
-
-def err_no_such_note(node_id: str) -> str:
-    return f"ERROR: no such note {node_id}"
-
-
-def err_text_too_long(cap: int) -> str:
-    return f"ERROR: note text is longer than {cap} characters"
-
-
-def err_too_many_targets(n: int, cap: int) -> str:
-    return (
-        f"ERROR: targets has {n} ids, more than {cap} - link only the notes that actually "
-        f"belong, in several calls if needed"
-    )
-
-
-ERR_EMPTY_TEXT = "ERROR: note text must not be empty"
-ERR_SELF_LINK = "ERROR: cannot link a note to itself"
-ERR_TARGETS_EMPTY = "ERROR: targets is empty"
 
 
 class Node:
@@ -378,7 +351,7 @@ class Library:
             if not isinstance(hashes, dict) or not all(
                     k in links and isinstance(v, str) for k, v in hashes.items()):  # fmt: skip
                 raise bad(f"node {nd.get('id')!r} link_hashes must map linked ids to hashes")
-            if not isinstance(nid, str) or not _ID_RE.fullmatch(nid):
+            if not is_note_id(nid):
                 raise bad(f"node #{i} has a bad id {nid!r}")
             if not isinstance(text, str):
                 raise bad(f"node {nid} text is not a string")
@@ -526,8 +499,12 @@ class Library:
 
     def to_networkx(self):
         """A ``networkx.DiGraph`` copy for analysis (node attrs text/origin/flag/absorbed;
-        typed edges carry ``type``)."""
-        import networkx as nx
+        typed edges carry ``type``). Needs networkx: ``pip install 'kbgym[analysis]'``."""
+        try:
+            import networkx as nx
+        except ImportError:
+            raise KBGymError("to_networkx needs networkx: pip install 'kbgym[analysis]'") \
+                from None
 
         g = nx.DiGraph()
         for n in self._nodes.values():
@@ -868,7 +845,7 @@ class Library:
         if src is dst:
             raise LibraryOpError(ERR_SELF_LINK)
         if dst._in and src.id in dst._in:
-            raise LibraryOpError(f"ERROR: {src.id} already links to {dst.id}")
+            raise LibraryOpError(err_already_linked(src.id, dst.id))
         self._check_type(type)
         self._add_edge(src, dst, type)
         self.version += 1
@@ -914,7 +891,7 @@ class Library:
         src = self._need(source)
         dst = self._need(target)
         if not (dst._in and src.id in dst._in):
-            raise LibraryOpError(f"ERROR: {src.id} does not link to {dst.id}")
+            raise LibraryOpError(err_not_linked(src.id, dst.id))
         self._remove_edge(src, dst)
         self.version += 1
         return src.id, dst.id
@@ -929,7 +906,7 @@ class Library:
         lo = self._need(loser)
         sv = self._need(survivor)
         if lo is sv:
-            raise LibraryOpError("ERROR: cannot merge a note into itself")
+            raise LibraryOpError(ERR_SELF_MERGE)
         nodes = self._nodes
         # 1. absorbed
         gained = set(lo.absorbed)
@@ -963,5 +940,4 @@ class Library:
 
 
 def _sort_key(node_id: str) -> tuple[int, int | str]:
-    m = _ID_RE.fullmatch(node_id)
-    return (0, int(m.group(1))) if m else (1, node_id)
+    return (0, id_num(node_id)) if is_note_id(node_id) else (1, node_id)

@@ -50,25 +50,16 @@ document lacks a term, so scores are bit-identical to the formula above.
 from __future__ import annotations
 
 import math
-import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from kbgym.library.graph import id_num
+from kbgym.protocol.ids import id_num
+from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE
+from kbgym.protocol.tokens import tokenize
 
-TOKEN_RE = re.compile(r"[^\W_]+")
-
-#: Page defaults (SPEC §1).
-PAGE_SIZE = 5
-MAX_PAGE = 12
-
-
-def tokenize(text: str) -> list[str]:
-    """The §7 tokens of ``text``: casefolded runs of letters and digits."""
-    return TOKEN_RE.findall(text.casefold())
 
 
 @runtime_checkable
@@ -90,17 +81,6 @@ class SearchBackend(Protocol):
 
 # ---------------------------------------------------------------------------------------------
 # Page formatting
-
-
-def format_page(page: int, hits: Iterable[tuple[str, str]]) -> str:
-    """``page {p}:`` plus one ``\\n- {id}: {text}`` per (id, text); the empty-page strings
-    when there are none."""
-    lines = [f"\n- {i}: {t}" for i, t in hits]
-    if lines:
-        return f"page {page}:" + "".join(lines)
-    if page == 1:
-        return "(no hits)"
-    return f"(page {page} is empty - no further matches)"
 
 
 def page_slice(hits: list, page: int, page_size: int = PAGE_SIZE) -> list:
@@ -249,8 +229,8 @@ class BM25Index:
             counts[t] = counts.get(t, 0) + 1
         vocab, code_of = self._vocab, self._code_of
         for term, tf in counts.items():
-            tid = vocab.get(term)
-            if tid is None:
+            known = vocab.get(term)
+            if known is None:
                 tid = vocab[term] = len(self._ps)
                 self._ps.append(np.zeros(4, dtype=np.int64))
                 self._pc.append(np.zeros(4, dtype=np.intp))
@@ -259,6 +239,8 @@ class BM25Index:
                 self._df.append(0)
                 self._maxtf.append(tf)
                 self._mindl.append(dl)
+            else:
+                tid = known
             code = code_of.get((tf, dl))
             if code is None:
                 code = self._new_code(tf, dl)
@@ -269,9 +251,9 @@ class BM25Index:
                 self._pc[tid] = _grow(self._pc[tid], n + 1)
             ps[n] = slot
             self._pc[tid][n] = code
-            dm = self._dmap.get(tid)
-            if dm is not None:
-                dm[slot] = code
+            codes = self._dmap.get(tid)
+            if codes is not None:
+                codes[slot] = code
             self._pn[tid] = n + 1
             self._df[tid] += 1
             if tf > self._maxtf[tid]:
@@ -399,7 +381,7 @@ class BM25Index:
 
     def slot_ids(self, slots: np.ndarray) -> list[str]:
         ids = self._slot_id
-        return [ids[s] for s in slots.tolist()]  # type: ignore[misc]
+        return [ids[s] for s in slots.tolist()]
 
     def slot_nums(self, slots: np.ndarray) -> np.ndarray:
         return self._slot_num[slots]
@@ -600,7 +582,7 @@ class BM25Index:
         order = np.lexsort((self._slot_num[cand], -sc))[:k]
         ids = self._slot_id
         pairs = zip(cand[order].tolist(), sc[order].tolist())
-        return [(ids[s], sv) for s, sv in pairs]  # type: ignore[misc]
+        return [(ids[s], sv) for s, sv in pairs]
 
     # -- large indexes: MaxScore over the postings ------------------------------------------
     def _ranked_postings(self, plan, base, avgdl, k) -> list[tuple[str, float]]:
@@ -739,7 +721,7 @@ class BM25Index:
         order = np.lexsort((self._slot_num[cand], -sc))
         ids = self._slot_id
         pairs = zip(cand[order].tolist(), sc[order].tolist())
-        return [(ids[s], sv) for s, sv in pairs]  # type: ignore[misc]
+        return [(ids[s], sv) for s, sv in pairs]
 
 
 def make_backend(name: str = "bm25") -> SearchBackend:

@@ -26,25 +26,26 @@ reader grounds its answers in the same notes from run to run, not whether it is 
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 
-from kbgym.library.graph import id_num
+from kbgym.protocol.ids import id_num
+from kbgym.protocol.results import parse_expand, parse_read
 
-_EXPAND_LINE = re.compile(r"- \S+ -> (\S+): ")
 
-
-def shown_ids(row: Mapping, library) -> list[str]:
-    """The notes whose text one trace row's result showed through ``read`` or ``expand``."""
-    if not row.get("valid", True) or str(row.get("result", "")).startswith("ERROR"):
+def shown_ids(row: Mapping) -> list[str]:
+    """The notes whose text one trace row's result showed through ``read`` (the note and the
+    linked notes on the page shown) or ``expand`` (the edges' targets)."""
+    result = row.get("result")
+    if not row.get("valid", True) or not isinstance(result, str):
         return []
     if row["action"] == "read":
-        node = library.get(str((row.get("input") or {}).get("id", "")))
-        return [] if node is None else [node.id, *node.links]
+        r = parse_read(result)
+        return [] if r is None else [r.id, *r.link_ids]
     if row["action"] == "expand":
-        return [m.group(1) for m in map(_EXPAND_LINE.match, row["result"].split("\n")) if m]
+        x = parse_expand(result)
+        return [] if x is None else [e.id for e in x.edges]
     return []
 
 
@@ -54,7 +55,7 @@ def evidence_set(rows: Sequence[Mapping], library) -> list[str]:
         return []
     out = set()
     for row in rows[:-1]:
-        for nid in shown_ids(row, library):
+        for nid in shown_ids(row):
             node = library.get(nid)
             if node is not None and node.is_original:
                 out.add(node.id)

@@ -7,7 +7,7 @@ sentence in one of two families of forms is checked against the universe:
   job is baker.``, ``Ann Lee is the mother of Bob Lee.``, ...; parsed by
   :func:`kbgym.baselines.extract.parse`). True when the people table holds that fact. A
   ``father``/``mother`` word that contradicts the parent's gender makes it false.
-- **answer** forms: the answer statements of :mod:`kbgym.universe.statements` (``The job of the
+- **answer** forms: the answer statements of :mod:`kbgym.protocol.statements` (``The job of the
   spouse of Ann Lee is baker.``, in any letter case). The slots name a question instance; the
   answer is true when it matches one of that instance's golds exactly after answer
   normalisation (the golds come from :class:`kbgym.universe.questions.World`, the code that
@@ -33,11 +33,11 @@ import random
 import re
 from collections import defaultdict
 
-from kbgym.baselines.extract import parse as parse_fact
 from kbgym.library.graph import AUTHORED, EDITED, Library
 from kbgym.scoring import exact_match, is_unanswerable_answer
 from kbgym.universe.questions import UNKNOWN, Instance, World
-from kbgym.universe.statements import parse_statement, question_slots
+from kbgym.protocol.facts import parse_fact
+from kbgym.protocol.statements import parse_statement, question_slots
 from kbgym.universe.templates import BY_NAME, SWAP, TEMPLATES
 from kbgym.universe.types import Universe
 
@@ -47,7 +47,6 @@ MAX_IDS = 20
 TRUE, FALSE, UNVERIFIABLE = "true", "false", "unverifiable"
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_ROLE = re.compile(r"\bis the (father|mother) of\b")
 _QUOTED = re.compile(r"""['"\u2018\u201c](?P<q>[^'"\u2019\u201d]+\?)['"\u2019\u201d]\s+is\s+"""
                      r"(?P<answer>\S.*?)\s*\.?\s*$", re.IGNORECASE)
 
@@ -167,16 +166,12 @@ class Truth:
     # -- sentences ---------------------------------------------------------------------
     def sentence(self, text: str) -> tuple[str, str] | None:
         """``(form, verdict)`` for one sentence in a fact, answer or quoted form, else ``None``."""
-        fact = parse_fact(text)
+        fact = parse_fact(text.strip())
         if fact is not None and not self.applies:
             return "fact", UNVERIFIABLE
         if fact is not None:
-            subj, kind, obj = fact
-            role = None
-            if kind == "parent_of":
-                m = _ROLE.search(text)
-                role = m.group(1) if m else None
-            return "fact", self.fact(kind, subj, obj, role)
+            role = fact.kind.removesuffix("_of") if fact.relation == "parent_of" else None
+            return "fact", self.fact(fact.relation, fact.subj, fact.obj, role)
         st = parse_statement(text)
         if st is not None:
             return "answer", self.answer(*st) if self.applies else UNVERIFIABLE
@@ -188,6 +183,16 @@ class Truth:
                     verdict = self.answer(t.name, slots, m.group("answer"))
                     return "quoted", verdict if self.applies else UNVERIFIABLE
         return None
+
+
+def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
+    """``(sentence, form, verdict)`` for every sentence of ``text`` in a recognised form."""
+    out = []
+    for s in sentences(text):
+        verdict = truth.sentence(s)
+        if verdict is not None:
+            out.append((s, *verdict))
+    return out
 
 
 def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS) -> dict:
@@ -210,11 +215,7 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
         written += 1
         authored += node.flag == AUTHORED
         bad = False
-        for s in sentences(node.text):
-            verdict = truth.sentence(s)
-            if verdict is None:
-                continue
-            form, v = verdict
+        for _, form, v in note_verdicts(truth, node.text):
             counts[v] += 1
             by_form[form][v] += 1
             bad |= v == FALSE
@@ -231,4 +232,4 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
     }
 
 
-__all__ = ["Truth", "misinformation", "sentences"]
+__all__ = ["Truth", "misinformation", "note_verdicts", "sentences"]

@@ -24,6 +24,21 @@ def bootstrap_indices(seed: int, name: str, n: int, resamples: int = DEFAULT_RES
     return np_stream(seed, name).integers(0, n, size=(resamples, n))
 
 
+def resampled_sums(values: Sequence[float], idx: np.ndarray) -> np.ndarray:
+    """Σ values over each resample (row) of ``idx``."""
+    return np.asarray(values, dtype=np.float64)[idx].sum(axis=1)
+
+
+def percentile_ci(samples: np.ndarray) -> tuple[float, float] | None:
+    """The 2.5 and 97.5 percentiles (numpy's linear method) of the finite samples; None when
+    there are none."""
+    samples = samples[np.isfinite(samples)]
+    if not len(samples):
+        return None
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def rho_ci(steps_arm: Sequence[float], steps_base: Sequence[float], idx: np.ndarray
            ) -> tuple[float, float]:
     """The 2.5 and 97.5 percentiles (numpy's linear method) of the resampled step ratio."""
@@ -35,12 +50,27 @@ def rho_ci(steps_arm: Sequence[float], steps_base: Sequence[float], idx: np.ndar
     return float(lo), float(hi)
 
 
-def mean_diff_ci(values_arm: Sequence[float], values_base: Sequence[float], idx: np.ndarray
-                 ) -> tuple[float, float]:
+def mean_diff_ci(values_arm: Sequence[float], values_base: Sequence[float], idx: np.ndarray,
+                 mask: Sequence[bool] | None = None) -> tuple[float, float]:
     """CI of mean(arm) − mean(base) over the paired resamples ``idx`` (the same matrix as
-    :func:`rho_ci`, so the F1 side and the steps side of formula (1) see the same draws)."""
+    :func:`rho_ci`, so the F1 side and the steps side of formula (1) see the same draws).
+
+    With ``mask``, only the questions it marks count: each resample's mean is over its
+    marked draws (the same matrix serves questions that have a figure and ones that lack
+    it, e.g. the navigator's where the support is unknown)."""
     diff = (np.asarray(values_arm, dtype=np.float64) - np.asarray(values_base, dtype=np.float64))
-    lo, hi = np.percentile(diff[idx].mean(axis=1), [2.5, 97.5])
+    if not diff.any():  # equal on every question: every resample's difference is 0
+        return 0.0, 0.0
+    if mask is None:
+        means = diff[idx].mean(axis=1)
+    else:
+        keep = np.asarray(mask, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            means = (diff * keep)[idx].sum(axis=1) / keep[idx].sum(axis=1)
+        means = means[np.isfinite(means)]
+        if not len(means):
+            return float("nan"), float("nan")
+    lo, hi = np.percentile(means, [2.5, 97.5])
     return float(lo), float(hi)
 
 

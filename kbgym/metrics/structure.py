@@ -90,6 +90,8 @@ class Resolver:
         self.by_pid = {p.pid: p for p in universe.people}
         self.by_name = {p.name.casefold(): p.pid for p in universe.people}
         self.finder = KeyFinder.for_universe(universe.people, universe.vocab)
+        self._text_mentions: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._key_sets: tuple | None = None
         self._holders: dict[str, frozenset[str]] = {}
         for p in universe.people:
             for kind in ("job", "hobby", "city"):
@@ -133,6 +135,41 @@ class Resolver:
         """The pids whose full names occur in ``text``."""
         return {self.by_name[k[7:].casefold()] for k in self.finder(text) if k.startswith("person:")}
 
+    def key_sets(self) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
+        """(pid -> every non-hub key whose member set holds that pid, non-hub key -> its
+        members), over the universe's people; computed once (read-only: shared)."""
+        if self._key_sets is None:
+            keys_of: dict[str, list[str]] = {p.pid: [] for p in self.u.people}
+            members: dict[str, frozenset[str]] = dict(self._holders)
+            for key, pids in self._holders.items():
+                for pid in pids:
+                    keys_of[pid].append(key)
+            for p in self.u.people:
+                for rel in RELATIONS:
+                    m = self.relation(rel, p.pid)
+                    if m:
+                        key = f"{rel}:{p.pid}"
+                        members[key] = m
+                        for pid in sorted(m):
+                            keys_of[pid].append(key)
+            self._key_sets = (keys_of, members)
+        return self._key_sets
+
+    def text_mentions(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(pids, value keys) an original note's ``text`` names; cached per text, so every
+        :class:`LinkResolver` sharing this resolver (a run's library at many iterations)
+        scans each text once."""
+        got = self._text_mentions.get(text)
+        if got is None:
+            pids, values = set(), set()
+            for k in self.finder(text):
+                if k.startswith("person:"):
+                    pids.add(self.by_name[k[7:].casefold()])
+                else:
+                    values.add(k)
+            got = self._text_mentions[text] = (frozenset(pids), frozenset(values))
+        return got
+
 
 #: Relation kinds, then value kinds, then the hub: the tie-break order of key inference.
 RELATIONS = ("children", "grandchildren", "friends", "siblings", "parents", "spouse")
@@ -171,21 +208,7 @@ class LinkResolver:
     def __init__(self, library: Library, universe: Universe, resolver: Resolver | None = None):
         self.lib = library
         self.res = resolver or Resolver(universe)
-        self._mention: dict[str, tuple[frozenset[str], frozenset[str]]] = {}  # originals
-        # pid -> every non-hub key whose member set holds that pid
-        self.keys_of: dict[str, list[str]] = {p.pid: [] for p in universe.people}
-        self._members: dict[str, frozenset[str]] = dict(self.res._holders)
-        for key, pids in self.res._holders.items():
-            for pid in pids:
-                self.keys_of[pid].append(key)
-        for p in universe.people:
-            for rel in RELATIONS:
-                m = self.res.relation(rel, p.pid)
-                if m:
-                    key = f"{rel}:{p.pid}"
-                    self._members[key] = m
-                    for pid in sorted(m):
-                        self.keys_of[pid].append(key)
+        self.keys_of, self._members = self.res.key_sets()
         self._naming: dict[str, set[str]] = {}  # pid -> live originals naming them
         for node in library:
             if node.is_original:
@@ -197,7 +220,10 @@ class LinkResolver:
         for n in authored:  # pass 1: links to originals only
             self._first[n.id] = self._infer(n.links, use_authored=False)
         for n in authored:  # pass 2: authored targets stand for their pass-1 anchor
-            self.keys[n.id] = self._infer(n.links, use_authored=True)
+            if any(library[t].is_authored for t in n.links):
+                self.keys[n.id] = self._infer(n.links, use_authored=True)
+            else:  # links to originals only: pass 2 would see exactly what pass 1 saw
+                self.keys[n.id] = self._first[n.id]
 
     def members(self, key: str) -> frozenset[str]:
         if key.startswith("hub:"):
@@ -215,16 +241,22 @@ class LinkResolver:
             a = first.anchor
             return (frozenset(), frozenset([a])) if a.partition(":")[0] in VALUES \
                 else (frozenset([a]), frozenset())
-        got = self._mention.get(node_id)
-        if got is None:
-            pids, values = set(), set()
-            for k in self.res.finder(node.text):
-                if k.startswith("person:"):
-                    pids.add(self.res.by_name[k[7:].casefold()])
-                else:
-                    values.add(k)
-            got = self._mention[node_id] = (frozenset(pids), frozenset(values))
-        return got
+        return self.res.text_mentions(node.text)
+
+    def named(self, links: list[str], use_authored: bool = True) -> frozenset[str]:
+        """The pids the notes ``links`` point to name (an authored target: its anchor)."""
+        return frozenset().union(*(self.mentions(t, use_authored)[0] for t in links))
+
+    def covered(self, node_id: str) -> frozenset[str]:
+        """The members of the note's key that its links reach: the pids named by its linked
+        notes, or for a hub the member notes it links (what ``Inferred.covered`` counts)."""
+        r = self.keys[node_id]
+        links = self.lib[node_id].links
+        if r.key is None:
+            return frozenset()
+        if r.key.startswith("hub:"):
+            return r.members.intersection(links)
+        return r.members & self.named(links)
 
     def _infer(self, links: list[str], use_authored: bool) -> Inferred:
         if not links:
@@ -241,7 +273,7 @@ class LinkResolver:
         if not correct:
             return Inferred(None, frozenset(), "unscorable", 0, len(links), 0)
 
-        everyone = frozenset().union(*(p for p, _ in named))
+        everyone = frozenset().union(*(p for p, _ in named))  # = self.named(links)
 
         def rank(key: str):
             kind, _, rest = key.partition(":")
@@ -249,7 +281,8 @@ class LinkResolver:
             match = len(people & everyone) / len(people | everyone)
             return (-correct[key], -anchor[key], -match, _KIND_RANK[kind], key)
 
-        key = min(correct, key=rank)
+        most = max(correct.values())  # rank's first term: only the most-correct keys can win
+        key = min((k for k, c in correct.items() if c == most), key=rank)
         members = self.members(key)
         if key.startswith("hub:"):
             covered = len(members.intersection(links))
@@ -259,11 +292,32 @@ class LinkResolver:
                         covered)
 
 
-def index_structure(library: Library, universe: Universe) -> dict:
+def note_family(node, inferred: Inferred) -> str:
+    """The family an authored note counts in: its key's, ``unscorable`` (links, no key) or
+    ``empty`` (no links)."""
+    return inferred.family if node.links else "empty"
+
+
+def note_character(node, inferred: Inferred, res: Resolver) -> str:
+    """``empty``, ``unscorable``, ``materialized`` or ``genuine`` (the module docstring)."""
+    if not node.links:
+        return "empty"
+    if inferred.key is None:
+        return "unscorable"
+    if not inferred.key.startswith("hub:") and len(res.named(node.text) & inferred.members) >= 2:
+        return "materialized"
+    return "genuine"
+
+
+def index_structure(library: Library, universe: Universe, resolver: Resolver | None = None,
+                    keys: dict[str, Inferred] | None = None) -> dict:
     """Precision, recall, families, character and out-degree of the authored (index) nodes,
-    with every key inferred from the note's links (see the module docstring)."""
-    res = Resolver(universe)
-    keys = LinkResolver(library, universe, res).keys
+    with every key inferred from the note's links (see the module docstring). ``resolver``
+    (of this universe) and ``keys`` (a :class:`LinkResolver`'s, for this library) are reused
+    when given."""
+    res = resolver or Resolver(universe)
+    if keys is None:
+        keys = LinkResolver(library, universe, res).keys
     correct = total = 0
     recall_hit = recall_all = 0
     families, by_title, character = Counter(), Counter(), Counter()
@@ -276,15 +330,8 @@ def index_structure(library: Library, universe: Universe) -> dict:
         r = keys[node.id]
         title = res.resolve(node.text)
         by_title[title.family] += 1
-        families[r.family if node.links else "empty"] += 1
-        if not node.links:
-            character["empty"] += 1
-        elif r.key is None:
-            character["unscorable"] += 1
-        elif not r.key.startswith("hub:") and len(res.named(node.text) & r.members) >= 2:
-            character["materialized"] += 1
-        else:
-            character["genuine"] += 1
+        families[note_family(node, r)] += 1
+        character[note_character(node, r, res)] += 1
         if r.key is None:
             continue
         scorable += 1

@@ -77,6 +77,7 @@ async def aexamine(
     max_concurrent: int = DEFAULT_MAX_CONCURRENT,
     repeats: int = 1,
     seed: int = 0,
+    navigate: bool = True,
 ) -> list[dict]:
     """Examine ``library`` with up to ``max_concurrent`` questions in flight; returns the
     test_log rows in the sequential order. Arguments as :func:`kbgym.runs.exam.examine`."""
@@ -114,13 +115,15 @@ async def aexamine(
     for i in range(len(items)):
         queue.put_nowait(i)
 
-    first = Examiner(universe, questions, cfg, library=library)
+    first = Examiner(universe, questions, cfg, library=library, navigate=navigate)
     shared = SharedIndex(first.library.search_backend)
+    nav = first.navigator if navigate else None  # one navigator (and its cache) for all
 
     async def worker(k: int) -> None:
         nonlocal finished
         examiner = first if k == 0 else Examiner(universe, questions, cfg,
-                                                 library=first.library, search_backend=shared)
+                                                 library=first.library, search_backend=shared,
+                                                 navigator=nav, navigate=navigate)
         try:
             while True:
                 try:

@@ -93,4 +93,4 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))
-    return {"table": table, "report": report, "timings": timings, "meta": meta}
+    return {"table": table, "report": report, "timings": timings, "meta": meta, "universe": u}

@@ -14,9 +14,11 @@ from kbgym.errors import ConfigError
 from kbgym.files import read_json
 from kbgym.library.graph import Library
 from kbgym.metrics.consistency import consistency, evidence_set
+from kbgym.metrics.navigator import Navigator
 from kbgym.runs.episode import AgentLike, arun_episode, run_episode
 from kbgym.runs.logs import RunDir, write_json
 from kbgym.runs.rows import test_row, trace_row
+from kbgym.runs.verdict import exam_verdict
 from kbgym.scoring import score_block
 from kbgym.seeding import derive
 from kbgym.universe.types import Question, Universe
@@ -89,21 +91,38 @@ class Examiner:
     ``library`` is examined as a frozen copy (SPEC §16.1); :meth:`viewing` instead examines a
     live library in place, read-only and uncopied, with its search index as it stands (the
     curation reward's before/after pools). ``search_backend`` lets several examiners share
-    one read-only index (concurrent exams).
+    one read-only index (concurrent exams), ``navigator`` one ideal navigator.
+
+    Every row also carries the ideal navigator's figures for its question on the examined
+    library (``nav_steps``, ``nav_f1``; docs/protocol.md §12.6); ``navigate=False`` leaves
+    them out (to time an exam without them).
     """
 
     def __init__(self, universe: Universe, questions: Mapping[str, Question] | Sequence[Question],
                  config: KBGymConfig | None = None, *, library: Library | None = None,
-                 search_backend: Any = None):
+                 search_backend: Any = None, navigator: Navigator | None = None,
+                 navigate: bool = True):
         qs = list(questions.values()) if isinstance(questions, Mapping) else list(questions)
         self.env = KBGymEnv(universe, mode="probe",
                             library=library if library is not None else Library(),
                             questions=qs, split="all", config=config or KBGymConfig(),
                             search_backend=search_backend)
+        self.navigate = navigate
+        self._navigator = navigator
 
     @property
     def library(self) -> Library:
         return self.env.library
+
+    @property
+    def navigator(self) -> Navigator:
+        """The ideal navigator of the examined library, at the exam's budget and paging
+        (built on first use; it caches each query's ranking, the library being frozen)."""
+        if self._navigator is None:
+            cfg = self.env.config
+            self._navigator = Navigator(self.env.library, self.env.universe, m=cfg.m,
+                                        page_size=cfg.page_size, max_page=cfg.max_page)
+        return self._navigator
 
     def run(self, reader: AgentLike, qid: str, seed: int | None = None
             ) -> tuple[dict, list[dict], float]:
@@ -117,8 +136,11 @@ class Examiner:
 
     def row(self, label: Any, split: str, q: Question, summary: dict, trace: list[dict],
             repeat: int | None = None) -> dict:
-        """The test_log row of one examined question."""
+        """The test_log row of one examined question (with the navigator's figures)."""
         summary = dict(summary, evidence=evidence_set(trace, self.env.library), repeat=repeat)
+        if self.navigate:
+            nav = self.navigator.run(q)
+            summary.update(nav_steps=nav.steps, nav_f1=nav.f1)
         return test_row(label, split, q, summary)
 
     @contextmanager
@@ -127,11 +149,13 @@ class Examiner:
         copied, then restored and released."""
         env, was = self.env, library.frozen
         env.library, library.frozen = library, True
+        self._navigator = None
         try:
             yield library
         finally:
             library.frozen = was
             env.library = None  # hold no reference to the examined library
+            self._navigator = None
 
     def close(self) -> None:
         self.env.close()
@@ -166,9 +190,10 @@ def examine(
     progress: Callable[[int, int, dict], None] | None = None,
     repeats: int = 1,
     seed: int = 0,
+    navigate: bool = True,
 ) -> list[dict]:
     """Examine ``library`` (frozen copy) with ``reader``, one question after another; returns
-    the test_log rows.
+    the test_log rows (with the ideal navigator's figures unless ``navigate`` is False).
 
     With ``out`` (or an open ``files``), rows are appended to ``test_log.jsonl``,
     ``trace.jsonl`` and ``timing.jsonl`` there. With ``repeats`` R > 1 every question is
@@ -179,7 +204,7 @@ def examine(
         questions, splits = load_questions(universe, None)
     names = [split] if isinstance(split, str) else list(split)
     items = plan(select(questions, splits, names, limit), repeats, seed)
-    examiner = Examiner(universe, questions, env_config, library=library)
+    examiner = Examiner(universe, questions, env_config, library=library, navigate=navigate)
     own = files is None and out is not None
     if own:
         files = RunDir(Path(out))
@@ -210,6 +235,7 @@ def write_test_meta(out: str | Path, *, library: str, questions: str | None, spl
         "tokens": [sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows)],
         "tokens_cached": sum(r.get("tokens_cached", 0) for r in rows),
         "score": score_block(rows),
+        "verdict": exam_verdict(rows),
     }
     if repeats > 1:
         meta.update(repeats=repeats, seed=seed,

@@ -30,19 +30,27 @@ def examine_probe(universe: Universe, library: Library, reader: AgentLike, probe
 
 
 def group_means(rows: list[dict]) -> dict[str, dict]:
+    """Per group: n, mean steps and F1, and the ideal navigator's mean steps and F1 (over
+    the questions with a figure) when the rows carry them."""
     out = {}
     for g in GROUPS:
         rs = [r for r in rows if r["split"] == g]
         if rs:
             out[g] = {"n": len(rs), "mean_steps": statistics.fmean(r["steps"] for r in rs),
                       "f1": statistics.fmean(r["f1"] for r in rs)}
+            nav = [r for r in rs if r.get("nav_steps") is not None]
+            if nav and all("nav_steps" in r for r in rs):
+                out[g].update(nav_steps=statistics.fmean(r["nav_steps"] for r in nav),
+                              nav_f1=statistics.fmean(r["nav_f1"] for r in nav))
     return out
 
 
 def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, probe: Mapping,
                    every: int = 20, env_config: KBGymConfig | None = None,
                    progress: Callable[[int], None] | None = None) -> dict:
-    """Replay to iterations 0, every, 2·every, … (and the last) and examine each state."""
+    """Replay to iterations 0, every, 2·every, … (and the last) and examine each state: per
+    group the mean steps and F1 at each point, and the ideal navigator's (``nav_steps``,
+    ``nav_f1``)."""
     run_dir = Path(run_dir)
     trace = read_jsonl(run_dir / "trace.jsonl")
     last = len(read_jsonl(run_dir / "train_log.jsonl"))
@@ -59,8 +67,9 @@ def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, p
         means = group_means(examine_probe(universe, lib, reader, probe, env_config, label=it))
         for g, m in means.items():
             slot = curve["groups"].setdefault(g, {"mean_steps": [], "f1": [], "n": m["n"]})
-            slot["mean_steps"].append(m["mean_steps"])
-            slot["f1"].append(m["f1"])
+            for key in ("mean_steps", "f1", "nav_steps", "nav_f1"):
+                if key in m:
+                    slot.setdefault(key, []).append(m[key])
         if progress is not None:
             progress(it)
     return curve

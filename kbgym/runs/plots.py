@@ -25,10 +25,13 @@ def _pyplot():
 
 def plot_probe_table(table: dict, path: Path) -> Path:
     """rho per group and arm with its CI as error bars; the F1 gate marks each bar (``*`` for
-    a star, ``F1↓`` for an F1 loss) and the dashed line is rho = 1."""
+    a star, ``F1↓`` for an F1 loss) and the dashed line is rho = 1. Where the arms' rows carry
+    the ideal navigator's figures, a black diamond with its CI marks rho_nav on each bar and
+    ``blind spot`` tops the bars the blind-spot line flags."""
     from kbgym.runs.probe import mark
 
     plt = _pyplot()
+    nav_label = "rho_nav (ideal navigator)"
     groups = [g for g in GROUP_ORDER if g in table["groups"]]
     groups += [g for g in table["groups"] if g not in groups]
     arms = [a for a in next(iter(table["groups"].values()))["all"] if a != table["base"]]
@@ -50,7 +53,23 @@ def plot_probe_table(table: dict, path: Path) -> Path:
         for x, y, e, m in zip(xs, ys, err[1], marks):
             if m:
                 ax.annotate(m, (x, y + e), ha="center", va="bottom", fontsize=9)
+        for x, g in zip(xs, [g for g in groups if (table["groups"][g]["all"].get(arm) or {})
+                             .get("n")]):
+            c = table["groups"][g]["all"][arm]
+            if c.get("rho_nav") is None:
+                continue
+            lo, hi = c.get("rho_nav_ci") or (c["rho_nav"], c["rho_nav"])
+            ax.errorbar([x], [c["rho_nav"]], yerr=[[c["rho_nav"] - lo], [hi - c["rho_nav"]]],
+                        fmt="D", color="black", markersize=5, capsize=2, label=nav_label)
+            nav_label = "_nolegend_"  # one legend entry for all the diamonds
+            if (c.get("blind_spot") or {}).get("flagged"):
+                top = max(hi, (c["ci"] or [0, c["rho"]])[1])
+                ax.annotate("blind spot", (x, top + 0.04), ha="center", va="bottom",
+                            fontsize=8, color="crimson", rotation=90)
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    if any((c.get("blind_spot") or {}).get("flagged") for g in groups
+           for c in table["groups"][g]["all"].values()):
+        ax.set_ylim(top=max(ax.get_ylim()[1], 1.35))  # room for the blind-spot labels
     ax.set_xticks(range(len(groups)), groups)
     ax.set(ylabel=f"rho = steps(arm) / steps({table['base']})",
            title="Gradient probe (* saves steps with no F1 loss; F1↓ loses F1)")
@@ -67,13 +86,13 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
     or the run directory holds probe_table.json), growth.png and out_degree.png."""
     from kbgym.runs.report import find_probe_table
 
-    plt = _pyplot()
     run_dir = Path(run_dir)
+    table = find_probe_table(run_dir, probe_table)  # a bad table stops before anything else
+    plt = _pyplot()
     out = Path(out) if out else run_dir
     out.mkdir(parents=True, exist_ok=True)
     written = []
 
-    table = find_probe_table(run_dir, probe_table)
     if table is not None:
         written.append(plot_probe_table(table, out / "probe_table.png"))
 

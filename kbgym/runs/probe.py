@@ -16,6 +16,8 @@ from kbgym.metrics.outcomes import (
     f1_gate,
     mean_diff_ci,
     paired,
+    percentile_ci,
+    resampled_sums,
     rho,
     rho_ci,
 )
@@ -115,7 +117,83 @@ def _cell(arm_rows: list[Mapping], base_rows: list[Mapping], idx: np.ndarray | N
         cell["ci"] = [lo, hi]
         cell["f1_diff_ci"] = list(mean_diff_ci(f1_a, f1_b, idx))
         cell["star"], cell["f1_loss"] = f1_gate(hi, cell["f1_diff_ci"][1], delta)
+    cell.update(nav_cell(arm_rows, base_rows, idx, delta))
     return cell
+
+
+#: A real navigator saving of which the reader captures less than this share is a blind spot.
+BLIND_SPOT_SHARE = 0.5
+
+
+def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.ndarray | None,
+             delta: float = 0.0) -> dict:
+    """The ideal navigator's side of one arm × group (docs/protocol.md §12.6), paired row by
+    row with the base arm and resampled with the same matrix ``idx`` as ρ:
+
+    - ``rho_nav`` = Σ nav_steps(arm) / Σ nav_steps(base), its CI ``rho_nav_ci``;
+    - ``nav_steps`` and ``nav_f1`` (the arm's means), ``nav_f1_diff`` with its CI, and
+      ``nav_f1_loss`` when that CI lies below −δ (support the library lost);
+    - ``blind_spot``: ``nav_saving`` (navigator steps per question saved against the base)
+      with ``nav_saving_ci``, ``reader_saving`` (the reader's), ``share`` (reader / navigator
+      saving, None unless the navigator saves) and ``flagged`` (the navigator's saving is
+      real, CI lower bound above 0, and the reader captures less than half of it).
+
+    Only questions with a navigator figure on both arms count (``n_nav``); when any row was
+    examined before the navigator existed (no ``nav_steps`` field), every value is None: the
+    columns are left out, not faked."""
+    out: dict = {"n_nav": 0, "rho_nav": None, "rho_nav_ci": None, "nav_steps": None,
+                 "nav_f1": None, "nav_f1_diff": None, "nav_f1_diff_ci": None,
+                 "nav_f1_loss": False, "blind_spot": None}
+    if not arm_rows or any("nav_steps" not in r for r in (*arm_rows, *base_rows)):
+        return out
+    mask = [a["nav_steps"] is not None and b["nav_steps"] is not None
+            for a, b in zip(arm_rows, base_rows)]
+    n = sum(mask)
+    if not n:
+        return out
+
+    def masked(rows, key):
+        return [float(r[key]) if m else 0.0 for r, m in zip(rows, mask)]
+
+    na, nb = masked(arm_rows, "nav_steps"), masked(base_rows, "nav_steps")
+    fa, fb = masked(arm_rows, "nav_f1"), masked(base_rows, "nav_f1")
+    sa, sb = masked(arm_rows, "steps"), masked(base_rows, "steps")
+    nav_saving = (sum(nb) - sum(na)) / n
+    reader_saving = (sum(sb) - sum(sa)) / n
+    out.update(n_nav=n, rho_nav=rho(na, nb), nav_steps=sum(na) / n, nav_f1=sum(fa) / n,
+               nav_f1_diff=(sum(fa) - sum(fb)) / n)
+    saving_ci = None
+    if idx is not None:
+        # one gather per side serves rho_nav and the saving (steps are whole numbers, so
+        # Σbase − Σarm is the resample's summed difference exactly)
+        arm_b, base_b = resampled_sums(na, idx), resampled_sums(nb, idx)
+        kept = n if n == len(mask) else resampled_sums(mask, idx)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["rho_nav_ci"] = _ci_list(percentile_ci(arm_b / base_b))
+            saving_ci = _ci_list(percentile_ci((base_b - arm_b) / kept))
+        out["nav_f1_diff_ci"] = list(mean_diff_ci(fa, fb, idx, None if n == len(mask)
+                                                  else mask))
+        out["nav_f1_loss"] = bool(out["nav_f1_diff_ci"][1] < -delta)
+    out["blind_spot"] = blind_spot(nav_saving, saving_ci, reader_saving)
+    return out
+
+
+def _ci_list(ci: tuple[float, float] | None) -> list[float] | None:
+    return None if ci is None else [ci[0], ci[1]]
+
+
+def blind_spot(nav_saving: float, nav_saving_ci: Sequence[float] | None,
+               reader_saving: float) -> dict:
+    """The blind-spot record of one arm × group: steps per question saved against the base by
+    the navigator (with its CI) and by the reader, the share the reader captured (None
+    unless the navigator saves), and ``flagged`` when the navigator's saving is real (CI
+    lower bound above 0) and the share is below :data:`BLIND_SPOT_SHARE`."""
+    share = reader_saving / nav_saving if nav_saving > 0 else None
+    ci = list(nav_saving_ci) if nav_saving_ci is not None else None
+    return {"nav_saving": nav_saving, "nav_saving_ci": ci, "reader_saving": reader_saving,
+            "share": share,
+            "flagged": bool(ci is not None and ci[0] > 0 and share is not None
+                            and share < BLIND_SPOT_SHARE)}
 
 
 def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: str = "B1",
@@ -173,17 +251,28 @@ def mark(cell: Mapping) -> str:
     return "*" if cell.get("star") else ("F1↓" if cell.get("f1_loss") else "")
 
 
+def has_nav(table: Mapping, subset: str = "all") -> bool:
+    """Whether any cell of the table has the navigator's figures."""
+    return any(c.get("rho_nav") is not None for g in table["groups"].values()
+               for c in g[subset].values())
+
+
 def format_table(table: Mapping, subset: str = "all") -> str:
     """A fixed-width text table: one row per arm × group, with the F1 gate (formula (1)).
     The group and arm columns widen to the longest name, so every row stays aligned; the
-    J column (evidence-set consistency) appears when some arm was examined repeatedly."""
+    J column (evidence-set consistency) appears when some arm was examined repeatedly; the
+    navigator's columns (mean steps, rho_nav and its CI, F1) and the blind-spot lines
+    (:func:`format_blind_spots`) when some arm's rows carry its figures."""
     groups = table["groups"]
     order = [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]
     gw = max([14] + [len(g) + 2 for g in order])
     aw = max([12] + [len(a) + 2 for g in order for a in groups[g][subset]])
     with_j = any(c.get("jaccard") is not None for g in order for c in groups[g][subset].values())
+    with_nav = has_nav(table, subset)
     head = (f"{'group':{gw}s}{'arm':{aw}s}{'n':>4s}{'steps':>8s}{'rho':>7s}{'':4s}{'95% CI':13s}"
             f"{'F1':>6s}{'dF1':>8s}  {'dF1 95% CI':15s}")
+    if with_nav:
+        head += f"{'nav':>6s}{'rho_nav':>8s}  {'95% CI':13s}{'navF1':>6s}{'':4s}"
     lines = [head + (f"{'J':>7s}" if with_j else "")]
     for group in order:
         for arm, c in groups[group][subset].items():
@@ -196,6 +285,14 @@ def format_table(table: Mapping, subset: str = "all") -> str:
             row = (f"{group:{gw}s}{arm:{aw}s}{c['n']:4d}{c['mean_steps']:8.2f}"
                    f"{c['rho']:7.3f}{mark(c):4s}{ci:13s}{c['f1']:6.3f}"
                    f"{c['f1_diff']:+8.3f}  {dci:15s}")
+            if with_nav:
+                if c.get("rho_nav") is None:
+                    row += f"{'-':>6s}{'-':>8s}  {'':13s}{'-':>6s}{'':4s}"
+                else:
+                    nci = (f"{c['rho_nav_ci'][0]:.3f}-{c['rho_nav_ci'][1]:.3f}"
+                           if c.get("rho_nav_ci") else "")
+                    row += (f"{c['nav_steps']:6.2f}{c['rho_nav']:8.3f}  {nci:13s}"
+                            f"{c['nav_f1']:6.3f}{'F1↓' if c.get('nav_f1_loss') else '':4s}")
             if with_j:
                 j = c.get("jaccard")
                 row += f"{j:7.3f}" if j is not None else f"{'-':>7s}"
@@ -204,4 +301,50 @@ def format_table(table: Mapping, subset: str = "all") -> str:
                  f"-delta (delta = {table.get('delta', 0.0):g})" +
                  ("; J = mean pairwise Jaccard of evidence sets over repeated exams"
                   if with_j else ""))
+    if with_nav:
+        lines.append("nav = the ideal navigator's steps (a reader that knows the support; "
+                     "docs/protocol.md §12.6), rho_nav = its steps(arm) / steps"
+                     f"({table['base']}), navF1 = its F1 (F1↓: the library lost support)")
+        lines += ["", format_blind_spots(table, subset)]
+    return "\n".join(lines)
+
+
+BLIND_SPOT_NOTE = (
+    "BLIND SPOT: an ideal navigator saves these steps on this library (CI above 0) but the "
+    "reader takes less than half of them - the examiner's reader, not the curator, is the "
+    "limit here, and the reader's rho understates what the library offers.")
+
+
+def format_blind_spots(table: Mapping, subset: str = "all") -> str:
+    """The blind-spot lines: per arm and group, the steps per question saved against the
+    base by the ideal navigator (with its paired CI) and by the reader, the share the reader
+    captured, and ``BLIND SPOT`` where the navigator's saving is real and the reader captures
+    less than half of it."""
+    groups = table["groups"]
+    order = [g for g in GROUPS if g in groups] + [g for g in groups if g not in GROUPS]
+    gw = max([14] + [len(g) + 2 for g in order])
+    aw = max([12] + [len(a) + 2 for g in order for a in groups[g][subset]])
+    lines = [f"blind spots: steps per question saved against {table['base']} by the ideal "
+             "navigator (95% CI) and by the reader, and the share of the navigator's saving "
+             "the reader captured"]
+    flagged = False
+    for group in order:
+        for arm, c in groups[group][subset].items():
+            b = c.get("blind_spot")
+            if arm == table["base"] or b is None:
+                continue
+            ci = (f"[{b['nav_saving_ci'][0]:+.2f}, {b['nav_saving_ci'][1]:+.2f}]"
+                  if b.get("nav_saving_ci") else "")
+            share = f"{b['share']:.2f}" if b["share"] is not None else "-"
+            line = (f"{group:{gw}s}{arm:{aw}s}navigator {b['nav_saving']:+6.2f} {ci:17s}"
+                    f"reader {b['reader_saving']:+6.2f}   share {share:>5s}")
+            if b["flagged"]:
+                line += "   BLIND SPOT"
+                flagged = True
+            lines.append(line)
+    if len(lines) == 1:
+        lines.append("(no arm to compare)")
+    lines.append(BLIND_SPOT_NOTE if flagged else
+                 f"no blind spot: wherever the navigator saves steps against {table['base']}, "
+                 "the reader captures at least half of them (or the saving is not real)")
     return "\n".join(lines)

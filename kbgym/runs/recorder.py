@@ -10,6 +10,7 @@ and split with :meth:`begin`; without ``begin`` iterations are numbered 1, 2, â€
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,11 @@ from kbgym.metrics.consistency import evidence_set
 from kbgym.runs.episode import PHASE_CODE
 from kbgym.runs.logs import RunDir
 from kbgym.runs.rows import step_row, test_row, trace_row, train_row
+from kbgym.runs.verdict import exam_verdict, train_verdict, verdict_line
+
+
+class VerdictWarning(UserWarning):
+    """A recorded run whose agent did nothing useful (:mod:`kbgym.runs.verdict`)."""
 
 
 class RunRecorder(gym.Wrapper):
@@ -36,6 +42,9 @@ class RunRecorder(gym.Wrapper):
         self._usage = (0, 0, 0)
         self._tokens = [0, 0, 0]
         self._shown: list[dict] = []  # this test episode's trace rows (its evidence set)
+        self._episodes: list[dict] = []  # train_log / test_log rows written, for the verdict
+        self._steps: list[dict] = []  # each step's validity and error, for the verdict
+        self.verdict: dict | None = None
 
     def begin(self, *, epoch: Any = None, iteration: int | None = None,
               split: str | None = None, repeat: int | None = None) -> None:
@@ -78,6 +87,8 @@ class RunRecorder(gym.Wrapper):
         row = trace_row(self.run_id, self.kind, self._ctx,
                         step_row(ep.question.qid, phase, step_no, info, (t_in, t_out, cached)))
         self.files.log("trace").write(row)
+        self._steps.append({"valid": row["valid"],
+                            "result": row["result"] if not row["valid"] else ""})
         if self.kind == "test":
             self._shown.append(row)
         if terminated or truncated:
@@ -88,17 +99,29 @@ class RunRecorder(gym.Wrapper):
         summary = dict(summary, tokens_in=self._tokens[0], tokens_out=self._tokens[1],
                        tokens_cached=self._tokens[2])
         if self.kind == "train":
-            self.files.log("train_log").write(
-                train_row(self.run_id, self._ctx.get("epoch"), self._ctx.get("iteration"),
-                          summary))
+            row = train_row(self.run_id, self._ctx.get("epoch"), self._ctx.get("iteration"),
+                            summary)
+            self.files.log("train_log").write(row)
+            self._episodes.append(row)
         else:
             q = self.env.unwrapped.question(summary["qid"])
             summary["evidence"] = evidence_set(self._shown, self.env.unwrapped.library)
             summary["repeat"] = self._ctx.get("repeat")
-            self.files.log("test_log").write(
-                {"run_id": self.run_id, **test_row(self._ctx.get("epoch"),
-                                                   self._ctx.get("split"), q, summary)})
+            row = test_row(self._ctx.get("epoch"), self._ctx.get("split"), q, summary)
+            self.files.log("test_log").write({"run_id": self.run_id, **row})
+            self._episodes.append(row)
 
     def close(self):
+        """Close the logs and give the verdict (:attr:`verdict`): a :class:`VerdictWarning`
+        when the agent made no edits, mostly acted invalidly, always ran out of steps, or
+        (an exam) never answered."""
         self.files.close()
+        if self._episodes and self.verdict is None:
+            if self.kind == "train":
+                self.verdict = train_verdict(self._episodes, self._steps)
+            else:
+                self.verdict = exam_verdict(self._episodes, self._steps)
+            line = verdict_line(self.verdict, "curator" if self.kind == "train" else "reader")
+            if line:
+                warnings.warn(line, VerdictWarning, stacklevel=2)
         return super().close()

@@ -16,7 +16,7 @@ from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, write_json
-from kbgym.runs.probe import format_table
+from kbgym.runs.probe import format_table, has_nav
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
@@ -236,8 +236,14 @@ def render_markdown(rep: dict) -> str:
     if rep.get("probe_table"):
         lines += ["", "## Gradient probe (formula (1))", "",
                   "* = the rho CI lies below 1 and there is no F1 loss; F1↓ = the paired CI of "
-                  "F1(arm) - F1(base) lies entirely below -delta.", "", "```",
-                  format_table(rep["probe_table"]), "```"]
+                  "F1(arm) - F1(base) lies entirely below -delta."]
+        if has_nav(rep["probe_table"]):
+            lines += ["", "rho_nav is the same ratio for the ideal navigator, a reader that "
+                      "knows each question's support (docs/protocol.md §12.6): what the "
+                      "library offers, whatever the examiner's reader makes of it. The "
+                      "blind-spot lines compare the two savings; a flagged arm is limited by "
+                      "the examiner's reader, not by its curator."]
+        lines += ["", "```", format_table(rep["probe_table"]), "```"]
     lines += _token_lines(rep["costs"])
     return "\n".join(lines) + "\n"
 

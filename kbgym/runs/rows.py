@@ -5,9 +5,49 @@ runner, the recorder and the examiner all call these, so their files cannot drif
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from kbgym.universe.types import Question
+
+
+class StepRow(TypedDict):
+    """One step of an episode (the part of a trace row the episode itself determines)."""
+
+    qid: str
+    phase: int
+    step: int
+    action: str | None
+    input: Any
+    result: str
+    valid: bool | None
+    tokens_in: int
+    tokens_out: int
+    tokens_cached: int
+
+
+class TestRow(TypedDict, total=False):
+    """A test_log.jsonl row (``run_id`` is added by the writer; ``evidence`` and ``repeat``
+    when the exam has them; ``nav_steps`` and ``nav_f1``, the ideal navigator's, None where
+    the support is unknown, when the examiner computed them)."""
+
+    epoch: Any
+    split: str
+    qid: str
+    template: str
+    category: str
+    flavor: str | None
+    f1: float
+    em: float
+    steps: int
+    status: str
+    answer: str | None
+    tokens_in: int
+    tokens_out: int
+    tokens_cached: int
+    evidence: list[str]
+    repeat: int
+    nav_steps: int | None
+    nav_f1: float | None
 
 TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
                     "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
@@ -15,7 +55,7 @@ TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answer
 
 
 def step_row(qid: str, phase: int, step: int, info: Mapping, tokens: tuple[int, int, int]
-             ) -> dict:
+             ) -> StepRow:
     """One step of an episode: phase (1/2 in training, 0 in an exam), the 1-based step within
     the phase, the action name (``__invalid__``/``__noop__`` for unreadable or missing ones),
     its canonical input, the full result, validity and the agent's tokens (prompt, completion,
@@ -38,21 +78,27 @@ def train_row(run_id: str | None, epoch: Any, iteration: Any, summary: Mapping) 
             **{k: summary[k] for k in TRAIN_LOG_FIELDS}}
 
 
-def test_row(label: Any, split: str, q: Question, summary: Mapping) -> dict:
+def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
     """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
     set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
-    the summary has them."""
-    row = {
+    the summary has them, and the ideal navigator's ``nav_steps`` and ``nav_f1``
+    (:mod:`kbgym.metrics.navigator`; null for a question without known support) when the
+    examiner computed them."""
+    row: TestRow = {
         "epoch": label, "split": split, "qid": q.qid, "template": q.template,
         "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
         "em": summary["em"], "steps": summary["steps"], "status": summary["status"],
         "answer": summary["answer"], "tokens_in": summary["tokens_in"],
         "tokens_out": summary["tokens_out"], "tokens_cached": summary.get("tokens_cached", 0),
     }
-    for key in ("evidence", "repeat"):
-        if summary.get(key) is not None:
-            row[key] = summary[key]
+    if summary.get("evidence") is not None:
+        row["evidence"] = summary["evidence"]
+    if summary.get("repeat") is not None:
+        row["repeat"] = summary["repeat"]
+    if "nav_steps" in summary:
+        row["nav_steps"], row["nav_f1"] = summary["nav_steps"], summary["nav_f1"]
     return row
 
 
-test_row.__test__ = False  # a row builder, not a pytest test
+test_row.__test__ = False  # type: ignore[attr-defined]  # a row builder, not a pytest test
+TestRow.__test__ = False  # type: ignore[attr-defined]

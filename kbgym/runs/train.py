@@ -22,6 +22,7 @@ from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
 from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
+from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
 from kbgym.runs.logs import RunDir, read_jsonl, rewrite_jsonl, run_id_of, write_json
 from kbgym.seeding import stream
@@ -311,5 +312,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     finally:
         files.close()
     final = meta()
+    final["verdict"] = train_verdict(read_jsonl(root / "train_log.jsonl"),
+                                     read_jsonl(root / "trace.jsonl"))
     write_json(root / "meta.json", final)
     return final

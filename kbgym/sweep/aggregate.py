@@ -33,7 +33,7 @@ from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text, write_canonical
 from kbgym.metrics.costs import PriceTable
 from kbgym.metrics.outcomes import bootstrap_indices, break_even, f1_gate, mean_diff_ci
-from kbgym.runs.probe import GROUPS
+from kbgym.runs.probe import BLIND_SPOT_NOTE, GROUPS, blind_spot
 from kbgym.sweep.grid import cell_key
 from kbgym.sweep.run import RESULT
 
@@ -122,6 +122,7 @@ def group_stats(results: list[dict], group: str, arm: str, delta: float,
     pooled = {"arm": [], "base": [], "diff": [], "n": 0}
     steps_arm = steps_base = 0.0
     f1s, f1b = [], []
+    nav = _NavPool()
     for r in results:
         pr = r["paired"].get(group)
         if not pr or not pr["gids"] or arm not in pr["arms"]:
@@ -150,6 +151,7 @@ def group_stats(results: list[dict], group: str, arm: str, delta: float,
         steps_base += float(sb.sum())
         f1s += a["f1"]
         f1b += b["f1"]
+        nav.add(a, b, idx, cell.get("rho_nav"))
     if not per_seed:
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -171,7 +173,64 @@ def group_stats(results: list[dict], group: str, arm: str, delta: float,
         "seeds_starred": sum(s["star"] for s in per_seed),
         "seeds_f1_loss": sum(s["f1_loss"] for s in per_seed),
         "per_seed": per_seed,
+        **nav.stats(),
     }
+
+
+class _NavPool:
+    """The ideal navigator's side of :func:`group_stats`, pooled over seeds like ρ: each
+    seed's questions resampled with its own matrix and the sums added; only questions with a
+    navigator figure on both arms count. Left out (None) when any seed's rows lack it."""
+
+    def __init__(self) -> None:
+        self.ok = True
+        self.rho_seeds: list[float | None] = []
+        self.boot: dict[str, list[np.ndarray]] = {k: [] for k in ("arm", "base", "m", "f1")}
+        self.sums = dict.fromkeys(("arm", "base", "m", "reader", "f1a", "f1b"), 0.0)
+
+    def add(self, a: dict, b: dict, idx: np.ndarray, rho_nav: float | None) -> None:
+        if not (self.ok and "nav_steps" in a and "nav_steps" in b):
+            self.ok = False
+            return
+        m = np.array([x is not None and y is not None
+                      for x, y in zip(a["nav_steps"], b["nav_steps"])], float)
+
+        def val(xs):
+            return np.array([0.0 if x is None else float(x) for x in xs]) * m
+
+        na, nb, fa, fb = (val(a["nav_steps"]), val(b["nav_steps"]), val(a["nav_f1"]),
+                          val(b["nav_f1"]))
+        reader = (np.asarray(b["steps"], float) - np.asarray(a["steps"], float)) * m
+        for key, v in (("arm", na), ("base", nb), ("m", m), ("f1", fa - fb)):
+            self.boot[key].append(v[idx].sum(axis=1))
+        for key, v in (("arm", na), ("base", nb), ("m", m), ("reader", reader), ("f1a", fa),
+                       ("f1b", fb)):
+            self.sums[key] += float(v.sum())
+        self.rho_seeds.append(rho_nav)
+
+    def stats(self) -> dict:
+        out = dict.fromkeys(("rho_nav_mean", "rho_nav_pooled", "rho_nav_pooled_ci", "nav_f1",
+                             "nav_f1_diff_pooled", "nav_f1_diff_pooled_ci", "blind_spot"))
+        s = self.sums
+        if not self.ok or not s["m"]:
+            return out
+        arm, base, m = (np.sum(self.boot[k], axis=0) for k in ("arm", "base", "m"))
+        f1 = np.sum(self.boot["f1"], axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio, saving, df1 = arm / base, (base - arm) / m, f1 / m
+
+        def ci(x):
+            x = x[np.isfinite(x)]
+            return [float(v) for v in np.percentile(x, [2.5, 97.5])] if len(x) else None
+
+        out.update(rho_nav_mean=between_seeds(self.rho_seeds),
+                   rho_nav_pooled=s["arm"] / s["base"] if s["base"] else None,
+                   rho_nav_pooled_ci=ci(ratio), nav_f1=s["f1a"] / s["m"],
+                   nav_f1_diff_pooled=(s["f1a"] - s["f1b"]) / s["m"],
+                   nav_f1_diff_pooled_ci=ci(df1),
+                   blind_spot=blind_spot((s["base"] - s["arm"]) / s["m"], ci(saving),
+                                         s["reader"] / s["m"]))
+        return out
 
 
 def structure(results: list[dict]) -> dict:
@@ -261,6 +320,10 @@ def curves(results: list[dict]) -> dict | None:
             series["f1"].append(between_seeds([s["f1"][p] for s, p in zip(at, pos)]))
             series["rho"].append(between_seeds([s["mean_steps"][p] / s["mean_steps"][0]
                                                 for s, p in zip(at, pos) if s["mean_steps"][0]]))
+            if all("nav_steps" in s for s in at):  # the ideal navigator's ρ(iteration)
+                series.setdefault("rho_nav", []).append(between_seeds(
+                    [s["nav_steps"][p] / s["nav_steps"][0] for s, p in zip(at, pos)
+                     if s["nav_steps"][0]]))
         out["groups"][g] = series
     return out
 
@@ -324,22 +387,48 @@ def render_markdown(rep: dict) -> str:
              "over seeds with a between-seed 95% t-interval; *pooled ρ* pools every seed's "
              "questions, with a paired-bootstrap CI. `*` = pooled ρ CI below 1 and no F1 loss; "
              "`F1↓` = the pooled ΔF1 CI lies below −δ; *seeds \\** = seeds starred on their own."]
+    if any(s.get("rho_nav_pooled") is not None for c in rep["cells"]
+           for groups in c["arms"].values() for s in groups.values()):
+        lines += ["", "ρ_nav is the same ratio for the ideal navigator (a reader that knows the "
+                  "support; docs/protocol.md §12.6), pooled like ρ; nav F1 is its F1. A *blind "
+                  "spot* is a real navigator saving (CI above 0) of which the reader takes less "
+                  "than half: there the examiner's reader, not the curator, is the limit."]
     for c in rep["cells"]:
+        with_nav = any(s.get("rho_nav_pooled") is not None for groups in c["arms"].values()
+                       for s in groups.values())
+        nav_head, nav_rule = ("| pooled ρ_nav | ρ_nav CI | nav F1 ", "|---|---|---") \
+            if with_nav else ("", "")
         lines += ["", f"## {c['label']}", "",
                   f"seeds {', '.join(map(str, c['seeds']))}; δ = {c['delta']:g}; "
                   f"{c['resamples']} resamples", "",
                   "| arm | group | n | mean ρ | between-seed CI | pooled ρ | bootstrap CI | gate "
-                  "| F1 | F1 B1 | ΔF1 | ΔF1 CI | seeds * |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| F1 | F1 B1 | ΔF1 | ΔF1 CI | seeds * " + nav_head + "|",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---" + nav_rule + "|"]
+        spots = []
         for arm, groups in c["arms"].items():
             for g, s in groups.items():
                 mark = "*" if s["star"] else ("F1↓" if s["f1_loss"] else "")
+                nav = ""
+                if with_nav:
+                    nav = (f" {_f(s.get('rho_nav_pooled'))} | {_ci(s.get('rho_nav_pooled_ci'))} |"
+                           f" {_f(s.get('nav_f1'))} |")
                 lines.append(
                     f"| {arm} | {g} | {s['n']} | {_f(s['rho_mean']['mean'])} | "
                     f"{_ci(s['rho_mean']['ci'])} | {_f(s['rho_pooled'])} | "
                     f"{_ci(s['rho_pooled_ci'])} | {mark} | {_f(s['f1'])} | {_f(s['f1_base'])} | "
                     f"{_f(s['f1_diff_pooled'], '+.3f')} | {_ci(s['f1_diff_pooled_ci'], '+.3f')} | "
-                    f"{s['seeds_starred']}/{s['seeds']} |")
+                    f"{s['seeds_starred']}/{s['seeds']} |" + nav)
+                b = s.get("blind_spot")
+                if b is not None:
+                    spots.append(f"- {arm} {g}: navigator saves {b['nav_saving']:+.2f} steps "
+                                 f"per question {_ci(b['nav_saving_ci'], '+.2f')}, the reader "
+                                 f"{b['reader_saving']:+.2f}, share "
+                                 f"{_f(b['share'], '.2f')}" +
+                                 (" — **BLIND SPOT**" if b["flagged"] else ""))
+        if spots:
+            flagged = any("BLIND SPOT" in x for x in spots)
+            lines += ["", f"Blind spots (steps per question saved against {BASE}, pooled):", "",
+                      *spots] + (["", BLIND_SPOT_NOTE] if flagged else [])
         st = c["structure"]
         lines += ["", "Trained library (mean over seeds [between-seed CI]): " + ", ".join(
             f"{k} {_f(v['mean'])}" + (f" {_ci(v['ci'])}" if v["ci"] else "")

@@ -38,9 +38,12 @@ class RunTimeout(BaseException):
 
 
 def transient_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions worth retrying as they are: a model endpoint that was briefly away."""
-    import openai
-
+    """Exceptions worth retrying as they are: a model endpoint that was briefly away (the
+    OpenAI client's, when the ``llm`` extra is installed)."""
+    try:
+        import openai
+    except ImportError:
+        return (ConnectionError, TimeoutError)
     return (ConnectionError, TimeoutError, openai.APIConnectionError, openai.APITimeoutError,
             openai.RateLimitError, openai.InternalServerError)
 
@@ -261,16 +264,20 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
 
 def paired_rows(rows: dict[str, list[dict]], probe: dict, base: str = "B1") -> dict:
     """Per group: the probe gids in order and, per arm, steps / F1 / EM on those gids (what
-    a pooled bootstrap across seeds resamples)."""
+    a pooled bootstrap across seeds resamples), and the ideal navigator's ``nav_steps`` /
+    ``nav_f1`` when the arm's rows carry them (null where a question has no figure)."""
     out = {}
     for group, gids in probe["splits"].items():
         by_arm = {arm: {r["qid"]: r for r in rs if r["split"] == group}
                   for arm, rs in rows.items()}
         have = [g for g in gids if g in by_arm[base]]
-        out[group] = {"gids": have, "arms": {
-            arm: {"steps": [by[g]["steps"] for g in have], "f1": [by[g]["f1"] for g in have],
-                  "em": [by[g]["em"] for g in have]}
-            for arm, by in by_arm.items()}}
+        arms = {}
+        for arm, by in by_arm.items():
+            got = [by[g] for g in have]
+            arms[arm] = {k: [r[k] for r in got] for k in ("steps", "f1", "em")}
+            if all("nav_steps" in r for r in got):
+                arms[arm].update({k: [r[k] for r in got] for k in ("nav_steps", "nav_f1")})
+        out[group] = {"gids": have, "arms": arms}
     return out
 
 

@@ -4,38 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kbgym.protocol import facts as sentences
 from kbgym.universe.types import Fact, Node, Person
-from kbgym.universe.vocab import MONTHS
-
-
-def render_date(iso: str) -> str:
-    """``1957-03-09`` -> ``March 9, 1957``."""
-    y, m, d = iso.split("-")
-    return f"{MONTHS[int(m) - 1]} {int(d)}, {int(y)}"
 
 
 def render(fact: Fact, name_of: dict[str, str], gender_of: dict[str, str]) -> str:
-    """The sentence of one fact."""
-    n, o = name_of[fact.subject], fact.object
-    match fact.kind:
-        case "job":
-            return f"{n}'s job is {o}."
-        case "hobby":
-            return f"{n}'s hobby is {o}."
-        case "city":
-            return f"{n} lives in the city of {o}."
-        case "born":
-            return f"{n} was born on {render_date(o)}."
-        case "married":
-            return f"{n} is married to {name_of[o]}."
-        case "child_of":
-            return f"{n} is a child of {name_of[o]}."
-        case "parent_of":
-            role = "father" if gender_of[fact.subject] == "male" else "mother"
-            return f"{n} is the {role} of {name_of[o]}."
-        case "friend_of":
-            return f"{n} is a friend of {name_of[o]}."
-    raise ValueError(f"unknown fact kind {fact.kind!r}")
+    """The sentence of one fact (:func:`kbgym.protocol.render_fact`): names for pids, and a
+    parent's wording (``father``/``mother``) by their gender."""
+    kind, obj = fact.kind, fact.object
+    if kind == "parent_of":
+        kind = "father_of" if gender_of[fact.subject] == "male" else "mother_of"
+    if kind not in sentences.FORMS:
+        raise ValueError(f"unknown fact kind {fact.kind!r}")
+    if kind in sentences.PERSON_KINDS:
+        obj = name_of[obj]
+    return sentences.render_fact(sentences.Fact(kind, name_of[fact.subject], obj))
 
 
 def facts_of(p: Person) -> list[Fact]:

@@ -33,14 +33,15 @@ import random
 from dataclasses import replace
 
 from kbgym.errors import ConfigError
-from kbgym.library.graph import id_num
+from kbgym.protocol.facts import DRIFT_PREFIX
+from kbgym.protocol.ids import id_num
 from kbgym.seeding import stream
 from kbgym.universe.documents import render
 from kbgym.universe.questions import World
 from kbgym.universe.types import Fact, Node, Person, Universe
 
 KINDS = ("move", "job", "marriage", "friendship", "birth")
-PREFIX = "As of the latest record, "
+PREFIX = DRIFT_PREFIX
 
 
 class _State:

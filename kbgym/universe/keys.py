@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-_WORD = re.compile(r"[^\W_]+")
+from kbgym.protocol.tokens import tokenize
 
 
 class KeyFinder:
@@ -22,7 +21,7 @@ class KeyFinder:
         for kind, values in (("person", names), ("job", jobs), ("hobby", hobbies),
                              ("city", cities)):
             for v in values:
-                self._lookup[tuple(_WORD.findall(v.casefold()))] = f"{kind}:{v}"
+                self._lookup[tuple(tokenize(v))] = f"{kind}:{v}"
         self._max_words = max(len(k) for k in self._lookup)
 
     @classmethod
@@ -31,7 +30,7 @@ class KeyFinder:
 
     def mentions(self, text: str) -> list[str]:
         """Every key occurrence in ``text``, in order of position (repeats kept)."""
-        words = _WORD.findall(text.casefold())
+        words = tokenize(text)
         found = []
         for i in range(len(words)):
             for n in range(1, self._max_words + 1):

@@ -31,7 +31,7 @@ from kbgym.metrics.structure import index_structure
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.prior import examine_prior
-from kbgym.runs.probe import make_probe_from_run, mark, probe_table
+from kbgym.runs.probe import format_blind_spots, has_nav, make_probe_from_run, mark, probe_table
 from kbgym.runs.train import TrainConfig, train
 from kbgym.universe import UniverseConfig, generate
 
@@ -122,16 +122,21 @@ def main() -> None:
                                                    indent=1))
     print(f"\nreader {args.reader}, M = {args.m}, seeds {args.seeds}, n = {args.per_group} per "
           f"group per seed (pooled: {len(seeds) * args.per_group}); rho (pooled 95% CI) "
-          "mark, F1 and its change vs B1; stars = seeds starred")
-    head = f"{'arm':26s}" + "".join(f"{g:>33s}" for g in GROUPS)
+          "mark, F1 and its change vs B1; stars = seeds starred; nav = rho_nav, the ideal "
+          "navigator's (docs/protocol.md §12.6), and the share of its saving the reader took")
+    head = f"{'arm':26s}" + "".join(f"{g:>50s}" for g in GROUPS)
     print(head + "   prec   rec   cov  false")
     for arm in pooled_rows:
         cells = []
         for g in GROUPS:
             c = table["groups"][g]["all"][arm]
             stars = sum(s[g]["all"][arm]["star"] for s in per_seed[arm])
+            nav = "nav -" if c.get("rho_nav") is None else f"nav {c['rho_nav']:.3f}"
+            share = (c.get("blind_spot") or {}).get("share")
+            nav += f" {share:5.2f}" if share is not None else "     -"
+            nav += "!" if (c.get("blind_spot") or {}).get("flagged") else " "
             cells.append(f"{c['rho']:.3f}{mark(c):3s}[{c['ci'][0]:.2f},{c['ci'][1]:.2f}] "
-                         f"F1 {c['f1']:.2f}{c['f1_diff']:+.2f} {stars}/{len(seeds)} ")
+                         f"F1 {c['f1']:.2f}{c['f1_diff']:+.2f} {stars}/{len(seeds)} {nav}")
         m = all_metrics.get(arm)
         tail = ""
         if m:
@@ -141,6 +146,8 @@ def main() -> None:
             tail = (f"  {avg('precision'):.3f} {avg('recall'):.3f} {avg('index_coverage'):.3f} "
                     f"{avg('false_statements'):6.1f}")
         print(f"{arm:26s}" + "".join(f"{x:>33s}" for x in cells) + tail)
+    if has_nav(table):  # "!" above: flagged
+        print("\n" + format_blind_spots(table))
     print(f"\ntotal {time.perf_counter() - t0:.0f}s; table and metrics in {out / 'zoo_table.json'}")
 
 

@@ -24,7 +24,7 @@ from kbgym.metrics.structure import Resolver, index_structure
 from kbgym.plugins import make_agent
 from kbgym.runs.train import TrainConfig, train
 from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.statements import answer_statement, question_slots
+from kbgym.protocol.statements import answer_statement, question_slots
 
 STYLES = {
     "canonical": None,

@@ -147,7 +147,8 @@ def test_parse_observation_reads_both_layouts():
         mem.set_task("QUESTION q0001\nWhat is the job of Ann Bell?")
         empty = parse_observation(mem.render(15))
         assert (empty.remaining, empty.entries) == (15, [])
-        assert empty.task == "QUESTION q0001\nWhat is the job of Ann Bell?"
+        assert empty.task.text == "QUESTION q0001\nWhat is the job of Ann Bell?"
+        assert (empty.task.phase, empty.task.qid, empty.phase) == ("probe", "q0001", "probe")
         mem.push(parse_action({"action": "search", "query": "Ann Bell"}),
                  "page 1:\n- s0001: Ann Bell is a doctor.")
         mem.push(parse_action({"action": "read", "id": "s0001"}),

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import kbgym
 from kbgym.env import KBGymConfig, KBGymEnv
-from kbgym.env.tasks import INSTRUCTION, OUTCOME_NO_ANSWER, OUTCOME_RIGHT, OUTCOME_WRONG
+from kbgym.protocol.tasks import INSTRUCTION, OUTCOME_NO_ANSWER, OUTCOME_RIGHT, OUTCOME_WRONG
 from kbgym.errors import ResetNeeded
 
 HIDDEN_INFO_KEYS = {"golds", "support", "origin", "flag", "absorbed", "privileged"}

@@ -331,6 +331,7 @@ def test_copy_is_independent():
 
 
 def test_to_networkx():
+    pytest.importorskip("networkx")
     lib = make_lib()
     lib.link("s0001", "s0002", type="cites")
     lib.link("s0003", "s0001")

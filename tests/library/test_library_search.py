@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from libtest_helpers import brute_bm25, make_lib
 
 from kbgym.library import BM25Index, Library, apply_edit, search_result, tokenize
-from kbgym.library.search import format_page
+from kbgym.protocol.results import format_search as format_page
 
 WORDS = ["felix", "Abernathy's", "job", "is", "cooper", "of", "a", "friend", "mara", "city",
          "lives", "in", "the", "fenmarch", "ünï", "x_y", "42", "Job", "OF"]  # fmt: skip

@@ -10,9 +10,9 @@ import pytest
 from kbgym.library.graph import Library
 from kbgym.metrics.misinformation import Truth, misinformation, sentences
 from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.documents import render_date
+from kbgym.protocol.facts import render_date
 from kbgym.universe.questions import World
-from kbgym.universe.statements import answer_statement, question_slots
+from kbgym.protocol.statements import answer_statement, question_slots
 
 
 @pytest.fixture(scope="module")

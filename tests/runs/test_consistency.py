@@ -10,6 +10,7 @@ import re
 import pytest
 
 from kbgym.cli import main
+from kbgym.library.apply import read_result
 from kbgym.library.graph import Library
 from kbgym.metrics.consistency import consistency, evidence_set, jaccard, mean_pairwise_jaccard
 from kbgym.runs.concurrent import examine_concurrent
@@ -67,7 +68,7 @@ def test_evidence_set_counts_originals_shown_by_read_and_expand_before_an_answer
     rows = [
         {"action": "search", "input": {"query": "a"}, "result": "page 1:\n- s0001: a",
          "valid": True},
-        {"action": "read", "input": {"id": hub}, "result": "...", "valid": True},
+        {"action": "read", "input": {"id": hub}, "result": read_result(lib, hub), "valid": True},
         {"action": "read", "input": {"id": "s0009"}, "result": "ERROR: no such note s0009",
          "valid": True},
         {"action": "expand", "input": {"node": "s0004"},
@@ -76,6 +77,9 @@ def test_evidence_set_counts_originals_shown_by_read_and_expand_before_an_answer
         {"action": "answer", "input": {"text": "b"}, "result": "submitted", "valid": True},
     ]
     assert evidence_set(rows, lib) == ["s0002", "s0003", "s0004"]
+    # what counts is what the result showed: a result that shows nothing adds nothing
+    rows[1] = dict(rows[1], result=f"{hub}: hub\nlinks: (none)")
+    assert evidence_set(rows, lib) == ["s0004"]
     assert evidence_set(rows[:-1], lib) == []  # no answer, nothing used for one
 
 

@@ -32,6 +32,9 @@ def test_demo_directions(demo):
         assert cell[g]["f1"] >= base[g]["f1"], g  # delta = 0
     assert cell["share2"]["rho"] <= cell["share1"]["rho"] <= cell["share0"]["rho"]
     assert abs(cell["share0"]["rho"] - 1) < 0.05
+    for g in groups:  # the ideal navigator beside the reader (docs/protocol.md §12.6)
+        assert base[g]["rho_nav"] == 1.0 and cell[g]["rho_nav"] is not None, g
+        assert cell[g]["nav_f1"] == 1.0 and cell[g]["blind_spot"] is not None, g
     assert res["report"]["structure"]["precision"] >= 0.94
     m = res["report"]["misinformation"]  # the index curator writes titles, never claims
     assert m["false_statements"] == 0 and m["notes_written"] > 0
@@ -42,6 +45,7 @@ def test_demo_report_prints_misinformation_and_link_families(demo):
     md = (out / "train" / "report.md").read_text(encoding="utf-8")
     assert "- misinformation: 0 false," in md
     assert "- index families (from links): " in md and "by title wording: " in md
+    assert "rho_nav" in md and "blind spots: steps per question saved against B1" in md
 
 
 def test_demo_is_byte_deterministic(demo):

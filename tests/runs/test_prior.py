@@ -41,7 +41,7 @@ def test_prior_rows_score_like_the_readers(small):
     assert len(rows) == sum(len(u.splits[s]) for s in ("train", "test_in", "test_out"))
     fields = set(test_row(None, "x", u.questions[0], {
         k: 0 for k in ("f1", "em", "steps", "status", "answer", "tokens_in", "tokens_out")})) | {
-        "evidence"}  # every exam row carries its evidence set
+        "evidence", "nav_steps", "nav_f1"}  # every exam row: its evidence set, the navigator
     for r in rows:
         q = questions[r["qid"]]
         want = prior.get(q.template, NO_PRIOR)

@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from kbgym.cli import main
 from kbgym.errors import ConfigError
 from kbgym.sweep import Options, plan, run_all, sweep
-from kbgym.sweep.aggregate import between_seeds, build_sweep_report, costs, gate, load_prices
+from kbgym.sweep.aggregate import (
+    between_seeds,
+    build_sweep_report,
+    costs,
+    gate,
+    load_prices,
+    render_markdown,
+)
 from kbgym.sweep.grid import expand, is_llm, load_grid, run_id
 from kbgym.sweep.run import RESULT, run_dir, status
 
@@ -312,6 +319,43 @@ def test_one_seed_pooled_ci_is_the_runs_own_ci(serial, tmp_path):
         assert (s["star"], s["f1_loss"]) == (t["star"], t["f1_loss"])
 
 
+def test_report_pools_the_navigator_like_rho(serial, tmp_path):
+    """Pooled ρ_nav is the ratio of the paired navigator step sums; one seed gives back the
+    run's own ρ_nav CI and blind spot; results made before the navigator leave it out."""
+    import shutil
+
+    tmp, grid, res = serial
+    results = [json.loads((run_dir(tmp / "out", r["id"]) / RESULT).read_text()) for r in res]
+    (cell,) = build_sweep_report(tmp / "out")["cells"]
+    for g, s in cell["arms"]["trained"].items():
+        nav = [sum(r["paired"][g]["arms"][a]["nav_steps"]) for r in results
+               for a in ("trained", "B1")]
+        assert s["rho_nav_pooled"] == pytest.approx((nav[0] + nav[2]) / (nav[1] + nav[3]))
+        assert s["rho_nav_pooled_ci"][0] <= s["rho_nav_pooled"] <= s["rho_nav_pooled_ci"][1]
+        assert set(s["blind_spot"]) == {"nav_saving", "nav_saving_ci", "reader_saving", "share",
+                                        "flagged"}
+    out = tmp_path / "one"
+    shutil.copytree(run_dir(tmp / "out", res[0]["id"]), run_dir(out, res[0]["id"]))
+    (one,) = build_sweep_report(out)["cells"]
+    for g, s in one["arms"]["trained"].items():
+        t = results[0]["probe_table"]["groups"][g]["all"]["trained"]
+        assert s["rho_nav_pooled"] == pytest.approx(t["rho_nav"])
+        assert s["rho_nav_pooled_ci"] == pytest.approx(t["rho_nav_ci"])
+        assert s["blind_spot"]["nav_saving_ci"] == pytest.approx(
+            t["blind_spot"]["nav_saving_ci"])
+        assert s["blind_spot"]["flagged"] == t["blind_spot"]["flagged"]
+    path = run_dir(out, res[0]["id"]) / RESULT
+    old = json.loads(path.read_text())
+    for group in old["paired"].values():
+        for arm in group["arms"].values():
+            arm.pop("nav_steps"), arm.pop("nav_f1")
+    path.write_text(json.dumps(old))
+    (before,) = build_sweep_report(out)["cells"]
+    for s in before["arms"]["trained"].values():
+        assert s["rho_nav_pooled"] is None and s["blind_spot"] is None
+    assert "ρ_nav" not in render_markdown(build_sweep_report(out))
+
+
 def test_report_command_writes_files(serial, capsys):
     tmp, _, _ = serial
     assert main(["sweep", "report", str(tmp / "out"), "--quiet"]) == 0
@@ -319,6 +363,7 @@ def test_report_command_writes_files(serial, capsys):
         assert (tmp / "out" / name).stat().st_size > 0
     md = (tmp / "out" / "report.md").read_text()
     assert "| trained | exact |" in md and "between-seed CI" in md
+    assert "pooled ρ_nav" in md and "Blind spots" in md
     assert main(["sweep", "report", str(tmp / "nowhere")]) == 2
     assert "not a sweep folder" in capsys.readouterr().err
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kbgym.universe import UniverseConfig, generate
 from kbgym.universe.generate import build_world
-from kbgym.universe.statements import (
+from kbgym.protocol.statements import (
     STATEMENTS,
     answer_statement,
     parse_statement,

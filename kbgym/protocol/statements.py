@@ -1,6 +1,6 @@
 """Answer statements: the one-sentence form in which a note states the answer to a question.
 
-Every question template (``kbgym.universe.templates``) has one statement form, e.g. the answer
+Every question template (:data:`kbgym.protocol.questions.QUESTION_FORMS`) has one statement form, e.g. the answer
 to ``What is the job of the spouse of {X}?`` is stated as ``The job of the spouse of {X} is
 baker.`` A content-writing agent leaves such sentences in the library; a reader recognises them;
 the misinformation metric (``kbgym.metrics.misinformation``) checks them against the universe.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from kbgym.universe.templates import BY_NAME, TEMPLATES
+from kbgym.protocol.questions import QUESTION_FORMS, form_pattern, question_slots
 
 #: template name -> the statement's opening, with the template's slots.
 STATEMENTS: dict[str, str] = {
@@ -47,34 +47,14 @@ STATEMENTS: dict[str, str] = {
         "The person whose spouse is the {job} who lives in the city of {city} is",
     "qc10_spouse_job": "The person whose spouse has the job of {job} is",
 }
-assert set(STATEMENTS) == set(BY_NAME), "one statement form per template"
+assert set(STATEMENTS) == set(QUESTION_FORMS), "one statement form per template"
 
-#: Slot patterns. A name is two words (first name and surname, as the universe writes them), a
-#: job one word, a hobby one or more, a city one. Everything matches in any letter case, so a
-#: reader that lower-cases what it reads and this parser agree on what is a statement.
-_SLOTS = {
-    "X": r"(?P<X>[A-Za-z][A-Za-z-]* [A-Za-z][A-Za-z-]*)",
-    "Y": r"(?P<Y>[A-Za-z][A-Za-z-]* [A-Za-z][A-Za-z-]*)",
-    "job": r"(?P<job>[A-Za-z][A-Za-z-]*)",
-    "hobby": r"(?P<hobby>[A-Za-z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*)*?)",
-    "city": r"(?P<city>[A-Za-z][A-Za-z-]*)",
-}
-_SLOT_RE = re.compile(r"(\{[A-Za-z]+\})")
 
 
 def fill_pattern(form: str) -> str:
-    """A regex source matching ``form`` (a format string with ``{X}``-style slots): one named
-    group per slot, whitespace runs matched loosely (compile it with ``re.IGNORECASE``)."""
-    out = []
-    for part in _SLOT_RE.split(form):
-        if part.startswith("{") and part.endswith("}"):
-            out.append(_SLOTS[part[1:-1]])
-        elif part:
-            words = [re.escape(w) for w in part.split()]
-            lead = r"\s+" if part[:1].isspace() else ""
-            tail = r"\s+" if part[-1:].isspace() else ""
-            out.append(lead + r"\s+".join(words) + tail if words else r"\s+")
-    return "".join(out)
+    """A regex source matching ``form`` in any letter case (compile it with
+    ``re.IGNORECASE``): :func:`kbgym.protocol.questions.form_pattern`, loose."""
+    return form_pattern(form, loose=True)
 
 
 _PARSE = tuple(
@@ -83,8 +63,6 @@ _PARSE = tuple(
     # longest forms first, so that no form is read as a shorter one with a wordier slot
     for name in sorted(STATEMENTS, key=lambda n: (-len(STATEMENTS[n]), n))
 )
-_QUESTION = {t.name: re.compile(r"^\s*" + fill_pattern(t.text) + r"\s*$", re.IGNORECASE)
-             for t in TEMPLATES}
 
 
 def statement_prefix(template: str, slots: Mapping[str, str]) -> str:
@@ -116,11 +94,5 @@ def parse_statement(text: str) -> tuple[str, dict[str, str], str] | None:
     return None
 
 
-def question_slots(template: str, question_text: str) -> dict[str, str] | None:
-    """The slots of a question text of ``template`` (``None`` if it has another shape)."""
-    m = _QUESTION[template].match(question_text)
-    return None if m is None else {k: v for k, v in m.groupdict().items() if v is not None}
-
-
 __all__ = ["STATEMENTS", "answer_statement", "fill_pattern", "parse_statement",
-           "question_slots", "statement_prefix"]
+           "question_slots", "statement_prefix"]  # question_slots: kbgym.protocol.questions

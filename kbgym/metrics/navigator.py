@@ -1,0 +1,564 @@
+"""The ideal navigator (docs/protocol.md §12.6): what a frozen library offers its reader, in
+exam steps, measured without any reader.
+
+For one question on one frozen library, the navigator counts the steps a reader would need
+that knows the question's support from the hidden truth and acts only through the exam's own
+actions, costs and budget M:
+
+- **Shown.** A support origin ``o`` is shown when a live note that *carries* it (SPEC §6.2:
+  ``origin == o`` and not edited, or ``o`` in ``absorbed``; an edited original may no longer
+  state its fact, so it does not count) appears in a search page, or in a read result (the
+  read note, or a linked note on the page of links shown).
+- **Actions.** ``search(query, page)`` shows page ``page`` (1..``max_page``, ``page_size``
+  hits) of the library's own search backend, exactly as ``env.step`` does; ``read(id,
+  links_page)`` shows the note and one page of ``links_per_page`` links (100, as the env).
+  Each is one step; ``answer`` is one more.
+- **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
+  name or value; each key followed by each relation word of the question's class,
+  :data:`RELATION_WORDS`) plus every person name shown so far (:func:`roster_names`, the
+  bare name). It reads only ids already shown.
+- **Choice.** Each step it takes the action that shows the most support not yet shown; a
+  search is valued by what its page shows plus the best read of a note it newly shows (one
+  read of look-ahead; on the last step before the answer, by its page alone). Ties go to the
+  larger immediate gain, then reads before searches, then id order for reads (and links
+  page), vocabulary order and page for searches.
+- **End.** With all support shown it answers (1 step, F1 1). It fails (F1 0, M steps, like a
+  reader that runs out of budget) when the budget would end first, when no step shows any
+  more support, or when support is gone (an origin no live note carries). A question with
+  empty support (QC5, unanswerable) is answered at once: 1 step. A question whose support is
+  ``unavailable`` gets no figure (None).
+
+:meth:`Navigator.optimum` is the exhaustive reference: the fewest steps over *all* plans in
+the same action space (branch and bound, for small universes), used to check the greedy
+choice.
+
+Each query's full ranked list (``page_size * max_page`` hits) is cached per navigator, i.e.
+per frozen library: the library does not change during an exam.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kbgym.library.graph import Library, id_num
+from kbgym.library.search import BM25Index
+from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
+from kbgym.protocol.tokens import tokenize
+from kbgym.universe.keys import KeyFinder
+from kbgym.universe.types import Question, Universe
+
+#: Relation words per question class (generated universes): the words of the §3 sentences
+#: that state the relations the class's templates ask about.
+RELATION_WORDS: dict[str, tuple[str, ...]] = {
+    "QC1": ("job", "hobby", "city"),  # attributes
+    "QC2": ("married", "father", "mother", "job", "hobby", "city"),  # 2-hop chains
+    "QC3": ("married", "father", "mother", "job", "hobby", "city"),  # 3-hop chains
+    "QC4": ("father", "mother", "friend"),  # children, friends
+    "QC5": ("child", "father", "mother", "married"),  # siblings, spouse (no support)
+    "QC6": ("job", "hobby", "city"),  # joins
+    "QC7": ("friend", "father", "mother"),  # common friends, a child who is a friend
+    "QC8": ("father", "mother", "friend", "job", "married"),  # grandchildren, friends' jobs
+    "QC9": ("born", "father", "mother"),  # older of two, oldest child
+    "QC10": ("job", "city", "married"),  # whose spouse
+}
+#: Imported universes (PhantomWiki, corpora) have sentences of their own: no relation words;
+#: their question text carries the relation.
+NO_RELATION_WORDS: dict[str, tuple[str, ...]] = {}
+
+#: Why a navigation ended.
+SHOWN = "shown"  # all support shown, then answer
+NO_SUPPORT = "no_support"  # empty support (unanswerable): answer at once
+BUDGET = "budget"  # the budget ended first
+STUCK = "stuck"  # no step shows any more support
+SUPPORT_GONE = "support_gone"  # an origin no live note carries
+UNAVAILABLE = "unavailable"  # support unknown: no figure
+
+#: One action: ("search", query, page) or ("read", id, links_page or None).
+Action = tuple
+
+
+@dataclass(frozen=True)
+class NavResult:
+    """One question's navigation: ``steps`` (answer included) and ``f1`` (1.0 answered, 0.0
+    failed), both None without a figure; ``reason`` one of the constants above; ``plan``
+    the actions before the answer."""
+
+    steps: int | None
+    f1: float | None
+    reason: str
+    plan: tuple[Action, ...] = ()
+
+
+def relation_words(universe: Universe) -> Mapping[str, tuple[str, ...]]:
+    """:data:`RELATION_WORDS` for generated universes, none for imported ones."""
+    if (universe.meta or {}).get("source") in ("phantomwiki", "corpus"):
+        return NO_RELATION_WORDS
+    return RELATION_WORDS
+
+
+def key_parts(key: str) -> tuple[str, str]:
+    """``person:Ada Byron`` -> (``person``, ``Ada Byron``)."""
+    kind, _, value = key.partition(":")
+    return (kind, value) if value else ("", kind)
+
+
+def base_vocabulary(question: Question, words: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The question's own queries, in order: its text; each key's name or value (keys in
+    sorted order); each key's value followed by each relation word of the question's class
+    (``words[category]``)."""
+    values = [key_parts(k)[1] for k in question.keys]
+    return ([question.text] + values
+            + [f"{v} {w}" for v in values for w in words.get(question.category, ())])
+
+
+def roster_names(universe: Universe) -> list[str]:
+    """The names the navigator recognises in shown text: the universe's people (generated
+    and PhantomWiki universes), else the entity names of its questions' keys (corpora)."""
+    if universe.people:
+        return [p.name for p in universe.people]
+    return sorted({key_parts(k)[1] for q in universe.questions for k in q.keys})
+
+
+def _lexical(backend: Any) -> bool:
+    """Whether ``backend`` (or the index it wraps, as a concurrent exam's shared view does)
+    is the BM25 index, whose ranking depends only on a query's distinct tokens."""
+    for _ in range(4):
+        if isinstance(backend, BM25Index):
+            return True
+        backend = getattr(backend, "backend", None)
+        if backend is None:
+            return False
+    return False
+
+
+class Navigator:
+    """The ideal navigator of one frozen library (see the module docstring).
+
+    ``m``, ``page_size``, ``max_page`` and ``links_per_page`` are the exam's; the library's
+    search backend ranks the queries. :meth:`run` gives a question's :class:`NavResult`.
+    """
+
+    def __init__(self, library: Library, universe: Universe, *, m: int = 15,
+                 page_size: int = PAGE_SIZE, max_page: int = MAX_PAGE,
+                 links_per_page: int = READ_LINKS_PER_PAGE):
+        if library.search_backend is None:
+            raise ValueError("the navigator needs a library with a search backend "
+                             "(attach_search)")
+        self.library = library
+        self.m = int(m)
+        self.page_size = int(page_size)
+        self.max_page = int(max_page)
+        self.links_per_page = int(links_per_page)
+        self.words = relation_words(universe)
+        self._finder_names = roster_names(universe)
+        self._finder = KeyFinder(self._finder_names, (), (), ())
+        # ranking by distinct tokens: queries are deduplicated and filtered by their tokens
+        self._lexical = _lexical(library.search_backend) and not library.dirty
+        self._ranked: dict[Any, list[str]] = {}
+        self._positions: dict[Any, dict[str, int]] = {}
+        self._keys: dict[str, tuple[str, ...]] = {}
+        self._names: dict[str, tuple[str, ...]] = {}
+        self._tokens: dict[str, frozenset[str]] = {}
+        self._carriers: dict[str, list[str]] | None = None
+        self._results: dict[tuple, NavResult] = {}
+
+    # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
+    def query_key(self, query: str) -> Any:
+        """Queries with the same key rank alike: their sorted distinct tokens under BM25."""
+        if not self._lexical:
+            return query
+        key = self._keys.get(query)
+        if key is None:
+            key = self._keys[query] = tuple(sorted(set(tokenize(query))))
+        return key
+
+    def ranked(self, query: str) -> list[str]:
+        """The ids of ``query``'s ranking, as far as the last page reaches."""
+        key = self.query_key(query)
+        hit = self._ranked.get(key)
+        if hit is None:
+            k = self.page_size * self.max_page
+            hit = [i for i, _ in self.library.search(query, k)] if query.strip() else []
+            self._ranked[key] = hit
+        return hit
+
+    def positions(self, query: str) -> dict[str, int]:
+        """id -> 0-based rank of the ids in ``query``'s ranking."""
+        key = self.query_key(query)
+        hit = self._positions.get(key)
+        if hit is None:
+            hit = self._positions[key] = {nid: i for i, nid in enumerate(self.ranked(query))}
+        return hit
+
+    def search_shows(self, query: str, page: int) -> list[str]:
+        """The ids ``search(query, page)`` shows, in page order."""
+        if not 1 <= page <= self.max_page:
+            return []
+        return self.ranked(query)[(page - 1) * self.page_size: page * self.page_size]
+
+    def link_pages(self, node_id: str) -> int:
+        """How many pages of links ``read`` has for this note (1 for at most 100 links)."""
+        n = len(self.library[node_id].links)
+        return max(1, -(-n // self.links_per_page))
+
+    def read_shows(self, node_id: str, links_page: int | None = None) -> list[str]:
+        """The ids ``read(node_id, links_page)`` shows: the note, then its links on that
+        page; [] for a note that does not exist or a page it does not have."""
+        node = self.library.get(node_id)
+        if node is None:
+            return []
+        p = 1 if links_page is None else links_page
+        if not 1 <= p <= self.link_pages(node.id):
+            return []
+        links = node.links
+        if len(links) > self.links_per_page:
+            links = links[(p - 1) * self.links_per_page: p * self.links_per_page]
+        return [node.id, *links]
+
+    def names_in(self, node_id: str) -> tuple[str, ...]:
+        """Roster names a note's text shows, in order of first mention."""
+        hit = self._names.get(node_id)
+        if hit is None:
+            found = self._finder.mentions(self.library[node_id].text)
+            hit = tuple(dict.fromkeys(key_parts(k)[1] for k in found))
+            self._names[node_id] = hit
+        return hit
+
+    def tokens_of(self, node_id: str) -> frozenset[str]:
+        hit = self._tokens.get(node_id)
+        if hit is None:
+            hit = self._tokens[node_id] = frozenset(tokenize(self.library[node_id].text))
+        return hit
+
+    def carriers(self) -> dict[str, list[str]]:
+        """origin -> the live notes that carry it (SPEC §6.2), in id order."""
+        if self._carriers is None:
+            out: dict[str, list[str]] = {}
+            for node in self.library:
+                for o in node.carried():
+                    out.setdefault(o, []).append(node.id)
+            self._carriers = out
+        return self._carriers
+
+    # -- one question ------------------------------------------------------------------------
+    def _trivial(self, q: Question) -> NavResult | None:
+        if q.support_status == "unavailable":
+            return NavResult(None, None, UNAVAILABLE)
+        if not q.support:
+            return NavResult(1, 1.0, NO_SUPPORT)
+        carriers = self.carriers()
+        if any(not carriers.get(o) for o in q.support):
+            return NavResult(self.m, 0.0, SUPPORT_GONE)
+        return None
+
+    def run(self, question: Question) -> NavResult:
+        """The greedy navigation of ``question`` (cached per text, support and keys)."""
+        key = (question.text, question.support, question.keys, question.support_status)
+        hit = self._results.get(key)
+        if hit is None:
+            hit = self._trivial(question) or _Greedy(self, question).run()
+            self._results[key] = hit
+        return hit
+
+    def optimum(self, question: Question, *, max_states: int = 200_000) -> NavResult | None:
+        """The fewest steps over every plan of the navigator's actions (branch and bound,
+        states deduplicated; for small universes); None when more than ``max_states`` states
+        would be needed."""
+        return self._trivial(question) or _optimum(self, question, max_states)
+
+
+@dataclass
+class _Entry:
+    """One vocabulary query and the pages on which it shows notes that matter (None until
+    its ranking is needed)."""
+
+    query: str
+    key: Any
+    pages: list[tuple[int, list[str]]] | None  # (page, relevant ids on it), pages ascending
+    reach: frozenset[str]  # the support its ranking could show: carried by notes it can rank
+    via: tuple[str, ...]  # the notes linking to support it can rank
+    page_cap: int  # the most support one page can show (page_size notes, each at its most)
+    cand: tuple[str, ...]  # the relevant notes it can rank (all of them off BM25)
+
+
+class _Greedy:
+    """One greedy navigation. Only two kinds of notes can show support: the carriers of a
+    support origin (shown by any page or read that shows them) and the notes linking to one
+    (a read of the right links page shows it); every other note matters only through the
+    names it shows.
+
+    Under BM25 a query can rank only notes sharing one of its tokens, so a query's value is
+    bounded by what the relevant notes holding its tokens could show; its ranking is fetched
+    only when that bound could beat the best step found so far (the same choice, fewer
+    rankings)."""
+
+    def __init__(self, nav: Navigator, q: Question):
+        self.nav, self.q = nav, q
+        lib, lpp = nav.library, nav.links_per_page
+        support = frozenset(q.support)
+        self.remaining = set(support)
+        carried: dict[str, set[str]] = {}
+        for o in support:
+            for nid in nav.carriers()[o]:
+                carried.setdefault(nid, set()).add(o)
+        self.carried = {k: frozenset(v) for k, v in carried.items()}
+        via: dict[str, dict[int, set[str]]] = {}
+        for target, origins in self.carried.items():
+            for src in lib.in_links(target):
+                page = lib[src].links.index(target) // lpp + 1
+                via.setdefault(src, {}).setdefault(page, set()).update(origins)
+        self.via = {s: {p: frozenset(o) for p, o in pages.items()} for s, pages in via.items()}
+        self.relevant = set(self.carried) | set(self.via)
+        self.holding: dict[str, list[str]] | None = None  # token -> relevant notes with it
+        if nav._lexical:
+            self.holding = {}
+            for nid in sorted(self.relevant, key=id_num):
+                for t in nav.tokens_of(nid):
+                    self.holding.setdefault(t, []).append(nid)
+        self.shown: set[str] = set()
+        self.names: set[str] = set()
+        self.keys_seen: set = set()
+        self.vocab: list[_Entry] = []
+        self.taken: set[tuple] = set()
+        for query in base_vocabulary(q, nav.words):
+            self._add_query(query)
+
+    def _add_query(self, query: str) -> None:
+        key = self.nav.query_key(query)
+        if key in self.keys_seen or not query.strip():
+            return
+        self.keys_seen.add(key)
+        hold = self.holding
+        if hold is None:
+            cand: Iterable[str] = sorted(self.relevant, key=id_num)
+        else:
+            cand = {nid for t in key for nid in hold.get(t, ())}
+            if not cand:
+                return  # it ranks no note that matters: never a step worth taking
+        carried = [self.carried[nid] for nid in cand if nid in self.carried]
+        reach = frozenset().union(*carried)
+        via = tuple(nid for nid in cand if nid in self.via)
+        cap = self.nav.page_size * max(map(len, carried), default=0)
+        self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand)))
+
+    def _rank(self, entry: _Entry) -> list[tuple[int, list[str]]]:
+        """The pages on which the query shows relevant notes: only the notes it can rank
+        (``entry.cand``) are looked up in its ranking."""
+        where = self.nav.positions(entry.query)
+        ps = self.nav.page_size
+        found = sorted((where[nid], nid) for nid in entry.cand if nid in where)
+        pages: list[tuple[int, list[str]]] = []
+        for pos, nid in found:
+            page = pos // ps + 1
+            if pages and pages[-1][0] == page:
+                pages[-1][1].append(nid)
+            else:
+                pages.append((page, [nid]))
+        entry.pages = pages
+        return pages
+
+    def _show(self, ids: Iterable[str]) -> None:
+        nav = self.nav
+        for nid in ids:
+            self.remaining.difference_update(self.carried.get(nid, ()))
+            self.shown.add(nid)
+            for name in nav.names_in(nid):
+                if name not in self.names:
+                    self.names.add(name)
+                    self._add_query(name)
+
+    def _choose(self, left: int) -> tuple[Action, tuple] | None:
+        rem = self.remaining
+        best: tuple | None = None
+        action: Action | None = None
+        for nid in sorted((i for i in self.via if i in self.shown), key=id_num):
+            for page, origins in sorted(self.via[nid].items()):
+                gain = len(origins & rem)
+                if gain:
+                    score = (gain, gain, 1, -id_num(nid), -page)
+                    if best is None or score > best:
+                        best = score
+                        pages = self.nav.link_pages(nid)
+                        action = ("read", nid, page if pages > 1 else None)
+        # the most a read of each linking note not yet shown could show now
+        read_gain = {nid: max(len(o & rem) for o in pages.values())
+                     for nid, pages in self.via.items() if nid not in self.shown}
+        bounds = []
+        for vi, entry in enumerate(self.vocab):
+            # a bound on this query's (value, immediate gain): all it could rank, at best
+            imm = min(len(entry.reach & rem), entry.page_cap)
+            look = max((read_gain.get(nid, 0) for nid in entry.via), default=0) \
+                if left > 1 else 0
+            if imm + look:
+                bounds.append(((imm + look, imm, 0, -vi, -1), vi, entry))
+        bounds.sort(key=lambda b: b[0], reverse=True)  # the most promising first
+        for bound, vi, entry in bounds:
+            if best is not None and bound <= best:
+                break  # neither this query nor any after it can beat the best step
+            entry_pages = entry.pages if entry.pages is not None else self._rank(entry)
+            for page, ids in entry_pages:
+                if (vi, page) in self.taken:
+                    continue
+                got: set[str] = set()
+                for nid in ids:
+                    got.update(self.carried.get(nid, ()))
+                got &= rem
+                look = 0
+                if left > 1:
+                    after = rem - got
+                    for nid in ids:
+                        if nid in self.via and nid not in self.shown:
+                            for origins in self.via[nid].values():
+                                look = max(look, len(origins & after))
+                value = len(got) + look
+                if value:
+                    score = (value, len(got), 0, -vi, -page)
+                    if best is None or score > best:
+                        best = score
+                        action = ("search", entry.query, page, vi)
+        return None if action is None else (action, best)
+
+    def run(self) -> NavResult:
+        nav = self.nav
+        plan: list[Action] = []
+        while self.remaining:
+            left = nav.m - 1 - len(plan)  # steps before the one the answer needs
+            if left <= 0:
+                return NavResult(nav.m, 0.0, BUDGET, tuple(plan))
+            chosen = self._choose(left)
+            if chosen is None:
+                return NavResult(nav.m, 0.0, STUCK, tuple(plan))
+            action = chosen[0]
+            if action[0] == "read":
+                plan.append(action)
+                self._show(nav.read_shows(action[1], action[2]))
+            else:
+                _, query, page, vi = action
+                self.taken.add((vi, page))
+                plan.append(("search", query, page))
+                self._show(nav.search_shows(query, page))
+        return NavResult(len(plan) + 1, 1.0, SHOWN, tuple(plan))
+
+
+def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
+    """Branch and bound over every plan of the navigator's actions.
+
+    The actions are every search of a base query; every search of a roster name, available
+    once the name is shown; and every read (each links page) of a linked note, available
+    once its id is shown (a note without links shows nothing when read that its id's
+    appearance did not already show). An action is *useful* when it shows support or shows a
+    name or id that a useful action needs (a fixpoint); no other action can shorten a plan.
+    States (support shown, needed names and ids shown) are searched breadth first with
+    duplicates dropped, up to one action fewer than the greedy plan (its length bounds the
+    optimum), pruning states whose remaining support needs more steps than are left even at
+    the best single action's gain."""
+    greedy = nav.run(q)
+    support = sorted(q.support, key=id_num)
+    bit = {o: 1 << i for i, o in enumerate(support)}
+    full = (1 << len(support)) - 1
+    carriers = nav.carriers()
+    carried: dict[str, int] = {}
+    for o in support:
+        for nid in carriers[o]:
+            carried[nid] = carried.get(nid, 0) | bit[o]
+    lib = nav.library
+
+    acts: list[tuple[Action, Any, list[str]]] = []  # (action, what it needs, ids shown)
+    seen: set = set()
+    for query in base_vocabulary(q, nav.words):
+        key = nav.query_key(query)
+        if key not in seen and query.strip():
+            seen.add(key)
+            acts += [(("search", query, p), None, nav.search_shows(query, p))
+                     for p in range(1, _pages(nav, query) + 1)]
+    for name in sorted(set(nav._finder_names)):
+        key = nav.query_key(name)
+        if key not in seen:
+            seen.add(key)
+            acts += [(("search", name, p), ("name", name), nav.search_shows(name, p))
+                     for p in range(1, _pages(nav, name) + 1)]
+    for node in lib:
+        if node.links:
+            pages = nav.link_pages(node.id)
+            acts += [(("read", node.id, p if pages > 1 else None), ("id", node.id),
+                      nav.read_shows(node.id, p)) for p in range(1, pages + 1)]
+
+    def enables(ids: list[str]) -> set:
+        out = set()
+        for nid in ids:
+            if lib[nid].links:
+                out.add(("id", nid))
+            out.update(("name", n) for n in nav.names_in(nid))
+        return out
+
+    sup = [0] * len(acts)
+    ena = [set()] * len(acts)
+    for i, (_, _, ids) in enumerate(acts):
+        for nid in ids:
+            sup[i] |= carried.get(nid, 0)
+        ena[i] = enables(ids)
+    useful = {i for i in range(len(acts)) if sup[i]}
+    needed = {acts[i][1] for i in useful} - {None}
+    while True:
+        more = {i for i in range(len(acts)) if i not in useful and ena[i] & needed}
+        if not more:
+            break
+        useful |= more
+        needed |= {acts[i][1] for i in more} - {None}
+    order = sorted(useful)
+    need_bit = {e: 1 << i for i, e in enumerate(sorted(needed, key=str))}
+    moves = [(i, 0 if acts[i][1] is None else need_bit[acts[i][1]], sup[i],
+              sum(need_bit[e] for e in ena[i] if e in need_bit)) for i in order]
+    best_gain = max((bin(m[2]).count("1") for m in moves), default=0)
+
+    limit = (len(greedy.plan) - 1) if greedy.reason == SHOWN else nav.m - 1
+    if best_gain == 0 or limit < 1:
+        return greedy
+    start = (0, 0)
+    parent: dict[tuple[int, int], tuple | None] = {start: None}
+    frontier = [start]
+    for depth in range(limit):
+        left = limit - depth - 1  # actions still allowed after this one
+        nxt = []
+        for state in frontier:
+            shown, have = state
+            for i, needs, gain, gives in moves:
+                if needs and not have & needs:
+                    continue
+                new = (shown | gain, have | gives)
+                if new in parent:
+                    continue
+                rem = bin(full & ~new[0]).count("1")
+                if rem == 0:
+                    parent[new] = (state, acts[i][0])
+                    plan: list[Action] = []
+                    s: Any = new
+                    while parent[s] is not None:
+                        s, act = parent[s]
+                        plan.append(act)
+                    return NavResult(depth + 2, 1.0, SHOWN, tuple(reversed(plan)))
+                if -(-rem // best_gain) > left:
+                    continue
+                parent[new] = (state, acts[i][0])
+                nxt.append(new)
+                if len(parent) > max_states:
+                    return None
+        frontier = nxt
+        if not frontier:
+            break
+    return greedy
+
+
+def _pages(nav: Navigator, query: str) -> int:
+    """The non-empty pages of a query."""
+    return min(nav.max_page, -(-len(nav.ranked(query)) // nav.page_size))
+
+
+def navigate_all(library: Library, universe: Universe, questions: Iterable[Question], *,
+                 m: int = 15, page_size: int = PAGE_SIZE, max_page: int = MAX_PAGE
+                 ) -> dict[str, NavResult]:
+    """qid -> :class:`NavResult` for each question on one library (one shared cache)."""
+    nav = Navigator(library, universe, m=m, page_size=page_size, max_page=max_page)
+    return {q.qid: nav.run(q) for q in questions}

@@ -1,0 +1,111 @@
+"""The §3 sentences (docs/protocol.md §3): every fact of a generated universe is one note in
+one of nine forms. :data:`FORMS` is the one table; :func:`render_fact` writes it and
+:func:`parse_fact` reads it back, both derived from that table, so they cannot disagree.
+
+A drifted universe (§20) writes a changed fact with :data:`DRIFT_PREFIX` in front
+(``As of the latest record, X lives in the city of Y.``); it still states that fact.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+MONTHS: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July",
+                           "August", "September", "October", "November", "December")
+DRIFT_PREFIX = "As of the latest record, "
+
+#: kind -> sentence, with ``{subj}`` and ``{obj}``. ``born``'s object is written as a date
+#: (``March 9, 1957``); ``father_of``/``mother_of`` are the two wordings of ``parent_of``.
+FORMS: dict[str, str] = {
+    "job": "{subj}'s job is {obj}.",
+    "hobby": "{subj}'s hobby is {obj}.",
+    "city": "{subj} lives in the city of {obj}.",
+    "born": "{subj} was born on {obj}.",
+    "married": "{subj} is married to {obj}.",
+    "child_of": "{subj} is a child of {obj}.",
+    "father_of": "{subj} is the father of {obj}.",
+    "mother_of": "{subj} is the mother of {obj}.",
+    "friend_of": "{subj} is a friend of {obj}.",
+}
+KINDS: tuple[str, ...] = tuple(FORMS)
+#: Kinds whose object is a person.
+PERSON_KINDS = frozenset({"married", "child_of", "father_of", "mother_of", "friend_of"})
+#: Kinds whose object is a job, hobby or city value.
+VALUE_KINDS = frozenset({"job", "hobby", "city"})
+
+
+class Fact(NamedTuple):
+    """What one §3 sentence states. ``obj`` is a name, a value or ``YYYY-MM-DD``."""
+
+    kind: str
+    subj: str
+    obj: str
+
+    @property
+    def relation(self) -> str:
+        """The universe's fact kind: ``parent_of`` for both parent wordings."""
+        return "parent_of" if self.kind in ("father_of", "mother_of") else self.kind
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The people the fact names."""
+        return (self.subj, self.obj) if self.kind in PERSON_KINDS else (self.subj,)
+
+
+def render_date(iso: str) -> str:
+    """``1957-03-09`` -> ``March 9, 1957``."""
+    y, m, d = iso.split("-")
+    return f"{MONTHS[int(m) - 1]} {int(d)}, {int(y)}"
+
+
+def render_fact(fact: Fact, *, latest: bool = False) -> str:
+    """The sentence of ``fact`` (``latest``: with the drift prefix)."""
+    obj = render_date(fact.obj) if fact.kind == "born" else fact.obj
+    text = FORMS[fact.kind].format(subj=fact.subj, obj=obj)
+    return DRIFT_PREFIX + text if latest else text
+
+
+# -- parsing: one alternation built from FORMS --------------------------------------------------
+#: A full name: two or more capitalised words (first name and surname).
+NAME = r"[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)+"
+_OBJECT = {
+    "job": r"[a-z]+(?:[ -][a-z]+)*",
+    "hobby": r"[a-z]+(?:[ -][a-z]+)*",
+    "city": r"[A-Z][A-Za-z-]*(?: [A-Z][A-Za-z-]*)*",
+    "born": rf"(?:{'|'.join(MONTHS)}) [0-9]{{1,2}}, [0-9]{{4}}",
+}
+_MONTH_NUM = {m: i for i, m in enumerate(MONTHS, start=1)}
+
+
+def _branch(kind: str) -> str:
+    subj, obj = FORMS[kind].split("{subj}")[1].split("{obj}")
+    return (f"(?P<{kind}>(?P<{kind}_s>{NAME}){re.escape(subj)}"
+            f"(?P<{kind}_o>{_OBJECT.get(kind, NAME)}){re.escape(obj)})")
+
+
+_SENTENCE = re.compile("|".join(_branch(k) for k in KINDS))
+
+
+def parse_fact(text: str, *, drift: bool = True) -> Fact | None:
+    """The fact a §3 sentence states, or None for any other text (an authored note, say).
+
+    The whole text must be the sentence. With ``drift`` (the default) a sentence behind the
+    drift prefix counts too."""
+    if drift and text.startswith(DRIFT_PREFIX):
+        text = text[len(DRIFT_PREFIX):]
+    m = _SENTENCE.fullmatch(text)
+    if m is None:
+        return None
+    kind = str(m.lastgroup)  # the branch: it closes last
+    g = m.groupdict()
+    obj = g[f"{kind}_o"]
+    if kind == "born":
+        month, day, year = obj.replace(",", "").split(" ")
+        obj = f"{int(year):04d}-{_MONTH_NUM[month]:02d}-{int(day):02d}"
+    return Fact(kind, g[f"{kind}_s"], obj)
+
+
+def is_latest(text: str) -> bool:
+    """Whether ``text`` carries the drift prefix."""
+    return text.startswith(DRIFT_PREFIX)

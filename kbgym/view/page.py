@@ -1,0 +1,65 @@
+"""The view's one self-contained HTML file: the template, stylesheet and script shipped as
+package data (``kbgym/view/assets/``), the data embedded as JSON.
+
+Safety: note text is agent-written, so nothing from the data ever becomes markup. The JSON
+sits in a ``<script type="application/json">`` block with every ``<``, ``>`` and ``&``
+written as a ``\\u`` escape (no ``</script>`` can end it early) and non-ASCII escaped too; the
+script builds the page with ``textContent`` and DOM calls only; and a Content-Security-Policy
+allows no network at all and only the page's own script and style (by hash), so an injected
+handler or script could not run or call out even if one got through.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from importlib import resources
+from pathlib import Path
+
+from kbgym.jsonio import atomic_write_text
+
+#: The default demo's page is well under this; ``kbgym view`` warns above it.
+SIZE_BOUND = 10 * 1024 * 1024
+
+_MARKERS = ("{{CSP}}", "{{TITLE}}", "{{CSS}}", "{{DATA}}", "{{JS}}")
+
+
+def asset(name: str) -> str:
+    return resources.files("kbgym.view").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def embed_json(obj) -> str:
+    """JSON safe inside a ``<script>`` element: ASCII only, no ``<``, ``>`` or ``&``."""
+    text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode() + "'"
+
+
+def render_page(data: dict) -> str:
+    """The whole page for ``data`` (:func:`kbgym.view.data.run_view` or ``library_view``)."""
+    css, js = asset("view.css"), asset("view.js")
+    csp = (f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
+    values = {"{{TITLE}}": html.escape(f"KBGym view: {data.get('title', '')}"),
+              "{{CSP}}": html.escape(csp), "{{CSS}}": css, "{{DATA}}": embed_json(data),
+              "{{JS}}": js}
+    parts, rest = [], asset("view.html")
+    for marker in _MARKERS:  # in template order, searching only the template's own text
+        head, sep, rest = rest.partition(marker)
+        if not sep:
+            raise ValueError(f"view template lacks {marker} (or has it out of order)")
+        parts += [head, values[marker]]
+    return "".join(parts) + rest
+
+
+def write_page(data: dict, path: str | Path) -> int:
+    """Write the page atomically; returns its size in bytes."""
+    text = render_page(data)
+    atomic_write_text(path, text)
+    return len(text.encode("utf-8"))

@@ -1,0 +1,159 @@
+"""ρ_nav and the blind-spot line in the probe table: the same paired resamples as ρ, only
+questions with a navigator figure, and arms examined before the navigator left out, not
+faked."""
+
+from __future__ import annotations
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from kbgym.metrics.outcomes import bootstrap_indices, mean_diff_ci, rho_ci
+from kbgym.runs.probe import BLIND_SPOT_NOTE, format_blind_spots, format_table, probe_table
+
+
+def _probe(n: int) -> dict:
+    return {"seed": 0, "splits": {"exact": [f"g{i:04d}" for i in range(1, n + 1)]}}
+
+
+def _rows(steps, nav=None, nav_f1=None) -> list[dict]:
+    out = []
+    for i, s in enumerate(steps):
+        r = {"qid": f"g{i + 1:04d}", "split": "exact", "steps": s, "f1": 1.0,
+             "status": "answered"}
+        if nav is not None:
+            r["nav_steps"] = nav[i]
+            r["nav_f1"] = None if nav[i] is None else (nav_f1[i] if nav_f1 else 1.0)
+        out.append(r)
+    return out
+
+
+def _table(arms: dict, n: int, resamples: int = 2000) -> dict:
+    return probe_table(arms, _probe(n), resamples=resamples)
+
+
+def test_rho_nav_is_the_navigator_step_ratio_with_rhos_resamples():
+    n = 30
+    rng = np.random.default_rng(3)
+    base_s, arm_s = rng.integers(4, 15, n).tolist(), rng.integers(2, 10, n).tolist()
+    base_n, arm_n = rng.integers(3, 8, n).tolist(), rng.integers(2, 6, n).tolist()
+    table = _table({"B1": _rows(base_s, base_n), "arm": _rows(arm_s, arm_n)}, n)
+    cells = table["groups"]["exact"]["all"]
+    c, b = cells["arm"], cells["B1"]
+    assert b["rho_nav"] == 1.0 and b["rho_nav_ci"] == [1.0, 1.0]  # B1 = 1 by definition
+    assert c["rho_nav"] == pytest.approx(sum(arm_n) / sum(base_n))
+    idx = bootstrap_indices(0, "probe/bootstrap/exact", n, 2000)  # ρ's own matrix
+    assert c["rho_nav_ci"] == pytest.approx(list(rho_ci(arm_n, base_n, idx)))
+    assert c["ci"] == pytest.approx(list(rho_ci(arm_s, base_s, idx)))
+    bs = c["blind_spot"]
+    assert set(bs) == {"nav_saving", "nav_saving_ci", "reader_saving", "share", "flagged"}
+    assert bs["nav_saving"] == pytest.approx((sum(base_n) - sum(arm_n)) / n)
+    assert bs["nav_saving_ci"] == pytest.approx(list(mean_diff_ci(base_n, arm_n, idx)))
+    assert bs["reader_saving"] == pytest.approx((sum(base_s) - sum(arm_s)) / n)
+    assert bs["share"] == pytest.approx(bs["reader_saving"] / bs["nav_saving"])
+    assert c["nav_f1"] == 1.0 and c["nav_steps"] == pytest.approx(sum(arm_n) / n)
+
+
+def test_a_real_saving_the_reader_misses_is_flagged():
+    n = 40
+    miss = _table({"B1": _rows([8] * n, [5] * n), "arm": _rows([8] * n, [3] * n)}, n)
+    c = miss["groups"]["exact"]["all"]["arm"]
+    assert c["blind_spot"]["flagged"] and c["blind_spot"]["share"] == 0.0
+    text = format_table(miss)
+    assert "BLIND SPOT" in text and BLIND_SPOT_NOTE in text
+    assert "not the curator" in BLIND_SPOT_NOTE
+    # the reader takes more than half of the navigator's saving: no blind spot
+    took = _table({"B1": _rows([8] * n, [5] * n), "arm": _rows([6] * n, [3] * n)}, n)
+    t = took["groups"]["exact"]["all"]["arm"]["blind_spot"]
+    assert t["share"] == pytest.approx(1.0) and not t["flagged"]
+    assert "BLIND SPOT" not in format_table(took)
+    # no navigator saving at all: nothing to capture, never flagged
+    none = _table({"B1": _rows([8] * n, [5] * n), "arm": _rows([4] * n, [5] * n)}, n)
+    z = none["groups"]["exact"]["all"]["arm"]["blind_spot"]
+    assert z["share"] is None and not z["flagged"]
+
+
+def test_support_loss_shows_as_a_navigator_f1_loss():
+    n = 30
+    table = _table({"B1": _rows([8] * n, [5] * n),
+                    "arm": _rows([15] * n, [15] * n, [0.0] * 20 + [1.0] * 10)}, n)
+    c = table["groups"]["exact"]["all"]["arm"]
+    assert c["nav_f1"] == pytest.approx(1 / 3) and c["nav_f1_loss"]
+    assert c["nav_f1_diff_ci"][1] < 0
+    assert "F1↓" in format_table(table).splitlines()[2]
+
+
+def test_questions_without_a_figure_are_left_out():
+    n = 20
+    nav_b = [5] * 10 + [None] * 10
+    nav_a = [3] * 10 + [None] * 10
+    table = _table({"B1": _rows([8] * n, nav_b), "arm": _rows([6] * n, nav_a)}, n)
+    c = table["groups"]["exact"]["all"]["arm"]
+    assert c["n_nav"] == 10 and c["rho_nav"] == pytest.approx(0.6)
+    assert c["blind_spot"]["nav_saving"] == pytest.approx(2.0)
+    assert c["blind_spot"]["nav_saving_ci"] == pytest.approx([2.0, 2.0])
+
+
+def test_arms_examined_before_the_navigator_are_left_out_not_faked():
+    n = 10
+    old = _table({"B1": _rows([8] * n), "arm": _rows([5] * n)}, n)
+    c = old["groups"]["exact"]["all"]["arm"]
+    assert c["rho_nav"] is None and c["blind_spot"] is None and c["n_nav"] == 0
+    text = format_table(old)
+    assert "rho_nav" not in text and "blind spot" not in text  # as before the navigator
+    mixed = _table({"B1": _rows([8] * n, [5] * n), "new": _rows([5] * n, [4] * n),
+                    "old": _rows([5] * n)}, n)
+    cells = mixed["groups"]["exact"]["all"]
+    assert cells["new"]["rho_nav"] == pytest.approx(0.8) and cells["old"]["rho_nav"] is None
+    lines = format_table(mixed).splitlines()
+    assert "rho_nav" in lines[0]
+    old_line = next(x for x in lines if x.startswith("exact") and " old " in x)
+    assert old_line.split()[-3:] == ["-", "-", "-"]
+    spots = format_blind_spots(mixed)
+    assert " new " in spots and " old " not in spots
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 15), st.integers(1, 15), st.integers(1, 15),
+                          st.integers(1, 15)), min_size=2, max_size=25))
+def test_blind_spot_invariants(rows):
+    base_s, arm_s, base_n, arm_n = (list(x) for x in zip(*rows))
+    n = len(rows)
+    table = _table({"B1": _rows(base_s, base_n), "arm": _rows(arm_s, arm_n)}, n, 300)
+    b = table["groups"]["exact"]["all"]["arm"]["blind_spot"]
+    lo, hi = b["nav_saving_ci"]
+    assert lo <= hi
+    assert b["flagged"] == (lo > 0 and b["share"] is not None and b["share"] < 0.5)
+    assert (b["share"] is None) == (b["nav_saving"] <= 0)
+
+
+def test_every_exam_row_carries_the_navigator_of_the_examined_library():
+    """The examiner writes nav_steps / nav_f1 per row, from the frozen library it examined:
+    a deleted support fact is a navigator F1 of 0 there; ``navigate=False`` leaves them out."""
+    from kbgym.library.graph import Library
+    from kbgym.library.search import make_backend
+    from kbgym.metrics.navigator import Navigator
+    from kbgym.plugins import make_agent
+    from kbgym.runs.exam import examine
+    from kbgym.universe import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=3, n_people=24, n_cities=4, sizes=(20, 15, 10),
+                                eval_sizes=(4, 4)))
+    reader = make_agent("scripted-reader")
+    lib = Library.from_universe(u)
+    victim = next(q for q in u.split("test_in") if q.support)
+    lib.delete(victim.support[0])
+    rows = examine(u, lib, reader, split="test_in")
+    ref = lib.copy(search=None, dedup=None)
+    ref.attach_search(make_backend())
+    ref.freeze()
+    nav = Navigator(ref, u)
+    for r in rows:
+        want = nav.run(u.question(r["qid"]))
+        assert (r["nav_steps"], r["nav_f1"]) == (want.steps, want.f1)
+    assert next(r for r in rows if r["qid"] == victim.qid)["nav_f1"] == 0.0
+    assert any(r["nav_f1"] == 1.0 for r in rows)
+    bare = examine(u, lib, reader, split="test_in", navigate=False)
+    assert all("nav_steps" not in r for r in bare)
+    assert [{k: v for k, v in r.items() if not k.startswith("nav_")} for r in rows] == bare
