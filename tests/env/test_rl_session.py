@@ -16,7 +16,7 @@ import pytest
 from kbgym.env import KBGymEnv
 from kbgym.rl import KBGymSession, session_rows
 
-CONFIG = {"reward": "both", "reward_k": 4}
+CONFIG = {"reward": "both", "reward_k": 4, "reward_own": True}
 
 
 def tool_methods(env) -> dict:
