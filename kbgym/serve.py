@@ -226,7 +226,10 @@ class KBGymServerEnv(Environment):
         other = self._envs.get("train" if mode == "probe" else "probe")
         if other is not None:
             other.close()  # one episode at a time per session
-        obs, info = env.reset(seed=seed, options=options)
+        try:
+            obs, info = env.reset(seed=seed, options=options)
+        except ValueError as err:  # e.g. an empty split: answered, not raised
+            return self._refusal(str(err))
         self._mode, self._episode_id = mode, episode_id
         return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
                                 text=obs["text"], info=info, reward=None, done=False)

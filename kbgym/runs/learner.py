@@ -33,6 +33,7 @@ from typing import Any
 import kbgym
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
+from kbgym.errors import ConfigError
 from kbgym.library.graph import Library, format_id
 from kbgym.library.snapshot import snapshot_hash, write_snapshot
 from kbgym.runs.logs import RunDir, run_id_of, write_json
@@ -74,11 +75,14 @@ class LibraryLearner:
     ``out``: the run folder (written like ``kbgym train``'s). ``config``: the sessions' env
     config (the learner re-executes under the same reward). ``rule``: ``"best"``,
     ``"best_positive"`` or a function. ``start``: the library to begin from (default B1).
+    A folder that is not empty is refused unless ``overwrite`` (which removes the old run's
+    logs, snapshots and meta.json first).
     """
 
     def __init__(self, universe: Universe, out: str | Path, *,
                  config: KBGymConfig | dict | None = None, rule: str | Rule = "best",
-                 start: Library | None = None, universe_path: str | None = None):
+                 start: Library | None = None, universe_path: str | None = None,
+                 overwrite: bool = False):
         if isinstance(rule, str) and rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}; known: {', '.join(RULES)} or a function")
         self.universe = universe
@@ -86,10 +90,14 @@ class LibraryLearner:
         cfg = config if isinstance(config, KBGymConfig) else KBGymConfig(**dict(config or {}))
         self.config = cfg
         self.root = Path(out)
+        if self.root.exists() and any(self.root.iterdir()):
+            if not overwrite:
+                raise ConfigError(f"{self.root} is not empty; give an empty folder, or "
+                                  "overwrite=True to replace the run there")
+            for old in [*self.root.glob("*.jsonl"), *self.root.glob("kb_*.json"),
+                        self.root / "meta.json"]:
+                old.unlink(missing_ok=True)
         self.root.mkdir(parents=True, exist_ok=True)
-        for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log",
-                     "rl_commits"):
-            (self.root / f"{name}.jsonl").unlink(missing_ok=True)
         self.files = RunDir(self.root)
         self.uref = {"path": universe_path, "hash": universe.hash}
         base = start.copy(search=None) if start is not None else \

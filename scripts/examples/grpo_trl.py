@@ -138,6 +138,8 @@ def parser() -> argparse.ArgumentParser:
                     help="prompt file name under agents/prompts/ (or a path)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/grpo")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="with --learn-library: replace the run in OUT/library")
     return ap
 
 
@@ -164,7 +166,8 @@ def run(args):
         from kbgym.runs.learner import LibraryLearner
 
         learner = LibraryLearner(u, Path(args.out) / "library", config=config,
-                                 rule=args.commit_rule, universe_path=upath)
+                                 rule=args.commit_rule, universe_path=upath,
+                                 overwrite=args.overwrite)
         callbacks.append(library_callback(learner))
     factory = functools.partial(KBGymSession, u, config, learner=learner)
     trainer = make_trainer(args, rows, factory, callbacks)

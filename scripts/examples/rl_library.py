@@ -3,7 +3,7 @@ policies, the best of each group committed between steps by ``LibraryLearner``, 
 committed library examined by the probe like any run, and replayed byte for byte.
 
     python scripts/examples/rl_library.py [--steps 6] [--questions 5] [--out runs/rl-library]
-        [--reward curation] [--reward-k 8] [--rule best] [--per-group 30]
+        [--reward curation] [--reward-k 8] [--rule best] [--per-group 30] [--overwrite]
 
 Each "GRPO step" takes the next ``--questions`` training questions; every question gets one
 rollout per policy in the group (scripted-index, scripted-noop, scripted-content,
@@ -37,6 +37,7 @@ def main() -> None:
     ap.add_argument("--per-group", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/rl-library")
+    ap.add_argument("--overwrite", action="store_true", help="replace OUT/library's run")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from kbgym.env.env import default_universe
@@ -51,8 +52,13 @@ def main() -> None:
     t0 = time.perf_counter()
     u = default_universe()
     out = Path(args.out)
-    learner = LibraryLearner(u, out / "library", rule=args.rule,
-                             config={"reward": args.reward, "reward_k": args.reward_k})
+    from kbgym.errors import ConfigError
+
+    try:
+        learner = LibraryLearner(u, out / "library", rule=args.rule, overwrite=args.overwrite,
+                                 config={"reward": args.reward, "reward_k": args.reward_k})
+    except ConfigError as err:
+        sys.exit(f"rl_library.py: {err} (--overwrite)")
     policies = {name: make_agent(name) for name in POLICIES}
     qids = list(u.splits["train"])
     for step in range(args.steps):

@@ -102,6 +102,10 @@ def test_stale_rollouts_are_dropped_and_rules_choose(small_universe, learner):
     assert picky.commit()["kept"] == []
     with pytest.raises(ValueError, match="unknown rule"):
         LibraryLearner(u, learner.root.parent / "x", rule="luck")
+    with pytest.raises(ValueError, match="not empty"):  # a run folder is never wiped silently
+        LibraryLearner(u, learner.root, config=CONFIG)
+    again = LibraryLearner(u, learner.root, config=CONFIG, overwrite=True)
+    assert again.commits == 0 and not (learner.root / "kb_epoch_2.json").exists()
 
 
 def test_the_plain_python_rollout_helper_with_a_scripted_agent(small_universe, learner):
