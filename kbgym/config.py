@@ -1,15 +1,16 @@
-"""Config files (YAML) validated by pydantic, with one-line errors."""
+"""Config files (YAML) validated by pydantic, with one-line errors; read by the one safe
+loader, :func:`kbgym.files.read_data`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kbgym.errors import ConfigError, first_error
 from kbgym.universe.config import UniverseConfig
+from kbgym.worlds.policies.config import PolicyConfig
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -28,17 +29,15 @@ class ExperimentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     universe: UniverseConfig = UniverseConfig()
+    policies: PolicyConfig = PolicyConfig()
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate a YAML config file; every failure is one ``ConfigError`` line."""
+    from kbgym.safeload import read_data
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
+    data = read_data(path, "config", yaml=True)
     if data is None:
         data = {}
     if not isinstance(data, dict):

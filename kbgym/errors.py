@@ -48,10 +48,17 @@ def first_error(err, where: str = "") -> str:
     inner = (e.get("ctx") or {}).get("error")
     if isinstance(inner, ConfigError):  # a nested model already said it in one line
         return f"{where}: {inner}" if where else str(inner)
-    field = ".".join(str(p) for p in e["loc"])
+    # a union's member names ("list[str]", "str") are not fields: answers.0, not answers.list[str].0
+    field = ".".join(str(p) for p in e["loc"] if not (isinstance(p, str) and (
+        "[" in p or p in ("str", "int", "float", "bool", "list", "dict", "none"))))
     parts = [p for p in (where, field) if p]
     prefix = ": ".join(parts) + ": " if parts else ""
     if e["type"] == "extra_forbidden":
         return f"{prefix}unknown key"
-    msg = e["msg"].removeprefix("Value error, ")
+    ctx = e.get("ctx") or {}
+    msg = {"greater_than_equal": f"must be at least {ctx.get('ge')}",
+           "less_than_equal": f"must be at most {ctx.get('le')}",
+           "greater_than": f"must be above {ctx.get('gt')}",
+           "less_than": f"must be below {ctx.get('lt')}"}.get(
+        e["type"], e["msg"].removeprefix("Value error, "))
     return f"{prefix}{msg}" + (f" (got {e['input']!r})" if field else "")

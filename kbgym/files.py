@@ -1,34 +1,17 @@
 """Loading the files users hand to ``kbgym``: every failure is one ConfigError line naming
-the file and what is wrong (never a traceback, a KeyError or a silent default)."""
+the file and what is wrong (never a traceback, a KeyError or a silent default). Files are read
+by the one safe loader, :mod:`kbgym.safeload`."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kbgym.errors import ConfigError
+from kbgym.safeload import read_data, read_json
 
-
-def read_json(path: str | Path, what: str) -> Any:
-    """The parsed JSON of ``path``; ``what`` names the file kind in errors."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"no such {what} file: {path}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, expected a {what} file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text, expected a {what} file") from None
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read the {what} file ({err.strerror})") from None
-    try:
-        return json.loads(text)
-    except ValueError as err:
-        raise ConfigError(f"{path}: not valid JSON, expected a {what} file "
-                          f"({str(err).splitlines()[0]})") from None
-
+__all__ = ["check_library_universe", "check_trace_row", "load_universe_file", "read_data",
+           "read_json", "read_run_meta", "universe_from_json"]
 
 def universe_from_json(data: Any, source: str):
     """A Universe from parsed JSON, or a one-line ConfigError."""
@@ -46,7 +29,8 @@ def universe_from_json(data: Any, source: str):
 
 
 def load_universe_file(path: str | Path):
-    return universe_from_json(read_json(path, "universe"), str(path))
+    return universe_from_json(read_data(path, "universe", yaml=False, object_only=True),
+                              str(path))
 
 
 def read_run_meta(run_dir: str | Path) -> dict:

@@ -8,12 +8,16 @@ them; this distribution declares its own scripted and OpenAI agents in pyproject
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
-from kbgym.errors import ConfigError
+from pydantic import ValidationError
+
+from kbgym.errors import ConfigError, first_error
 
 GROUP = "kbgym.agents"
 
@@ -45,20 +49,52 @@ def load_factory(spec: str):
     raise ConfigError(f"unknown agent {spec!r}; available: {names} (or give module:factory)")
 
 
-def make_agent(spec: str, **options: Any):
+def accepted_options(factory: Any) -> tuple[str, ...] | None:
+    """The keyword options ``factory`` takes by name; None when it takes any (``**kwargs``),
+    so that it checks them itself."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def check_options(spec: str, options: Mapping[str, Any], factory: Any = None) -> None:
+    """A one-line ConfigError naming the first option the agent ``spec`` does not take."""
+    takes = accepted_options(factory if factory is not None else load_factory(spec))
+    if takes is None:
+        return
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
+        raise ConfigError(f"agent {spec!r} has no option {unknown[0]!r} (its options: "
+                          f"{', '.join(takes) or 'none'})")
+
+
+def make_agent(spec: str, /, *, offered: Mapping[str, Any] | None = None, **options: Any):
     """Build the agent named ``spec`` with ``options`` (e.g. model, base_url, seed).
 
-    The result must have an ``act`` method (or ``judge`` for judges); anything else is a
-    one-line :class:`ConfigError`, not a failure later in the run.
+    Every option must be one the factory takes: an unknown one is a one-line
+    :class:`ConfigError` naming it (a factory taking ``**kwargs`` checks its own). ``offered``
+    options (the seed a runner has, the endpoint flags of the command line) are passed only
+    to a factory that takes them. The result must have an ``act`` method (or ``judge`` for
+    judges); anything else is a one-line error, not a failure later in the run.
     """
     factory = load_factory(spec)
+    takes = accepted_options(factory)
+    opts = {k: v for k, v in (offered or {}).items() if takes is None or k in takes}
+    opts.update(options)
+    check_options(spec, options, factory)
     try:
-        agent = factory(**options)
+        agent = factory(**opts)
     except ConfigError:
         raise
+    except ValidationError as err:  # a factory with typed options (pydantic.validate_call)
+        raise ConfigError(first_error(err, f"agent {spec!r}")) from None
     except TypeError as err:
         raise ConfigError(f"agent {spec!r} cannot be built with options "
-                          f"{sorted(options)}: {err}") from None
+                          f"{sorted(opts)}: {err}") from None
     if not any(callable(getattr(agent, m, None)) for m in ("act", "aact", "__call__", "summarize")):
         raise ConfigError(f"agent {spec!r} made a {type(agent).__name__}, which is not an agent "
                           "(it has no act method)")

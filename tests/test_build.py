@@ -71,7 +71,7 @@ def test_bad_sizes_exit_nonzero_with_one_line(tmp_path, argv, needle):
 
 @pytest.mark.parametrize("body, needle", [
     ("universe: {n_peple: 50}\n", "universe: n_peple: unknown key"),
-    ("universe: {n_people: 2}\n", "n_people must be at least 6"),
+    ("universe: {n_people: 2}\n", "n_people: must be at least 6"),
     ("nonsense: 1\n", "nonsense: unknown key"),
     ("universe: [\n", "not valid YAML"),
     ("- 1\n- 2\n", "expected a mapping"),

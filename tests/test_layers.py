@@ -15,13 +15,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Layer of each top-level part of kbgym; a module may import its own layer and lower ones.
 LAYERS: dict[str, int] = {
     "kbgym.protocol": 0, "kbgym.errors": 0, "kbgym.seeding": 0, "kbgym.jsonio": 0,
-    "kbgym.registry": 0, "kbgym.scoring": 0,
+    "kbgym.registry": 0, "kbgym.scoring": 0, "kbgym.bounds": 0, "kbgym.safeload": 0,
     "kbgym.universe": 1, "kbgym.config": 1,
     "kbgym.library": 2, "kbgym.files": 2,
     "kbgym.env": 3,
     "kbgym.metrics": 4, "kbgym.baselines": 4, "kbgym.plugins": 4,
-    "kbgym.worlds": 4,
+    "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4,
     "kbgym.runs": 5, "kbgym.adapters": 5,  # adapters make their own probes from runs
+    "kbgym.worlds": 5, "kbgym.worlds.policies.probe": 5,  # the registry of universe families
     "kbgym.sweep": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6, "kbgym.integrations": 6,
     "kbgym.cli": 7,
 }

@@ -1,66 +1,69 @@
 """Entry points for ``kbgym.plugins.make_agent`` (declared in pyproject.toml under
-``kbgym.agents``). Each factory takes keyword options; scripted agents ignore the endpoint
-options (model, base_url, api_key_env) that the command line passes to every agent."""
+``kbgym.agents``). Each factory names the options it takes (most take none; an unknown option
+is a one-line error naming it, ``kbgym.plugins.make_agent``); the endpoint flags of the command
+line go only to agents that take them."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import validate_call
 
+from kbgym import bounds as B
 from kbgym_agents.scripted.curator import ContentWriter, IndexCurator, NoopCurator, RandomCurator
 from kbgym_agents.scripted.reader import EvidenceReader, ScriptedReader, StrictReader
 from kbgym_agents.scripted.train import TrainAgent
 
 
-def reader(**_: Any) -> ScriptedReader:
+def reader() -> ScriptedReader:
     """``scripted-reader``: the exam reader."""
     return ScriptedReader()
 
 
-def strict_reader(**_: Any) -> StrictReader:
+def strict_reader() -> StrictReader:
     """``scripted-reader-strict``: the first reader, which credits only the project's own index
     titles (kept for comparison)."""
     return StrictReader()
 
 
-def evidence_reader(**_: Any) -> EvidenceReader:
+def evidence_reader() -> EvidenceReader:
     """``scripted-reader-evidence``: the reader on the evidence toolset (locate, expand)."""
     return EvidenceReader()
 
 
-def index_trainer(**_: Any) -> TrainAgent:
+def index_trainer() -> TrainAgent:
     """``scripted-index``: the scripted reader in forward, the index curator in backward."""
     return TrainAgent(ScriptedReader(), IndexCurator())
 
 
-def typed_index_trainer(**_: Any) -> TrainAgent:
+def typed_index_trainer() -> TrainAgent:
     """``scripted-index-typed``: the index curator linking members as ``member_of`` (an env
     with ``typed_links=True``)."""
     return TrainAgent(ScriptedReader(), IndexCurator(link_type="member_of"))
 
 
-def content_trainer(**_: Any) -> TrainAgent:
+def content_trainer() -> TrainAgent:
     """``scripted-content``: the reader, then the content writer (the shortcut)."""
     return TrainAgent(ScriptedReader(), ContentWriter())
 
 
-def noop_trainer(**_: Any) -> TrainAgent:
+def noop_trainer() -> TrainAgent:
     """``scripted-noop``: the reader, then ``done()``."""
     return TrainAgent(ScriptedReader(), NoopCurator())
 
 
-def random_trainer(seed: int = 0, **_: Any) -> TrainAgent:
+@validate_call
+def random_trainer(seed: B.Seed = 0) -> TrainAgent:
     """``scripted-random``: the reader, then seeded random backward actions."""
     return TrainAgent(ScriptedReader(), RandomCurator(seed))
 
 
-def pw_reader(**_: Any):
+def pw_reader():
     """``scripted-pw-reader``: the PhantomWiki exam reader."""
     from kbgym_agents.scripted.pw import PWReader
 
     return PWReader()
 
 
-def pw_index_trainer(**_: Any):
+def pw_index_trainer():
     """``scripted-pw-index``: the PW reader in forward, the PW index curator in backward."""
     from kbgym_agents.scripted.pw import PWIndexCurator, PWReader
 

@@ -232,31 +232,31 @@ def _train(curator) -> TrainAgent:
     return TrainAgent(ScriptedReader(), curator)
 
 
-def entity_pages(seed: int = 0, **_) -> TrainAgent:
+def entity_pages(seed: int = 0) -> TrainAgent:
     return _train(EntityPages(seed))
 
 
-def question_notes(seed: int = 0, **_) -> TrainAgent:
+def question_notes(seed: int = 0) -> TrainAgent:
     return _train(QuestionNotes(seed))
 
 
-def false_statements(seed: int = 0, **_) -> TrainAgent:
+def false_statements(seed: int = 0) -> TrainAgent:
     return _train(FalseStatements(seed))
 
 
-def false_facts(seed: int = 0, **_) -> TrainAgent:
+def false_facts(seed: int = 0) -> TrainAgent:
     return _train(FalseFacts(seed))
 
 
-def natural_false(seed: int = 0, **_) -> TrainAgent:
+def natural_false(seed: int = 0) -> TrainAgent:
     return _train(NaturalFalse(seed))
 
 
-def random_links(seed: int = 0, **_) -> TrainAgent:
+def random_links(seed: int = 0) -> TrainAgent:
     return _train(RandomLinks(seed))
 
 
-def reworded_index(style: str = "reworded", **_) -> TrainAgent:
+def reworded_index(style: str = "reworded") -> TrainAgent:
     """The project's index curator with another title style (the same links, other words)."""
     titles = {rel: t.replace("{pair}", "{key}") for rel, t in STYLES[style].items()}
     return _train(IndexCurator(titles=titles))

@@ -1,5 +1,6 @@
-"""Unsupervised baselines (SPEC §14): B2 communities, B3 entity index, B4 two-level tree and
-the oracle exhaustive index.
+"""Unsupervised baselines (SPEC §14): B2 communities, B3 entity index, B4 two-level tree, the
+oracle exhaustive index, and ``evidence``, the policies world's evidence graph (typed links
+derived from its notes' references, :mod:`kbgym.worlds.policies.graph`).
 
 Every builder is a function of a library that reads node text only (the oracle alone reads
 the universe's facts), works on a copy and returns a :class:`BuildMeta` holding the built
@@ -16,6 +17,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
+from kbgym import bounds as B
 from kbgym.errors import ConfigError
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
@@ -29,13 +33,33 @@ from kbgym.baselines.common import BuildMeta, Summarize, communities, gc_paused
 from kbgym.baselines.extract import Entity, Mentions, Statement, extract, mentions_of, parse
 from kbgym.baselines.oracle import build_oracle
 
+
+class B2Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    max_size: B.CommunitySize = 10
+
+
+class B3Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    synapse_cap: B.SynapseCap = 40
+    no_entity_index: B.Flag = False
+
+
+class B4Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    branching: B.Branching = 10
+
+
+class OracleParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: Baseline name -> its parameters (names, ranges, defaults): the ranges of ``kbgym baseline``'s
+#: flags and of a sweep grid's ``baselines`` entries.
+PARAM_MODELS: dict[str, type[BaseModel]] = {"b2": B2Params, "b3": B3Params, "b4": B4Params,
+                                             "oracle": OracleParams, "evidence": OracleParams}
 #: Baseline name -> the parameters it accepts, with their defaults.
-PARAMS: dict[str, dict[str, Any]] = {
-    "b2": {"max_size": 10},
-    "b3": {"synapse_cap": 40, "no_entity_index": False},
-    "b4": {"branching": 10},
-    "oracle": {},
-}
+PARAMS: dict[str, dict[str, Any]] = {k: m().model_dump() for k, m in PARAM_MODELS.items()}
 NAMES = tuple(PARAMS)
 #: Baselines that can write their summaries with an LLM.
 LLM_BASELINES = ("b2", "b4")
@@ -58,7 +82,9 @@ def _check(name: str, params: dict | None, summarize: Summarize | None) -> tuple
     if summarize is not None and key not in LLM_BASELINES:
         raise ConfigError(f"baseline {key} writes no summaries; LLM text applies to "
                           f"{' and '.join(LLM_BASELINES)} only")
-    return key, {**PARAMS[key], **params}
+    from kbgym.config import validated
+
+    return key, validated(PARAM_MODELS[key], params, where=f"baseline {key}").model_dump()
 
 
 def build(name: str, library: Library, universe: Universe | None = None,
@@ -71,30 +97,36 @@ def build(name: str, library: Library, universe: Universe | None = None,
         return build_b3(library, **p)
     if key == "b4":
         return build_b4(library, summarize=summarize, **p)
+    if key == "evidence":
+        from kbgym.worlds.policies.graph import build_evidence_graph
+
+        return build_evidence_graph(library)
     if universe is None:
         raise ConfigError("the oracle is built from the universe's facts; pass the universe")
     return build_oracle(library, universe)
 
 
 def build_baseline(name: str, universe: Universe, params: dict | None = None, *,
-                   summarize: Summarize | None = None) -> tuple[Library, dict]:
-    """(library, build_meta dict) of baseline ``name`` built over the universe's B1."""
+                   summarize: Summarize | None = None, library: Library | None = None
+                   ) -> tuple[Library, dict]:
+    """(library, build_meta dict) of baseline ``name`` built over the universe's B1 (or over
+    ``library``, e.g. a trained snapshot, which is left unchanged)."""
     with gc_paused():
-        meta = build(name, Library.from_universe(universe), universe, params,
-                     summarize=summarize)
+        meta = build(name, Library.from_universe(universe) if library is None else library,
+                     universe, params, summarize=summarize)
     return meta.library, meta.to_json()
 
 
 def write_baseline(out_dir: str | os.PathLike, name: str, universe: Universe,
                    universe_path: str | None = None, params: dict | None = None, *,
-                   summarize: Summarize | None = None) -> dict:
-    """Build baseline ``name`` and write ``kb_{name}.json`` (a §15.2 snapshot labelled
-    ``baseline {name}``) and ``build_meta.json`` into ``out_dir``.
+                   summarize: Summarize | None = None, library: Library | None = None) -> dict:
+    """Build baseline ``name`` (over B1, or over ``library``) and write ``kb_{name}.json`` (a
+    §15.2 snapshot labelled ``baseline {name}``) and ``build_meta.json`` into ``out_dir``.
 
     Returns ``{"snapshot": path, "build_meta": path, "content_hash": ..., "meta": {...},
     "stats": library.stats()}``.
     """
-    lib, meta = build_baseline(name, universe, params, summarize=summarize)
+    lib, meta = build_baseline(name, universe, params, summarize=summarize, library=library)
     key = meta["baseline"]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -107,7 +139,7 @@ def write_baseline(out_dir: str | os.PathLike, name: str, universe: Universe,
 
 
 __all__ = [
-    "BuildMeta", "Entity", "LLM_BASELINES", "Mentions", "NAMES", "PARAMS", "Statement",
+    "B2Params", "B3Params", "B4Params", "BuildMeta", "Entity", "LLM_BASELINES", "Mentions", "NAMES", "PARAMS", "Statement",
     "Summarize", "build", "build_b2", "build_b3", "build_b4", "build_baseline", "build_oracle",
     "communities", "extract", "mentions_of", "parse", "snapshot_name", "write_baseline",
 ]

@@ -40,8 +40,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kbgym {args.command}: error: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as err:
-        print(f"kbgym {args.command}: error: {str(err).splitlines()[0] if str(err) else err!r}",
-              file=sys.stderr)
+        if A.debug():  # a ValueError from user code (a curator) keeps its traceback too
+            raise
+        text = str(err).splitlines()[0] if str(err) else repr(err)
+        hint = "" if isinstance(err, OSError) else " (KBGYM_DEBUG=1 shows the traceback)"
+        print(f"kbgym {args.command}: error: {text}{hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"kbgym {args.command}: interrupted", file=sys.stderr)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from kbgym.cli.args import SEED, SIZE, int_range
+from kbgym.bounds import PerGroup
+from kbgym.cli.args import SEED, SIZE, of
 
 from kbgym.errors import ConfigError
 
@@ -45,11 +46,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     pr = sub.add_parser(
         "phantomwiki-probe", help="the PW probe of a training run -> probe.json",
         description="Groups exact, share1 and share0 over one-key questions, with an equal "
-                    "quota per template (SPEC §17).")
+                    "quota per template (docs/protocol.md §17).")
     pr.add_argument("--universe", required=True, help="a PhantomWiki universe.json")
     pr.add_argument("--run", required=True, help="a training run directory")
     pr.add_argument("--seed", type=SEED, help="default: the universe's seed")
-    pr.add_argument("--per-template", type=int_range(1, 100_000), dest="per_template",
+    pr.add_argument("--per-template", type=of(PerGroup), dest="per_template",
                     help="cap each template's (stratum's) quota")
     pr.add_argument("--stratify", choices=("template", "category"), default="template",
                     help="equal quota per template (default) or per category (for generations "
@@ -64,6 +65,10 @@ def cmd_adapt_phantomwiki(args) -> int:
     from kbgym.adapters.phantomwiki import adapt_phantomwiki, summarize
     from kbgym.jsonio import atomic_write_text, write_canonical
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out)
+    check_output_file(args.report, "--report")
     u = adapt_phantomwiki(args.src, seed=args.seed,
                           sizes=(args.train, args.test_in, args.test_out),
                           eval_sizes=(args.eval_in, args.eval_out))
@@ -90,6 +95,9 @@ def cmd_adapt_pw_probe(args) -> int:
     from kbgym.adapters.phantomwiki import make_pw_probe_from_run
     from kbgym.jsonio import write_canonical
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u = _load_universe(args.universe)
     probe = make_pw_probe_from_run(u, args.run, seed=args.seed, per_template=args.per_template,
                                    stratify=args.stratify)

@@ -30,23 +30,36 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="master seed of the split draws and later runs (default 0)")
     for flag, default in (("train", 150), ("test-in", 100), ("test-out", 50), ("eval-in", 20),
                           ("eval-out", 10)):
-        c.add_argument(f"--{flag}", type=SIZE, default=default, dest=flag.replace("-", "_"),
-                       help=f"split size, 0-1000000 (default {default})")
+        c.add_argument(f"--{flag}", type=SIZE, dest=flag.replace("-", "_"),
+                       help=f"split size (default {default}, scaled down to a corpus of fewer "
+                            "than 330 questions)")
     c.add_argument("--quiet", action="store_true", help="print nothing")
     c.set_defaults(func=cmd_import_corpus)
     return p
 
 
 def cmd_import_corpus(args) -> int:
+    import sys
+
     from kbgym.adapters.corpus import import_corpus, summarize
+    from kbgym.adapters.corpus.universe import DEFAULT_EVAL_SIZES, DEFAULT_SIZES, empty_splits
     from kbgym.jsonio import atomic_write_text
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, questions=args.questions)
+    given = (args.train, args.test_in, args.test_out, args.eval_in, args.eval_out)
+    fitted = all(v is None for v in given)  # none given: the defaults fitted to the corpus
+    full = [d if v is None else v for v, d in zip(given, (*DEFAULT_SIZES, *DEFAULT_EVAL_SIZES))]
     u = import_corpus(args.docs, args.questions, seed=args.seed, unit=args.unit,
                       context=args.context, keys=args.keys,
-                      sizes=(args.train, args.test_in, args.test_out),
-                      eval_sizes=(args.eval_in, args.eval_out))
+                      sizes=None if fitted else full[:3], eval_sizes=None if fitted else full[3:])
     atomic_write_text(args.out, u.dumps())
     if not args.quiet:
         print(summarize(u))
         print(f"wrote {args.out}")
+    for name in empty_splits(u):
+        print(f"kbgym import: warning: split {name} is empty (too few questions, or none "
+              f"{'shares' if name.endswith('_in') else 'lacks'} an entity with training); set "
+              "the split sizes (--train, --test-in, ...) to fit the corpus", file=sys.stderr)
     return 0

@@ -9,17 +9,28 @@ from kbgym.cli import args as A
 
 
 def add_parser(subparsers) -> None:
+    from kbgym.runs.probe import ProbeSettings
+    from kbgym.runs.train import TrainConfig
+
     p = subparsers.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
-    p.add_argument("--out", default="runs/demo", help="output folder (default runs/demo)")
+    from kbgym.worlds import WORLDS
+
+    p.add_argument("--world", choices=WORLDS, default="people",
+                   help="people (default) or policies (docs/protocol.md §21)")
+    p.add_argument("--out", default=None, help="output folder (default runs/demo, or "
+                                               "runs/demo-policies for --world policies)")
     p.add_argument("--seed", type=A.SEED, default=0, help="universe seed (default 0)")
-    p.add_argument("--train-size", type=A.COUNT, default=100,
+    p.add_argument("--train-size", type=A.of(TrainConfig, "train_size"), default=100,
                    help="train questions (default 100)")
-    p.add_argument("--epochs", type=A.int_range(1, 1000), default=2,
-                   help="epochs, 1-1000 (default 2)")
-    p.add_argument("--per-group", type=A.int_range(1, 10_000), default=30,
+    p.add_argument("--epochs", type=A.of(TrainConfig, "epochs"), default=2,
+                   help="epochs (default 2)")
+    p.add_argument("--per-group", type=A.of(ProbeSettings, "per_group"), default=30,
                    help="probe questions per group (default 30)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     p.add_argument("--no-view", action="store_true", help="skip view.html (kbgym view)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace what kbgym wrote in --out (an earlier demo's folder is "
+                        "replaced without it)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_demo)
 
@@ -28,10 +39,12 @@ def cmd_demo(args) -> int:
     from kbgym.runs.demo import run_demo
 
     say = (lambda *a: None) if args.quiet else print
-    res = run_demo(args.out, seed=args.seed, train_size=args.train_size, epochs=args.epochs,
-                   per_group=args.per_group, plots=not args.no_plots, say=say)
+    out = args.out or ("runs/demo" if args.world == "people" else f"runs/demo-{args.world}")
+    res = run_demo(out, world=args.world, seed=args.seed, train_size=args.train_size,
+                   epochs=args.epochs, per_group=args.per_group, plots=not args.no_plots,
+                   say=say, overwrite=args.overwrite)
     if not args.no_view:  # last: the page to look at what was built (kbgym view)
-        say(demo_view(args.out, res["universe"]))
+        say(demo_view(out, res["universe"]))
     return 0
 
 

@@ -11,13 +11,14 @@ from kbgym.cli.common import CLIError, fmt, open_universe
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "drift", help="universe v2: seeded life events applied to a universe",
-        description="Apply seeded life events (moves, job changes, marriages, new friendships, "
-                    "births) to a universe; each changed fact becomes a new original note, "
-                    "outdated notes stay, questions are re-answered.")
+        "drift", help="universe v2: seeded changes applied to a universe",
+        description="Apply seeded changes to a generated universe - people: life events "
+                    "(moves, job changes, marriages, new friendships, births); policies: new "
+                    "form editions, bulletins and endorsements. Each changed fact becomes a new "
+                    "original note, outdated notes stay, questions are re-answered.")
     p.add_argument("--universe", required=True, help="the v1 universe.json")
     p.add_argument("--changes", type=int_range(0, 100_000), required=True,
-                   help="number of life events, 0-100000")
+                   help="number of changes (life events, editions)")
     p.add_argument("--seed", type=SEED, default=0, help="drift seed (stream 'drift'; default 0)")
     p.add_argument("--out", required=True, help="the v2 universe.json")
     p.add_argument("--quiet", action="store_true", help="print nothing")
@@ -37,13 +38,17 @@ def add_parser(subparsers) -> None:
 
 def cmd_drift(args) -> int:
     from kbgym.jsonio import atomic_write_text
-    from kbgym.universe.drift import drift, summarize
+    from kbgym.worlds import family_of
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
-    u2 = drift(u, args.changes, args.seed)
+    fam = family_of(u)
+    u2 = fam.drift(u, args.changes, args.seed)
     atomic_write_text(args.out, u2.dumps())
     if not args.quiet:
-        print(summarize(u2))
+        print(fam.drift_summary(u2))
         print(f"wrote {args.out}")
     return 0
 
@@ -53,6 +58,9 @@ def cmd_drift_report(args) -> int:
     from kbgym.runs.drift import drift_report, repair_summary
     from kbgym.runs.logs import read_jsonl
 
+    from kbgym.cli.common import check_output_file
+
+    check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
     report: dict = {"exams": {}}
     for spec in args.test:

@@ -29,9 +29,21 @@ def cmd_replay(args) -> int:
     from kbgym.runs.replay import (first_difference, rebuild_series, replay_run,
                                    verify_all_epochs)
 
+    from kbgym.cli.common import check_output_file
+
     run = args.run or (args.all_epochs if isinstance(args.all_epochs, str) else None)
     if run is None:
         raise CLIError("give the run directory: --run DIR (or --all-epochs DIR)")
+    if isinstance(args.all_epochs, str) and args.run and args.all_epochs != args.run:
+        raise CLIError(f"--run {args.run} and --all-epochs {args.all_epochs}: give one run")
+    modes = [f for f, v in (("--all-epochs", args.all_epochs), ("--series", args.series),
+                            ("--verify", args.verify), ("--out", args.out)) if v]
+    if len(modes) > 1:
+        raise CLIError(f"{modes[0]} and {modes[1]} are different uses of replay; give one")
+    if args.at is not None and (args.all_epochs or args.series):
+        raise CLIError(f"--at applies to one state (--verify, --out or the stats), not to "
+                       f"{'--all-epochs' if args.all_epochs else '--series'}")
+    check_output_file(args.out)
     if args.all_epochs:
         results = verify_all_epochs(run, args.universe)
         for e, d in results.items():

@@ -16,6 +16,8 @@ from kbgym.errors import ConfigError
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from kbgym.runs.probe import ProbeSettings
+
     p = subparsers.add_parser(
         "sweep", help="run a grid of runs (seeds x curators x configs), or report on one",
         description="kbgym sweep GRID.yaml --out DIR runs every unfinished run of the grid "
@@ -24,34 +26,53 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("grid", metavar="GRID.yaml|report", help="the sweep file, or 'report'")
     p.add_argument("dir", nargs="?", metavar="DIR", help="with 'report': the sweep folder")
     p.add_argument("--out", help="sweep folder (runs/<id>/ inside)")
-    p.add_argument("--executor", default="process", choices=["serial", "process", "ray"],
+    p.add_argument("--executor", choices=["serial", "process", "ray"],
                    help="where runs execute (default: process, a local process pool)")
     p.add_argument("--jobs", type=A.int_range(1, 4096),
-                   help="runs at once, 1-4096 (default: the CPU count)")
+                   help="runs at once (default: the CPU count)")
     p.add_argument("--llm-slots", type=A.int_range(1, 100_000), dest="llm_slots",
                    help="at most this many runs with an LLM curator or reader at once")
-    p.add_argument("--address", default=None,
+    p.add_argument("--address",
                    help="ray: local (start one on 127.0.0.1), auto, or HOST:PORT of a running "
                         "cluster (default: $RAY_ADDRESS when set, else local)")
     p.add_argument("--timeout", type=A.float_range(0.001, 10**7), dest="timeout_s",
                    help="per-run limit in seconds")
-    p.add_argument("--retries", type=A.int_range(0, 100), default=2,
-                   help="extra tries after a transient endpoint error or a lost worker, "
-                        "0-100 (default 2)")
+    p.add_argument("--retries", type=A.int_range(0, 100),
+                   help="extra tries after a transient endpoint error or a lost worker "
+                        "(default 2)")
     p.add_argument("--dry-run", action="store_true", help="list the runs and their status")
     p.add_argument("--prices", help="report: a price table (JSON or YAML) {model: {in, out"
                    "[, cached_in]}} in USD per 1M tokens")
-    p.add_argument("--resamples", type=A.int_range(100, 10_000_000),
-                   help="report: bootstrap resamples, 100-10^7 (default: the grid's)")
+    p.add_argument("--resamples", type=A.of(ProbeSettings, "resamples"),
+                   help="report: bootstrap resamples (default: the grid's)")
     p.add_argument("--no-plots", action="store_true", help="report: no PNG figures")
     p.add_argument("--quiet", action="store_true", help="print only errors")
     p.set_defaults(func=cmd_sweep)
     return p
 
 
+#: Flags of running a sweep (not of ``sweep report``), with their defaults.
+RUN_FLAGS = {"out": None, "executor": "process", "jobs": None, "llm_slots": None,
+             "address": None, "timeout_s": None, "retries": 2, "dry_run": False}
+#   (--address: None lets the ray executor take $RAY_ADDRESS, else start a local instance)
+_FLAG = {"out": "--out", "executor": "--executor", "jobs": "--jobs", "llm_slots": "--llm-slots",
+         "address": "--address", "timeout_s": "--timeout", "retries": "--retries",
+         "dry_run": "--dry-run"}
+
+
 def cmd_sweep(args) -> int:
     if args.grid == "report":
+        given = [f for f, default in RUN_FLAGS.items() if getattr(args, f) not in (None, False)]
+        if given:
+            raise ConfigError(f"{_FLAG[given[0]]} belongs to running a sweep, not to "
+                              "'kbgym sweep report DIR'")
         return cmd_report(args)
+    for flag, default in RUN_FLAGS.items():
+        if getattr(args, flag) is None:
+            setattr(args, flag, default)
+    if args.executor == "serial" and (args.jobs is not None or args.llm_slots is not None):
+        raise ConfigError("--jobs and --llm-slots apply to the process and ray executors; the "
+                          "serial executor runs one run at a time")
     if args.dir is not None:
         raise ConfigError(f"unexpected argument {args.dir!r}; the folder goes in --out DIR")
     if not args.out:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from kbgym.cli import args as A
@@ -9,6 +10,7 @@ from kbgym.cli.common import (
     UNIVERSE_HELP,
     CLIError,
     add_endpoint_flags,
+    add_evidence_flags,
     agent_options,
     env_config,
     fmt,
@@ -18,27 +20,33 @@ from kbgym.cli.common import (
 
 
 def add_parser(subparsers) -> None:
+    from kbgym.env.config import KBGymConfig
+
     p = subparsers.add_parser("test", help="examine a frozen library with the fixed reader")
     p.add_argument("--universe", help=UNIVERSE_HELP)
     p.add_argument("--library", help="snapshot file, or B1 (default)")
     p.add_argument("--questions", help="a probe.json (default: the universe's splits)")
     p.add_argument("--split", default="test_in", help="comma-separated split names")
-    p.add_argument("--reader", default="scripted-reader",
-                   help="the exam reader (plugin name or module:factory), or 'prior': each "
-                        "template's most frequent training answer in one step, reading nothing")
-    p.add_argument("--m", type=A.BUDGET, help="exam budget in steps, 1-10000 (default 15)")
+    p.add_argument("--reader", default=None,
+                   help="the exam reader (plugin name or module:factory; default: "
+                        "scripted-reader; scripted-policy-reader on a policies universe), or "
+                        "'prior': each template's most frequent training answer in one step, "
+                        "reading nothing")
+    p.add_argument("--m", type=A.of(KBGymConfig, "m"), help="exam budget in steps (default 15)")
+    add_evidence_flags(p)
     p.add_argument("--limit", type=A.COUNT, help="only the first N questions of each split")
     p.add_argument("--epoch", default=None, help="label written into test_log rows")
     p.add_argument("--max-concurrent", type=A.int_range(1, 1024), default=32,
                    dest="max_concurrent",
-                   help="questions in flight at once for async (LLM) readers, 1-1024")
+                   help="questions in flight at once for async (LLM) readers (default 32)")
     p.add_argument("--repeats", type=A.int_range(1, 100), default=1,
-                   help="examine each question R times (citation consistency), 1-100 "
-                        "(default 1)")
-    p.add_argument("--seed", type=A.SEED, default=0,
-                   help="master seed of the per-repeat reader seeds (with --repeats; default 0)")
+                   help="examine each question R times (citation consistency) (default 1)")
+    p.add_argument("--seed", type=A.SEED,
+                   help="master seed of the per-repeat reader seeds, with --repeats (default 0)")
     p.add_argument("--out", help="write test_log.jsonl, trace.jsonl and test_meta.json here "
                                  "(an empty directory, or a training run's)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the examination in --out: first remove what kbgym wrote there")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     add_endpoint_flags(p)
     p.set_defaults(func=cmd_test)
@@ -50,8 +58,25 @@ def cmd_test(args) -> int:
     from kbgym.runs.concurrent import examine_concurrent
     from kbgym.runs.exam import load_questions, write_test_meta
     from kbgym.scoring import score_block
+    from kbgym.worlds import family_of
 
+    if args.seed is not None and args.repeats < 2:
+        raise CLIError("--seed applies only with --repeats R (R of 2 or more)")
+    args.seed = args.seed or 0
+    names = [s.strip() for s in args.split.split(",") if s.strip()]
+    if not names:
+        raise CLIError(f"--split {args.split!r}: give one or more split names, comma-separated")
+    twice = next((n for n in names if names.count(n) > 1), None)
+    if twice:
+        raise CLIError(f"--split: {twice} is given twice")
+    if args.out:
+        from kbgym.runs.compat import check_exam_out
+
+        check_exam_out(args.out, {}, overwrite=args.overwrite)  # at once, before any loading
+    elif args.overwrite:
+        raise CLIError("--overwrite applies with --out DIR")
     u, _ = open_universe(args.universe)
+    args.reader = args.reader or family_of(u).reader
     if args.out and (Path(args.out) / "meta.json").exists():  # appending into a training run
         from kbgym.files import read_run_meta
 
@@ -61,7 +86,11 @@ def cmd_test(args) -> int:
                            "pass its --universe")
     lib, lib_name = open_library(args.library, u)
     questions, splits = load_questions(u, args.questions)
-    names = [s.strip() for s in args.split.split(",") if s.strip()]
+    probe_data = None
+    if args.questions:
+        from kbgym.safeload import read_json
+
+        probe_data = read_json(args.questions, "probe")
     for name in names:
         if name not in splits:
             raise CLIError(f"unknown split: {name}")
@@ -75,7 +104,7 @@ def cmd_test(args) -> int:
     model = (getattr(reader, "meta", None) or {}).get("model", args.reader)
     exam_id = {"library": lib_name, "questions": args.questions, "m": env_cfg.m, "model": model,
                "epoch": args.epoch}
-    with exam_lock(args.out, exam_id):
+    with exam_lock(args.out, exam_id, args.overwrite):
         run_id = _test_run_id(args, u, lib)
         rows = examine_concurrent(u, lib, reader, env_cfg, split=names, questions=questions,
                                   splits=splits, label=args.epoch, limit=args.limit,
@@ -83,10 +112,9 @@ def cmd_test(args) -> int:
                                   max_concurrent=args.max_concurrent,
                                   repeats=args.repeats, seed=args.seed)
         if args.out:
-            from kbgym.jsonio import sha256_hex
+            from kbgym.runs.gradient import probe_hash
 
-            qhash = ("sha256:" + sha256_hex(Path(args.questions).read_bytes())
-                     if args.questions else None)
+            qhash = probe_hash(probe_data) if probe_data is not None else None
             write_test_meta(args.out, library=lib_name, questions=args.questions, splits=names,
                             label=args.epoch, model=model, m=env_cfg.m, limit=args.limit,
                             rows=rows, repeats=args.repeats, seed=args.seed,
@@ -103,17 +131,23 @@ def cmd_test(args) -> int:
     return 0
 
 
-def exam_lock(out, exam_id):
-    """The writer lock of ``test --out`` (refusing a directory holding another exam)."""
-    import contextlib
-
+@contextlib.contextmanager
+def exam_lock(out, exam_id, overwrite: bool = False):
+    """The writer lock of ``test --out``: refuse a directory holding another exam (unless
+    ``overwrite``: then what kbgym wrote there goes first), then hold its lock."""
     from kbgym.runs.compat import check_exam_out
     from kbgym.runs.lock import run_lock
+    from kbgym.runs.outdir import clear
 
     if not out:
-        return contextlib.nullcontext()
-    check_exam_out(out, exam_id)
-    return run_lock(out)
+        yield
+        return
+    check_exam_out(out, exam_id, overwrite=overwrite)
+    with run_lock(out):
+        check_exam_out(out, exam_id, overwrite=overwrite, locked=True)
+        if overwrite:
+            clear(out)
+        yield
 
 
 def _consistency_cell(args, rows, split) -> str:

@@ -51,9 +51,13 @@ def cmd_view(args) -> int:
 
     from kbgym.view import LIMITS, SIZE_BOUND, library_view, run_view, write_page
 
+    from kbgym.cli.common import check_output_file
+
     out = Path(args.out)
     if out.is_dir():
         raise CLIError(f"--out {out}: is a directory, expected an .html file")
+    check_output_file(args.out, universe=args.universe, library=args.library,
+                      probe=args.probe, probe_table=args.probe_table)
     if args.probe and not Path(args.probe).is_file():
         raise CLIError(f"--probe: no such file: {args.probe}")
     limits = replace(LIMITS, max_episodes=args.max_episodes)

@@ -23,7 +23,6 @@ and without it (every prompt token at ``in``), so a run shows what the cache sav
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -99,26 +98,9 @@ class PriceTable:
 
 
 def _read(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"no such price table: {path}") from None
-    except OSError as err:
-        raise ConfigError(f"cannot read the price table {path}: {err.strerror}") from None
-    if path.suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise ConfigError(f"{path}: reading YAML needs PyYAML; give the table as .json"
-                              ) from None
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ConfigError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    from kbgym.safeload import read_data
+
+    return read_data(path, "price table")
 
 
 def tokens_of(rows: Sequence[Mapping]) -> tuple[int, int, int]:

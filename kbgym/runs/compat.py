@@ -2,9 +2,11 @@
 the same probe, with the same reader, at the same budget; the ``prior`` arm, which reads
 nothing, only needs the same probe) and ``test --out`` directories.
 
-The checks read what the exams recorded: each arm directory's ``test_log.jsonl`` rows and,
-when present, its ``test_meta.json`` (budget ``m``, reader ``model``, the probe file's hash).
-Every refusal is a one-line :class:`~kbgym.errors.ConfigError` naming the arm and the field.
+The checks read what the exams recorded: each arm directory's ``test_log.jsonl`` rows and its
+``test_meta.json`` (budget ``m``, reader ``model``, the probe's hash), which every exam writes
+(``kbgym test --out``, the demo's and a sweep's exams); a folder without one, or one that does
+not record those fields, is refused rather than trusted. Every refusal is a one-line
+:class:`~kbgym.errors.ConfigError` naming the arm and the field.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from kbgym.errors import ConfigError
-from kbgym.jsonio import sha256_hex
 from kbgym.runs.logs import read_jsonl
 
 #: test_meta.json fields that must agree across the arms of one table.
@@ -26,13 +27,13 @@ PRIOR_READER = "prior"
 
 def load_probe_file(path: str | Path) -> dict:
     """A probe.json, checked for the fields the table needs (one-line errors)."""
+    from kbgym.safeload import read_data
+
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"--probe {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise ConfigError(f"--probe {path}: not a readable JSON file ({err})") from None
+        data = read_data(path, "probe", yaml=False, object_only=True)
+    except ConfigError as err:
+        raise ConfigError(f"--probe {err}") from None
     if not isinstance(data, dict) or data.get("kind") != "kbgym.probe":
         raise ConfigError(f"--probe {path}: not a kbgym.probe file")
     splits = data.get("splits")
@@ -66,13 +67,15 @@ def arm_dirs(specs: Iterable[str]) -> dict[str, Path]:
 
 
 def _meta(d: Path) -> dict | None:
+    from kbgym.safeload import read_data
+
     path = d / "test_meta.json"
     if not path.exists():
         return None
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise ConfigError(f"{path}: not a readable test_meta.json ({err})") from None
+        meta = read_data(path, "test_meta.json", yaml=False)
+    except ConfigError as err:
+        raise ConfigError(f"{err} (not a readable test_meta.json)") from None
     if not isinstance(meta, dict):
         raise ConfigError(f"{path}: not a test_meta.json object")
     return meta
@@ -82,8 +85,10 @@ def check_probe_arms(probe_path: str | Path, specs: Iterable[str], base: str = "
     """Raise a one-line ConfigError unless the arms can share one ρ table: every arm holds
     one examination of this probe (rows of one label, every row a probe question in its
     group), and the arms agree on budget, reader and probe where their exams recorded them."""
+    from kbgym.runs.gradient import probe_hash as hash_of
+
     probe = load_probe_file(probe_path)
-    probe_hash = "sha256:" + sha256_hex(Path(probe_path).read_bytes())
+    probe_hash = hash_of(probe)
     dirs = arm_dirs(specs)
     if base not in dirs:
         raise ConfigError(f"--base {base}: no --arm of that name (arms: {', '.join(dirs)})")
@@ -113,9 +118,15 @@ def check_probe_arms(probe_path: str | Path, specs: Iterable[str], base: str = "
                               "were appended into one directory")
         meta = _meta(d)
         if meta is None:
-            continue
+            raise ConfigError(f"--arm {name}: {d} has no test_meta.json (the exam's reader, "
+                              "budget and probe), so it cannot be compared - examine it again "
+                              "with kbgym test --out")
         values = {"m": meta.get("m"), "model": meta.get("model"),
                   "questions_hash": meta.get("questions_hash")}
+        missing = [k for k, v in values.items() if v is None]
+        if missing:
+            raise ConfigError(f"--arm {name}: {d}/test_meta.json records no {missing[0]}, so "
+                              "it cannot be compared - examine it again with kbgym test --out")
         if values["questions_hash"] not in (None, probe_hash):
             raise ConfigError(f"--arm {name}: examined on another probe file "
                               f"({values['questions_hash']}, not {probe_hash})")
@@ -134,14 +145,29 @@ def check_probe_arms(probe_path: str | Path, specs: Iterable[str], base: str = "
             seen.setdefault(field, (name, v))
 
 
-def check_exam_out(out: str | Path | None, identity: Mapping[str, Any]) -> None:
+def check_exam_out(out: str | Path | None, identity: Mapping[str, Any], *,
+                   overwrite: bool = False, locked: bool = False) -> None:
     """``kbgym test --out DIR`` must not mix examinations: refuse a directory that already
-    holds one (a test_meta.json, or exam rows outside a training run directory)."""
+    holds one (a test_meta.json, or what kbgym wrote outside a training run directory)
+    unless ``overwrite``; a training run's own folder takes one exam and is never
+    overwritten by one. Reads only (``locked``: the caller holds the folder's lock)."""
+    from kbgym.runs.lock import check_unlocked
+    from kbgym.runs.outdir import check_out
+
     if out is None:
         return
     d = Path(out)
     if d.exists() and not d.is_dir():
         raise ConfigError(f"--out {out}: exists and is not a directory")
+    if not locked:
+        check_unlocked(d)
+    if not (d / "meta.json").exists():
+        check_out(d, what="an examination", flags="--overwrite to replace it, or choose an "
+                  "empty folder", overwrite=overwrite, locked=True)
+        return
+    if overwrite:
+        raise ConfigError(f"--overwrite {out}: a training run's folder is never overwritten by "
+                          "an exam; examine into an empty folder")
     meta = _meta(d) if d.is_dir() else None
     if meta is not None:
         was = ", ".join(f"{k}={meta.get(k)!r}" for k in ("library", "questions", "m", "model",
@@ -149,7 +175,5 @@ def check_exam_out(out: str | Path | None, identity: Mapping[str, Any]) -> None:
         now = ", ".join(f"{k}={identity.get(k)!r}" for k in ("library", "questions", "m",
                                                               "model", "epoch"))
         raise ConfigError(f"--out {out}: already holds an examination ({was}); this one "
-                          f"({now}) needs its own directory")
-    if (d / "test_log.jsonl").exists() and not (d / "meta.json").exists():
-        raise ConfigError(f"--out {out}: already holds test_log.jsonl rows of another "
-                          "examination; choose an empty directory")
+                          + (f"({now}) " if identity else "") + "needs its own directory")
+

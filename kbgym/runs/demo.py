@@ -1,9 +1,12 @@
 """``kbgym demo``: the whole pipeline with scripted agents and no model or network.
 
-Build the default universe; train the scripted index curator (100 questions × 2 epochs);
-make the gradient probe from what was trained; examine B1 and the trained library with the
-scripted reader, and the ``prior`` arm (each template's top training answer, one step); print
-the rho table and library metrics; write the curve and the plots.
+Build the default universe of a world (``people``, or ``policies``); train the world's
+scripted index curator (100 questions × 2 epochs); make the gradient probe from what was
+trained; examine B1 and the trained library with the world's scripted reader, and the
+``prior`` arm (each template's top training answer, one step); print the rho table and library
+metrics; write the curve and the plots. The policies world adds the arm ``trained+graph``: the
+trained library plus the evidence graph derived from its references (baseline ``evidence``),
+examined by the evidence reader on the ``evidence`` toolset.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import shutil
 import time
 from pathlib import Path
 
+from kbgym.baselines import build_baseline
+from kbgym.env.config import KBGymConfig
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
@@ -19,28 +24,61 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe, training_curve
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
-from kbgym.runs.probe import format_table, make_probe_from_run, probe_table
+from kbgym.runs.probe import format_table, legend, probe_table
 from kbgym.runs.report import misinformation_line, write_report
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds import family
+
+#: The demo's exam budget per world (policies: the budget at which a reader can use an index -
+#: find it, open it, answer - while search alone runs short on connected questions).
+DEMO_M = {"people": None, "policies": 3}
 
 
-def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 500,
-             train_size: int = 100, epochs: int = 2, per_group: int = 30, curve_every: int = 20,
-             curator: str = "scripted-index", reader_name: str = "scripted-reader",
-             plots: bool = True, say=print) -> dict:
+def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int = 0,
+             n_people: int = 500, train_size: int = 100, epochs: int = 2, per_group: int = 30,
+             curve_every: int = 20, curator: str | None = None, reader_name: str | None = None,
+             plots: bool = True, say=print, overwrite: bool = False) -> dict:
+    """The demo into ``out``: a folder an earlier demo wrote (its ``demo.json``) is rewritten,
+    any other folder holding kbgym files only with ``overwrite`` (nothing else is deleted)."""
+    from kbgym.runs.outdir import DEMO_FILES, RUN_FILES, check_out, clear
+
     out = Path(out)
+    fam = family(world)
+    curator = curator or fam.curator
+    reader_name = reader_name or fam.reader
+    files = RUN_FILES + DEMO_FILES
+    again = (out / "demo.json").is_file()
+    check_out(out, what="files of an earlier kbgym command", flags="--overwrite to replace "
+              "them", overwrite=overwrite or again, patterns=files)
+    if world == "people":
+        from kbgym.universe import UniverseConfig
+
+        n_train = UniverseConfig(seed=seed, n_people=n_people).sizes[0]
+        if train_size > n_train:  # refused before anything is written
+            from kbgym.errors import ConfigError
+
+            raise ConfigError(f"--train-size {train_size}: the demo universe's train split "
+                              f"has {n_train} questions")
+    clear(out, files)
     out.mkdir(parents=True, exist_ok=True)
+    write_canonical(out / "demo.json", {
+        "schema_version": 1, "kind": "kbgym.demo", "world": world, "seed": seed,
+        "n_people": n_people, "train_size": train_size, "epochs": epochs,
+        "per_group": per_group, "curve_every": curve_every, "curator": curator,
+        "reader": reader_name})
     timings = {}
     t = time.perf_counter()
-    u = generate(UniverseConfig(seed=seed, n_people=n_people))
+    u = fam.generate(fam.config({"n_people": n_people} if world == "people" else {}, seed))
     write_canonical(out / "universe.json", u.to_json())
     timings["build"] = time.perf_counter() - t
-    say(f"universe: {len(u.people)} people, {len(u.nodes)} notes, seed {seed}  ({u.hash[:19]})")
+    what = (f"{len(u.people)} people" if world == "people"
+            else f"{len(u.meta['policies']['documents'])} documents")
+    say(f"universe ({world}): {what}, {len(u.nodes)} notes, seed {seed}  ({u.hash[:19]})")
+    exam_cfg = KBGymConfig.make(m=DEMO_M[world]) if DEMO_M[world] else None
 
     t = time.perf_counter()
     run = out / "train"
-    agent = make_agent(curator, seed=seed)
+    agent = make_agent(curator, offered={"seed": seed})
     reader = make_agent(reader_name)
     meta = train(u, agent, run, config=TrainConfig(epochs=epochs, train_size=train_size,
                                                    snapshot_every=curve_every),
@@ -52,23 +90,33 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
         f"index_coverage {rows[-1]['index_coverage']:.3f}")
 
     t = time.perf_counter()
-    probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
+    probe = fam.make_probe(u, run, per_group=per_group, seed=seed)
     write_canonical(out / "probe.json", probe)
     trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
-    for arm in ("B1", "trained", "prior"):  # exams append; a rerun starts them afresh
+    for arm in ("B1", "trained", "trained+graph", "prior"):  # exams append; reruns start afresh
         shutil.rmtree(out / f"exam_{arm}", ignore_errors=True)
-    arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, label="B1",
-                                out=out / "exam_B1"),
-            "trained": examine_probe(u, trained, reader, probe, label="trained",
-                                     out=out / "exam_trained"),
-            # the guess floor: each template's top training answer in one step (F1 it gives away)
-            "prior": examine_prior(u, probe, out=out / "exam_prior")}
-    table = probe_table(arms, probe, seed=seed)
+    snapshot = str(run / f"kb_epoch_{epochs}.json")
+    arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, exam_cfg,
+                                label="B1", out=out / "exam_B1", reader_name=reader_name,
+                                library_name="B1"),
+            "trained": examine_probe(u, trained, reader, probe, exam_cfg, label="trained",
+                                     out=out / "exam_trained", reader_name=reader_name,
+                                     library_name=snapshot)}
+    if world == "policies":  # the trained library plus the evidence graph, locate/expand
+        graph, _ = build_baseline("evidence", u, library=trained)
+        arms["trained+graph"] = examine_probe(
+            u, graph, make_agent("scripted-policy-reader-evidence"), probe,
+            KBGymConfig.make(m=DEMO_M[world], toolset="evidence", typed_links=True),
+            label="trained+graph", out=out / "exam_trained+graph",
+            reader_name="scripted-policy-reader-evidence", library_name=snapshot + "+graph")
+    # the guess floor: each template's top training answer in one step (F1 it gives away)
+    arms["prior"] = examine_prior(u, probe, out=out / "exam_prior")
+    table = probe_table(arms, probe, seed=seed, m=DEMO_M[world] or KBGymConfig().m)
     write_canonical(out / "probe_table.json", table)
     timings["probe"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    curve = training_curve(u, run, reader, probe, every=curve_every)
+    curve = training_curve(u, run, reader, probe, every=curve_every, env_config=exam_cfg)
     write_canonical(run / "curve.json", curve)
     timings["curve"] = time.perf_counter() - t
 
@@ -82,14 +130,18 @@ def run_demo(out: str | Path = "runs/demo", *, seed: int = 0, n_people: int = 50
     timings["report"] = time.perf_counter() - t
 
     say("")
-    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions)")
+    say("gradient probe (rho = steps(arm)/steps(B1) on the same questions"
+        + (f"; exam budget m = {DEMO_M[world]})" if DEMO_M[world] else ")"))
     say(format_table(table))
+    for line in legend(table):
+        say(line)
     s = report["structure"]
     say("")
-    say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"
-        f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
-        f"character {s['character']}")
-    say(misinformation_line(report["misinformation"])[2:])
+    if world == "people":  # the structure and misinformation metrics read the people world
+        say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"
+            f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
+            f"character {s['character']}")
+        say(misinformation_line(report["misinformation"])[2:])
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))

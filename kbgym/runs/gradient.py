@@ -21,12 +21,37 @@ def probe_questions(probe: Mapping) -> tuple[dict[str, Question], dict[str, list
     return qs, {k: list(v) for k, v in probe["splits"].items()}
 
 
+def probe_hash(probe: Mapping) -> str:
+    """The identity of a probe: the content hash of its canonical JSON (the sha256 of a
+    probe.json as kbgym writes it), recorded in every exam's test_meta.json."""
+    from kbgym.jsonio import content_hash
+
+    return content_hash(probe)
+
+
 def examine_probe(universe: Universe, library: Library, reader: AgentLike, probe: Mapping,
-                  env_config: KBGymConfig | None = None, label=None, out=None) -> list[dict]:
+                  env_config: KBGymConfig | None = None, label=None, out=None, *,
+                  reader_name: str | None = None, library_name: str | None = None
+                  ) -> list[dict]:
+    """Examine ``library`` on the probe's groups. With ``out``, the exam folder gets its
+    test_log, trace and test_meta.json: the reader (``reader_name``, the plugin name, or the
+    reader's model), the budget and the probe's hash, which ``probe table`` compares."""
+    from kbgym.runs.exam import write_test_meta
+
     qs, splits = probe_questions(probe)
     names = [g for g in GROUPS if g in splits]
-    return examine(universe, library, reader, env_config, split=names, questions=qs,
+    names += [g for g in splits if g not in names]  # a PW or corpus probe's own groups
+    rows = examine(universe, library, reader, env_config, split=names, questions=qs,
                    splits=splits, label=label, out=out)
+    if out is not None:
+        cfg = env_config or KBGymConfig()
+        model = (getattr(reader, "meta", None) or {}).get("model") or reader_name \
+            or type(reader).__name__
+        write_test_meta(out, library=library_name or str(label), questions=None, splits=names,
+                        label=label, model=model, m=cfg.m, limit=None, rows=rows,
+                        questions_hash=probe_hash(probe), reader=reader_name or model,
+                        universe_hash=universe.hash)
+    return rows
 
 
 def group_means(rows: list[dict]) -> dict[str, dict]:

@@ -38,6 +38,27 @@ def remove_stale_temps(root: Path) -> list[Path]:
     return gone
 
 
+def check_unlocked(root: str | os.PathLike) -> None:
+    """Raise :class:`RunLockedError` when another process holds ``root``'s lock; creates
+    nothing (a folder without a lock file is not locked)."""
+    path = Path(root) / LOCK_NAME
+    if fcntl is None or not path.is_file():
+        return
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError:
+        return
+    with fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            holder = fh.read().strip() or "?"
+            raise RunLockedError(
+                f"{root} is being written by another kbgym process (pid {holder}); wait for it "
+                "to finish or choose another --out") from None
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
 @contextlib.contextmanager
 def run_lock(root: str | os.PathLike) -> Iterator[None]:
     """Hold the run directory's writer lock (creating the directory) for the ``with`` body."""

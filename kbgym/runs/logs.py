@@ -1,7 +1,21 @@
-"""Run directories: JSONL logs appended and flushed row by row (SPEC §15.1)."""
+"""Run directories: JSONL logs appended and flushed row by row (SPEC §15.1), each row chained
+to the one before it.
+
+**The chain.** Every row a log writer writes carries ``"chain"``: the first 16 hex digits of
+the sha256 of the previous line's bytes (its ``\n`` included; of no bytes for the first row).
+Readers check it row by row and drop it from the rows they return, so an altered, removed,
+inserted or reordered row is refused with one line naming it, while a kill mid-row (a torn,
+unterminated last line) is not tampering: it is dropped, and the next writer continues the
+chain from the last complete row. The rows kept by a resume are rewritten with the same
+chain, so a resumed run stays byte-identical to an uninterrupted one. A file holding no chain
+at all (written before the chain, or by hand) is read as it is; :func:`verify_trace` refuses
+such a trace beside a chained train_log, and a trace cut short of what the train_log records
+(each train_log row carries ``trace_head``, the chain after its episode's last trace row).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +25,15 @@ from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text, canonical, sha256_hex
 
 SCHEMA_VERSION = 1
+#: The field holding a row's link to the previous line.
+CHAIN = "chain"
+#: The chain value of the first row (the hash of no bytes).
+GENESIS = hashlib.sha256(b"").hexdigest()[:16]
+
+
+def line_hash(line: bytes) -> str:
+    """The chain value a row following ``line`` (its ``\n`` included) carries."""
+    return hashlib.sha256(line).hexdigest()[:16]
 
 
 def run_id_of(run_config: dict) -> str:
@@ -18,20 +41,44 @@ def run_id_of(run_config: dict) -> str:
     return "r-" + sha256_hex(canonical(run_config))[:12]
 
 
+def chained(rows: list[dict], prev: str = GENESIS) -> tuple[str, str]:
+    """The canonical lines of ``rows`` chained from ``prev``, and the chain after them."""
+    out = []
+    for row in rows:
+        line = canonical({**{k: v for k, v in row.items() if k != CHAIN}, CHAIN: prev})
+        prev = line_hash(line.encode("utf-8"))
+        out.append(line)
+    return "".join(out), prev
+
+
 class JsonlLog:
-    """One JSONL file: rows are canonical JSON, appended and flushed as they are written."""
+    """One JSONL file: rows are canonical JSON, chained, appended and flushed as written."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = None
+        self._head: str | None = None
+
+    @property
+    def head(self) -> str:
+        """The chain value the next row will carry (the hash of the last complete line)."""
+        if self._head is None:
+            self._head = line_hash(last_line(self.path)) if self.path.exists() else GENESIS
+        return self._head
 
     def write(self, row: dict) -> None:
         if self._fh is None:
             drop_torn_tail(self.path)
-            self._fh = open(self.path, "a", encoding="utf-8", newline="\n")
-        self._fh.write(canonical({"schema_version": SCHEMA_VERSION, **row}))
+            self._head = None
+            prev = self.head
+            self._fh = open(self.path, "ab")
+        else:
+            prev = self.head
+        line = canonical({"schema_version": SCHEMA_VERSION, **row, CHAIN: prev}).encode("utf-8")
+        self._fh.write(line)
         self._fh.flush()
+        self._head = line_hash(line)
 
     def close(self) -> None:
         if self._fh is not None:
@@ -71,53 +118,128 @@ def drop_torn_tail(path: Path) -> None:
             fh.seek(size - 1)
             if fh.read(1) == b"\n":
                 return
-            keep = 0
-            pos = size
-            while pos > 0 and not keep:  # find the last newline, 64 KiB at a time
-                step = min(pos, 65536)
-                pos -= step
-                fh.seek(pos)
-                i = fh.read(step).rfind(b"\n")
-                if i >= 0:
-                    keep = pos + i + 1
-            fh.truncate(keep)
+            fh.truncate(_line_start(fh, size))
     except FileNotFoundError:
         return
 
 
-def read_jsonl(path: str | Path) -> list[dict]:
-    """All complete rows of a JSONL file ([] when absent). A torn last line (unterminated,
-    what a kill mid-write leaves) is dropped; any other line that is not a JSON object is a
-    one-line ConfigError, never a silent cut."""
+def _line_start(fh, end: int) -> int:
+    """The offset where the line ending at ``end`` (exclusive, its \\n excluded) starts."""
+    pos = end
+    while pos > 0:  # find the last newline before `end`, 64 KiB at a time
+        step = min(pos, 65536)
+        pos -= step
+        fh.seek(pos)
+        i = fh.read(step).rfind(b"\n")
+        if i >= 0:
+            return pos + i + 1
+    return 0
+
+
+def last_line(path: Path) -> bytes:
+    """The bytes of the last complete line of ``path`` (its ``\\n`` included; b"" if none)."""
+    with open(path, "rb") as fh:
+        size = fh.seek(0, 2)
+        if size == 0:
+            return b""
+        fh.seek(size - 1)
+        end = size if fh.read(1) == b"\n" else _line_start(fh, size)  # a torn tail is no row
+        if end == 0:
+            return b""
+        start = _line_start(fh, end - 1)
+        fh.seek(start)
+        return fh.read(end - start)
+
+
+def read_lines(path: str | Path) -> list[tuple[int, bytes, dict]]:
+    """(line number, bytes with \\n, row) of every complete row of a JSONL file, the chain
+    checked and left in the row. A torn last line is dropped; any other line that is not a
+    JSON object, or that does not follow the line before it, is a one-line ConfigError."""
     path = Path(path)
     if not path.exists():
         return []
-    rows = []
-    # split on "\n" only: str.splitlines() also breaks on U+2028, U+0085, \x1c... inside a row
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
+    if not path.is_file():  # a device or a pipe would be read forever
+        raise ConfigError(f"{path}: not a regular file, expected a JSONL log")
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    out: list[tuple[int, bytes, dict]] = []
+    prev, chained_file = GENESIS, None
+    for n, raw in enumerate(lines, start=1):
+        last = n == len(lines)  # no \n after it: the tail of the file
+        if not raw.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            if last:
+                break
+            raise ConfigError(f"{path} line {n}: not UTF-8 text ({err.reason})") from None
         except ValueError:
             row = None
-        if isinstance(row, dict):
-            rows.append(row)
-            continue
-        if n == len(lines):  # the last line, unterminated: a row cut by a crash
+        if not isinstance(row, dict):
+            if last:  # the last line, unterminated: a row cut by a crash
+                break
+            raise ConfigError(f"{path} line {n}: not a JSON object row - the file is corrupt "
+                              "(only a crash's unterminated last line is dropped)")
+        has = CHAIN in row
+        if last and has:  # a chained row always ends in \n: without it, a kill cut it
             break
-        raise ConfigError(f"{path} line {n}: not a JSON object row - the file is corrupt "
-                          "(only a crash's unterminated last line is dropped)")
-    return rows
+        if chained_file is None:
+            chained_file = has
+        if has != chained_file:
+            raise ConfigError(f"{path} row {len(out) + 1} (line {n}): "
+                              + ("has no chain hash, the rows before it have one"
+                                 if chained_file else "has a chain hash, the rows before it "
+                                 "have none") + " - the file was edited")
+        if has and row[CHAIN] != prev:
+            what = ("does not start the chain (rows before it were removed)" if not out
+                    else f"does not follow row {len(out)}")
+            raise ConfigError(f"{path} row {len(out) + 1} (line {n}): {what} - a row was "
+                              "altered, removed, inserted or reordered")
+        line = raw + (b"" if last else b"\n")
+        prev = line_hash(line)
+        out.append((n, line, row))
+    return out
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """All complete rows of a JSONL file ([] when absent), the chain checked and removed
+    (:func:`read_lines`)."""
+    return [{k: v for k, v in row.items() if k != CHAIN} for _, _, row in read_lines(path)]
 
 
 def rewrite_jsonl(path: str | Path, rows: list[dict]) -> None:
-    """Atomically replace a JSONL file with ``rows`` (used by resume)."""
-    atomic_write_text(path, "".join(canonical(r) for r in rows))
+    """Atomically replace a JSONL file with ``rows``, chained afresh (used by resume)."""
+    atomic_write_text(path, chained(rows)[0])
+
+
+def verify_trace(run_dir: str | Path) -> list[dict]:
+    """The trace of a training run, checked against its train_log: each train_log row's
+    ``trace_head`` must be the chain after a trace row of its own iteration, in order, so a
+    trace cut short, altered or rewritten without its chain is refused (one line naming the
+    row). Returns the trace rows (chain removed)."""
+    d = Path(run_dir)
+    lines = read_lines(d / "trace.jsonl")
+    log = read_jsonl(d / "train_log.jsonl")
+    anchored = [r for r in log if "trace_head" in r]
+    if not anchored:
+        return [{k: v for k, v in row.items() if k != CHAIN} for _, _, row in lines]
+    if lines and CHAIN not in lines[0][2]:
+        raise ConfigError(f"{d / 'trace.jsonl'} row 1: has no chain hash while train_log.jsonl "
+                          "records one - the trace was rewritten")
+    at = {GENESIS: 0}
+    for i, (_, line, _) in enumerate(lines, start=1):
+        at[line_hash(line)] = i
+    pos = 0
+    for r in anchored:
+        i = at.get(r["trace_head"])
+        if i is None or i < pos:
+            shown = f"row {len(lines)}" if lines else "no rows"
+            raise ConfigError(f"{d / 'trace.jsonl'}: ends at {shown}, short of what "
+                              f"train_log.jsonl records of iteration {r.get('iteration')} - "
+                              "the trace was cut or its last rows altered")
+        pos = i
+    return [{k: v for k, v in row.items() if k != CHAIN} for _, _, row in lines]
 
 
 def write_json(path: str | Path, obj: Any) -> None:

@@ -58,4 +58,4 @@ def examine_prior(universe: Universe, probe: Mapping, *, label: Any = PRIOR,
     """The prior arm's test_log rows on a probe file (written to ``out`` like any exam)."""
     reader = PriorReader.for_questions(universe, probe_questions(probe)[0])
     return examine_probe(universe, Library.from_universe(universe), reader, probe,
-                         label=label, out=out)
+                         label=label, out=out, reader_name=PRIOR, library_name="B1")

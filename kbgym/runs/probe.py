@@ -6,7 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
+from kbgym import bounds as B
 from kbgym.errors import ConfigError
 from kbgym.jsonio import sha256_hex
 from kbgym.metrics.consistency import consistency
@@ -29,6 +31,18 @@ from kbgym.universe.templates import TWO_SLOT
 from kbgym.universe.types import Question, Universe
 
 GROUPS = ("exact", "exact_matched", "share2", "share1", "share0")
+
+
+class ProbeSettings(BaseModel):
+    """How a probe is made and tabled: questions per group (``probe make --per-group``),
+    bootstrap resamples and the F1 gate's delta (``probe table --resamples --delta``); a
+    sweep grid's ``probe`` section."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    per_group: B.PerGroup = 30
+    resamples: B.Resamples = DEFAULT_RESAMPLES
+    delta: B.Delta = 0.0
 
 
 def trained_qids(train_log: Sequence[Mapping]) -> list[str]:
@@ -91,7 +105,11 @@ def read_train_log(run_dir: str | Path) -> tuple[list[dict], str]:
     path = Path(run_dir) / "train_log.jsonl"
     if not path.exists():
         raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
-    return read_jsonl(path), "sha256:" + sha256_hex(path.read_bytes())
+    rows = read_jsonl(path)
+    if not rows:
+        raise ConfigError(f"{run_dir}: no finished training iteration yet - nothing to make "
+                          "a probe from")
+    return rows, "sha256:" + sha256_hex(path.read_bytes())
 
 
 def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,
@@ -198,7 +216,7 @@ def blind_spot(nav_saving: float, nav_saving_ci: Sequence[float] | None,
 
 def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: str = "B1",
                 seed: int | None = None, resamples: int = DEFAULT_RESAMPLES,
-                delta: float = 0.0) -> dict:
+                delta: float = 0.0, m: int | None = None) -> dict:
     """rho, CI, mean steps, F1 and the F1 gate for every arm × group, paired with ``base`` on
     gids.
 
@@ -220,6 +238,8 @@ def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: 
     if base not in arms:
         raise ValueError(f"the base arm {base!r} is missing; arms: {', '.join(arms)}")
     out: dict = {"base": base, "resamples": resamples, "delta": delta, "groups": {}}
+    if m is not None:  # the exam budget, when the caller knows it (the legend names it)
+        out["m"] = m
     order = [g for g in GROUPS if g in probe["splits"]]
     order += [g for g in probe["splits"] if g not in order]  # e.g. PW probes' own groups
     for group in order:
@@ -348,3 +368,38 @@ def format_blind_spots(table: Mapping, subset: str = "all") -> str:
                  f"no blind spot: wherever the navigator saves steps against {table['base']}, "
                  "the reader captures at least half of them (or the saving is not real)")
     return "\n".join(lines)
+
+
+ARM_MEANING = {
+    "B1": "B1 = the untrained library, the base: rho = steps(arm) / steps(B1) on the same "
+          "questions",
+    "prior": "prior = each template's most frequent training answer in one step, reading "
+             "nothing: what guessing alone scores",
+}
+
+
+def legend(table: Mapping, m: int | None = None) -> list[str]:
+    """One line per term of a ρ table (docs/protocol.md §13): its groups, its B1 and prior
+    arms, and - when every reading arm scores F1 1.000 - why."""
+    groups = table["groups"]
+    m = table.get("m", m)
+    parts = []
+    if "exact" in groups:
+        parts.append("exact = the trained questions")
+    if "exact_matched" in groups:
+        parts.append("exact_matched = those of the six two-key templates")
+    shares = [g for g in ("share2", "share1", "share0") if g in groups]
+    if shares:
+        parts.append(f"{'/'.join(shares)} = fresh questions with {'/'.join(g[-1] for g in shares)}"
+                     " of their keys among the training keys")
+    lines = ["; ".join(parts)] if parts else []
+    arms = {a for g in groups.values() for a in g["all"]}
+    lines += [text for arm, text in ARM_MEANING.items() if arm in arms]
+    f1s = [c["f1"] for g in groups.values() for a, c in g["all"].items()
+           if a != "prior" and c["n"]]
+    if f1s and all(f == 1.0 for f in f1s):
+        budget = f"the budget m = {m}" if m is not None else "this budget"
+        lines.append(f"F1 = 1.000 for every reading arm at {budget}: the reader finds every "
+                     "answer in time on any library that keeps the original notes, so training "
+                     "shows in steps (rho), not in F1; a tight budget (e.g. --m 6) makes F1 move")
+    return lines

@@ -11,7 +11,7 @@ from kbgym.files import check_trace_row, load_universe_file, read_run_meta
 from kbgym.library.apply import replay_row
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
-from kbgym.runs.logs import read_jsonl
+from kbgym.runs.logs import read_jsonl, verify_trace
 from kbgym.universe.types import Universe
 
 
@@ -68,7 +68,12 @@ def replay_run(run_dir: str | Path, at: int | None = None,
     """The library of ``run_dir`` after iteration ``at`` (the last one when None)."""
     run_dir = Path(run_dir)
     u = load_run_universe(run_dir, universe)
-    return replay_rows(start_library(run_dir, u), read_jsonl(run_dir / "trace.jsonl"), at)
+    rows = verify_trace(run_dir)  # a trace cut short or altered is one line, naming the row
+    if at is not None:
+        done = len(read_jsonl(run_dir / "train_log.jsonl"))
+        if at > done:
+            raise ConfigError(f"--at {at}: {run_dir} has {done} finished iterations")
+    return replay_rows(start_library(run_dir, u), rows, at)
 
 
 def first_difference(a: Library, b: Library) -> str | None:
@@ -111,7 +116,7 @@ def rebuild_series(run_dir: str | Path, universe: Universe | str | Path | None =
     lib = start_library(run_dir, u)
     log = read_jsonl(run_dir / "train_log.jsonl")
     rows_by_it: dict[int, list[dict]] = {}
-    for r in read_jsonl(run_dir / "trace.jsonl"):
+    for r in verify_trace(run_dir):
         if r.get("kind") == "train":
             rows_by_it.setdefault(r["iteration"], []).append(r)
     meta = read_run_meta(run_dir)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -15,8 +14,8 @@ from kbgym.metrics.costs import PriceTable, cached_share, exam_costs, tokens_of
 from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
-from kbgym.runs.logs import read_jsonl, write_json
-from kbgym.runs.probe import format_table, has_nav
+from kbgym.runs.logs import read_jsonl, verify_trace, write_json
+from kbgym.runs.probe import format_table, has_nav, legend
 from kbgym.runs.replay import load_run_universe, read_run_meta
 from kbgym.scoring import score_block
 
@@ -121,10 +120,12 @@ def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> di
         if probe_table:
             raise ConfigError(f"{probe_table}: no such probe table file")
         return None
+    from kbgym.safeload import read_data
+
     try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"{path}: not a probe table ({e})") from None
+        table = read_data(path, "probe table", yaml=False)
+    except ConfigError as e:
+        raise ConfigError(f"{e} (not a probe table)") from None
     if not isinstance(table, dict) or "groups" not in table:
         raise ConfigError(f"{path}: not a probe table (no 'groups'; write one with "
                           "kbgym probe table --out)")
@@ -137,6 +138,7 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
+    verify_trace(run_dir)  # a report of a cut or altered run is refused, naming the row
     train_log = read_jsonl(run_dir / "train_log.jsonl")
     series = read_jsonl(run_dir / "series.jsonl")
     kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")
@@ -216,9 +218,10 @@ def render_markdown(rep: dict) -> str:
               f"- index precision {_fmt(s['precision'])}, recall {_fmt(s['recall'])} "
               f"({s['scorable']} scorable of {s['index_nodes']})",
               "- character: " + ", ".join(f"{k} {v}" for k, v in s["character"].items()),
-              "- index families (from links): " + ", ".join(
-                  f"{k} {v}" for k, v in s["families"].items()) + "; by title wording: "
-              + ", ".join(f"{k} {v}" for k, v in s.get("families_by_title", {}).items()),
+              "- index families (from links): " + (", ".join(
+                  f"{k} {v}" for k, v in s["families"].items()) or "none") + "; by title "
+              "wording: " + (", ".join(f"{k} {v}" for k, v in s.get("families_by_title",
+                                                                       {}).items()) or "none"),
               f"- out-degree: mean {_fmt(od['mean'], '.1f')}, median {od['median']}, max "
               f"{od['max']}, empty {od['empty']}, thin {od['thin']}",
               "- edge classes: " + ", ".join(f"{k} {v}" for k, v in rep["edge_classes"].items()),
@@ -243,7 +246,8 @@ def render_markdown(rep: dict) -> str:
                       "library offers, whatever the examiner's reader makes of it. The "
                       "blind-spot lines compare the two savings; a flagged arm is limited by "
                       "the examiner's reader, not by its curator."]
-        lines += ["", "```", format_table(rep["probe_table"]), "```"]
+        lines += ["", "```", format_table(rep["probe_table"]), "```", "",
+                  *[f"- {line}" for line in legend(rep["probe_table"])]]
     lines += _token_lines(rep["costs"])
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import kbgym
+from kbgym import bounds as B
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv, dedup_counters
 from kbgym.errors import ConfigError, first_error
@@ -24,7 +25,15 @@ from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
-from kbgym.runs.logs import RunDir, read_jsonl, rewrite_jsonl, run_id_of, write_json
+from kbgym.runs.outdir import check_out, clear
+from kbgym.runs.logs import (
+    RunDir,
+    read_jsonl,
+    rewrite_jsonl,
+    run_id_of,
+    verify_trace,
+    write_json,
+)
 from kbgym.seeding import stream
 from kbgym.universe.types import Universe
 
@@ -34,11 +43,11 @@ class TrainConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    epochs: int = Field(2, ge=1)
-    train_size: int | None = Field(None, ge=1, description="train[:train_size]; None = all")
-    seed: int | None = Field(None, description="order stream seed; None = the universe seed")
-    snapshot_every: int = Field(20, ge=1)
-    eval_each_epoch: bool = False
+    epochs: B.Epochs = 2
+    train_size: B.Count | None = Field(None, description="train[:train_size]; None = all")
+    seed: B.Seed | None = Field(None, description="order stream seed; None = the universe seed")
+    snapshot_every: B.Count = 20
+    eval_each_epoch: B.Flag = False
 
     @classmethod
     def make(cls, **kwargs) -> "TrainConfig":
@@ -109,6 +118,36 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
+def _check_train_split(universe: Universe, cfg: TrainConfig | None,
+                       env_cfg: KBGymConfig | None) -> None:
+    """A train slice must exist: an empty train split, or a train_size beyond it (which
+    would silently train on fewer questions than asked), is a one-line error."""
+    n = len(universe.splits.get("train", ()))
+    if not n:
+        raise ConfigError("the universe's train split is empty: nothing to train on")
+    for size in ((cfg.train_size if cfg else None), (env_cfg.train_size if env_cfg else None)):
+        if size is not None and size > n:
+            raise ConfigError(f"train_size {size}: the universe's train split has {n} "
+                              "questions")
+
+
+def check_train_out(out: str | Path, resume: bool, overwrite: bool, locked: bool = False
+                    ) -> None:
+    """``train --out``: a folder holding an earlier run needs ``--resume`` or ``--overwrite``;
+    ``--resume`` needs a training run (or nothing) there. One-line ConfigErrors; reads only."""
+    if resume and overwrite:
+        raise ConfigError("--resume continues the run in --out and --overwrite replaces it: "
+                          "give one of them")
+    if not resume:
+        check_out(out, what="a run", flags="--resume to continue it or --overwrite to "
+                  "replace it", overwrite=overwrite, locked=locked)
+        return
+    taken = check_out(out, what="a run", flags="", overwrite=True, locked=locked)
+    if taken and not (Path(out) / "meta.json").is_file():
+        raise ConfigError(f"--resume {out}: holds no training run (no meta.json) - "
+                          "choose the run's folder, or another --out")
+
+
 def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
     order = list(qids)
     stream(seed, f"order/{epoch}").shuffle(order)
@@ -138,6 +177,7 @@ def train(
     judge_meta: dict | None = None,
     reader: AgentLike | None = None,
     resume: bool = False,
+    overwrite: bool = False,
     progress: Callable[[int, int, dict], None] | None = None,
     agent_spec: Mapping | None = None,
     start_library: Library | None = None,
@@ -149,16 +189,28 @@ def train(
     ``start_library`` (``kbgym train --resume-from-library``) starts from that library, e.g.
     one trained on the universe this one drifted from, instead of B1; it is kept in the run
     directory as ``kb_start.json`` so that replay and resume start from it too.
+
+    A directory holding an earlier run (or anything kbgym wrote) is refused unless ``resume``
+    (continue it) or ``overwrite`` (remove what kbgym wrote there first): a forgotten
+    ``--resume`` never wipes a run (:mod:`kbgym.runs.outdir`).
     """
+    _check_train_split(universe, config, env_config)
+    ident = _identity(universe, agent, env_config, config, agent_spec, start_library)
+    # before the lock, so that a refusal writes nothing; again under it (another process)
+    check_train_out(out, resume, overwrite)
+    if resume:
+        check_resume(Path(out), ident[-1], ident[-2])
     with run_lock(out):
-        return _train(universe, agent, out, env_config=env_config, config=config,
-                      universe_path=universe_path, judge=judge, judge_meta=judge_meta,
-                      reader=reader, resume=resume, progress=progress, agent_spec=agent_spec,
+        check_train_out(out, resume, overwrite, locked=True)
+        if overwrite:
+            clear(out)
+        return _train(universe, agent, out, ident, universe_path=universe_path, judge=judge,
+                      judge_meta=judge_meta, reader=reader, resume=resume, progress=progress,
                       start_library=start_library)
 
 
-def _train(universe, agent, out, *, env_config, config, universe_path, judge, judge_meta,
-           reader, resume, progress, agent_spec, start_library) -> dict:
+def _identity(universe, agent, env_config, config, agent_spec, start_library) -> tuple:
+    """(env config, train config, seed, agent meta, curator, run id) of a run."""
     env_cfg = env_config or KBGymConfig()
     cfg = config or TrainConfig()
     if cfg.train_size is not None and env_cfg.train_size != cfg.train_size:
@@ -171,7 +223,26 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
         from kbgym.library.snapshot import snapshot_hash
 
         rc = dict(rc, start_library=snapshot_hash(start_library))
-    run_id = run_id_of(rc)
+    return env_cfg, cfg, seed, agent_meta, curator, run_id_of(rc)
+
+
+def check_resume(root: Path, run_id: str, curator: dict) -> list[dict]:
+    """What ``--resume`` may continue: the same run (curator and configuration) with a trace
+    that verifies against its train_log (:func:`kbgym.runs.logs.verify_trace`). Returns the
+    trace rows; one-line ConfigErrors."""
+    if (root / "meta.json").exists():
+        old = read_meta(root / "meta.json")
+        if old.get("run_id") != run_id:
+            what = ("another curator" if old.get("curator") not in (None, curator)
+                    else "another configuration")
+            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, trained "
+                              f"with {what}; this configuration is run {run_id}")
+    return verify_trace(root)
+
+
+def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, reader, resume,
+           progress, start_library) -> dict:
+    env_cfg, cfg, seed, agent_meta, curator, run_id = ident
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     files = RunDir(root)
@@ -183,20 +254,14 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
     # kb_stats has one row per finished epoch, epoch 0 included
     stats_done = len(read_jsonl(root / "kb_stats.jsonl")) if resume else 0
     epochs_done = max(0, stats_done - 1)
-    if resume and (root / "meta.json").exists():
-        old = read_meta(root / "meta.json")
-        if old.get("run_id") != run_id:
-            what = ("another curator" if old.get("curator") not in (None, curator)
-                    else "another configuration")
-            raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, trained "
-                              f"with {what}; this configuration is run {run_id}")
     if resume:
         def keep(r: dict) -> bool:  # rows of finished iterations and of finished epochs' exams
             if r.get("kind") == "train":
                 return isinstance(r.get("iteration"), int) and r["iteration"] <= n_done
             return r.get("kind") == "test" and _epoch_before(r.get("epoch"), stats_done)
 
-        trace = [r for r in read_jsonl(root / "trace.jsonl") if keep(r)]
+        # a trace cut short or altered is refused, never resumed from (logs.verify_trace)
+        trace = [r for r in check_resume(root, run_id, curator) if keep(r)]
         rewrite_existing(root / "trace.jsonl", trace)
         rewrite_existing(root / "train_log.jsonl", done_rows)
         series = [r for r in read_jsonl(root / "series.jsonl") if r["iteration"] <= n_done]
@@ -209,9 +274,7 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
         rewrite_existing(root / "timing.jsonl",
                          [r for r in read_jsonl(root / "timing.jsonl") if keep(r)])
         library = replay_library(universe, trace, n_done, start_library, env_cfg.typed_links)
-    else:
-        for name in ("trace", "train_log", "series", "kb_stats", "timing", "test_log"):
-            (root / f"{name}.jsonl").unlink(missing_ok=True)
+    else:  # check_train_out saw to it that nothing of an earlier run is here
         if start_library is not None:
             write_snapshot(root / "kb_start.json", start_library, "start", uref)
             library = start_library.copy(search=None)
@@ -294,14 +357,13 @@ def _train(universe, agent, out, *, env_config, config, universe_path, judge, ju
                 if iteration <= n_done:
                     continue
                 recorder.begin(epoch=epoch, iteration=iteration, split="train")
-                summary, _, wall = run_episode(recorder, agent, qid)  # trace + train_log
+                # trace rows, then the timing row, then the train_log row (the recorder)
+                summary, _, _ = run_episode(recorder, agent, qid)
                 tokens["train_in"] += summary["tokens_in"]
                 tokens["train_out"] += summary["tokens_out"]
                 tokens["train_cached"] += summary["tokens_cached"]
                 files.log("series").write(stats_row(iteration=iteration, epoch=epoch,
                                                     run_id=run_id))
-                files.log("timing").write({"kind": "train", "iteration": iteration,
-                                           "qid": qid, "seconds": round(wall, 6)})
                 if iteration % cfg.snapshot_every == 0:
                     write_snapshot(root / f"kb_iter_{iteration:04d}.json", library,
                                    f"iteration {iteration}", uref)

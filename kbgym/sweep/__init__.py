@@ -25,13 +25,20 @@ def plan(grid_path: str | Path, out: str | Path) -> list[dict]:
 
 def sweep(grid_path: str | Path, out: str | Path, *, executor: str = "process",
           options: Options | None = None, report=None) -> list[dict]:
-    """Run every unfinished run of the grid; ``sweep.json`` in ``out`` lists them all."""
+    """Run every unfinished run of the grid; ``sweep.json`` in ``out`` lists them all.
+
+    The sweep folder is locked for the whole sweep (``.kbgym.lock``, as a run directory is):
+    a second sweep on it stops at once with one line instead of redoing the first's runs.
+    """
+    from kbgym.runs.lock import run_lock
+
     check_options(executor, options or Options())
-    runs = plan(grid_path, out)
-    write_canonical(Path(out) / "sweep.json", {
-        "schema_version": 1, "kind": "kbgym.sweep", "grid": str(grid_path),
-        "runs": [{"id": r["id"], "spec": r["spec"]} for r in runs]})
-    return run_all([r["spec"] for r in runs], out, executor, options, report)
+    runs = plan(grid_path, out)  # a bad grid is refused before the folder is made
+    with run_lock(out):
+        write_canonical(Path(out) / "sweep.json", {
+            "schema_version": 1, "kind": "kbgym.sweep", "grid": str(grid_path),
+            "runs": [{"id": r["id"], "spec": r["spec"]} for r in runs]})
+        return run_all([r["spec"] for r in runs], out, executor, options, report)
 
 
 __all__ = ["EXECUTORS", "Options", "plan", "run_all", "sweep"]

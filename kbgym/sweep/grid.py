@@ -1,7 +1,8 @@
 """The sweep grid: a YAML file expanded into run specs, each with a stable id.
 
     seeds: [0, 1, 2, 3, 4]
-    universes: [{n_people: 500}]          # UniverseConfig fields, or a config file's path
+    universes: [{n_people: 500}]          # UniverseConfig fields, or a config file's path;
+                                          # {world: policies, documents: 100} for policies
     envs: [{}]                            # KBGymConfig fields
     curators: [scripted-index, {name: scripted-random, options: {}}]
     readers: [scripted-reader]
@@ -21,12 +22,13 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from kbgym import bounds as B
 from kbgym.config import load_config, validated
 from kbgym.errors import ConfigError
 from kbgym.jsonio import canonical, sha256_hex
+from kbgym.runs.probe import ProbeSettings
 
 #: Agent names that call a model endpoint: their runs hold an ``llm`` slot.
 LLM_PREFIXES = ("openai-",)
@@ -42,19 +44,18 @@ class AgentSpec(BaseModel):
 
 
 class TrainSpec(BaseModel):
+    """The training settings of every run: ``kbgym train``'s flags, with the same ranges."""
+
     model_config = ConfigDict(extra="forbid")
 
-    epochs: int = Field(2, ge=1)
-    train_size: int | None = Field(100, ge=1)
-    snapshot_every: int = Field(20, ge=1)
+    epochs: B.Epochs = 2
+    train_size: B.Count | None = 100
+    snapshot_every: B.Count = 20
 
 
-class ProbeSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    per_group: int = Field(30, ge=1)
-    resamples: int = Field(20_000, ge=100)
-    delta: float = Field(0.0, ge=0.0)
+#: The probe settings of every run: ``probe make --per-group``, ``probe table --resamples
+#: --delta``, with the same ranges.
+ProbeSpec = ProbeSettings
 
 
 class BaselineSpec(BaseModel):
@@ -72,6 +73,13 @@ class BaselineSpec(BaseModel):
             raise ValueError(f"unknown baseline {v!r}; expected one of {', '.join(NAMES)}")
         return v.lower()
 
+    @model_validator(mode="after")
+    def _params(self) -> "BaselineSpec":
+        from kbgym.baselines import PARAM_MODELS
+
+        validated(PARAM_MODELS[self.name], self.params, where=f"baseline {self.name}")
+        return self
+
 
 def _agent(v: Any) -> Any:
     return {"name": v} if isinstance(v, str) else v
@@ -86,7 +94,7 @@ class GridConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    seeds: list[int] = Field(min_length=1)
+    seeds: list[B.Seed] = Field(min_length=1)
     universes: list[dict[str, Any] | str] = [{}]
     envs: list[dict[str, Any]] = [{}]
     curators: list[AgentSpec] = Field(min_length=1)
@@ -94,7 +102,7 @@ class GridConfig(BaseModel):
     train: TrainSpec = TrainSpec()
     probe: ProbeSpec = ProbeSpec()
     baselines: list[BaselineSpec] = []
-    curve_every: int = Field(20, ge=0)
+    curve_every: B.CurveEvery = 20
 
     @field_validator("curators", "readers", mode="before")
     @classmethod
@@ -116,20 +124,32 @@ class GridConfig(BaseModel):
 
 def load_grid(path: str | Path) -> GridConfig:
     """Read and validate a sweep file; every failure is one ``ConfigError`` line."""
+    from kbgym.safeload import read_data
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such sweep file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a sweep file") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
+    data = read_data(path, "sweep", yaml=True)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
     grid = validated(GridConfig, data, where=str(path))
+    check_size(grid, str(path))
     return grid.model_copy(update={"universes": [_universe_values(u, path.parent)
                                                  for u in grid.universes]})
+
+
+def grid_size(grid: GridConfig) -> int:
+    """How many runs the grid expands to (before identical specs are merged)."""
+    return (len(grid.seeds) * len(grid.universes) * len(grid.envs) * len(grid.curators)
+            * len(grid.readers))
+
+
+def check_size(grid: GridConfig, where: str = "grid") -> None:
+    """A one-line error for a grid of more than :data:`kbgym.bounds.MAX_GRID_RUNS` runs."""
+    n = grid_size(grid)
+    if n > B.MAX_GRID_RUNS:
+        parts = " x ".join(f"{len(getattr(grid, k))} {k}" for k in
+                           ("seeds", "universes", "envs", "curators", "readers"))
+        raise ConfigError(f"{where}: the grid has {n:,} runs ({parts}), over the limit of "
+                          f"{B.MAX_GRID_RUNS:,}; split it into several sweeps")
 
 
 def _universe_values(u: dict | str, base: Path) -> dict:
@@ -157,22 +177,26 @@ def expand(grid: GridConfig) -> list[dict]:
     """Every run spec of the grid, in seed-major order, each validated now (one-line errors
     before anything runs)."""
     from kbgym.env.config import KBGymConfig
-    from kbgym.universe import UniverseConfig
+    from kbgym.plugins import accepted_options, load_factory, make_agent
+    from kbgym.worlds import family
 
-    from kbgym.plugins import load_factory
-
+    check_size(grid)
     for i, env in enumerate(grid.envs):
         try:
             KBGymConfig.make(**env)
         except ConfigError as err:
             raise ConfigError(f"envs[{i}]: {err}") from None
     for agent in [*grid.curators, *grid.readers]:
-        load_factory(agent.name)  # an unknown plugin is one line now, not a failed run later
+        # an unknown plugin, or an option it does not take, is one line now, not a failed
+        # run later; agents that name their options are built once (cheap: no endpoint)
+        factory = load_factory(agent.name)
+        if accepted_options(factory) is not None:
+            make_agent(agent.name, offered={"seed": grid.seeds[0]}, **agent.options)
     specs = []
     for seed, uni, env, cur, rdr in itertools.product(grid.seeds, grid.universes, grid.envs,
                                                       grid.curators, grid.readers):
         uni = {k: v for k, v in uni.items() if k != "seed"}
-        UniverseConfig.make(**uni, seed=seed)  # raises one line
+        family(uni.get("world", "people")).config(uni, seed)  # raises one line
         specs.append({
             "seed": seed, "universe": uni, "env": env,
             "curator": cur.model_dump(), "reader": rdr.model_dump(),

@@ -9,7 +9,6 @@ seconds go to ``timing.json`` beside it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import signal
@@ -87,14 +86,9 @@ def _deadline(seconds: float | None):
 
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
-    from kbgym.plugins import load_factory
+    from kbgym.plugins import make_agent
 
-    factory = load_factory(agent["name"])
-    opts = dict(agent["options"])
-    params = inspect.signature(factory).parameters.values()
-    if "seed" not in opts and any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
-        opts["seed"] = seed
-    return factory(**opts)
+    return make_agent(agent["name"], offered={"seed": seed}, **agent["options"])
 
 
 def _model(agent, name: str) -> str:
@@ -143,10 +137,10 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
     from kbgym.runs.gradient import examine_probe, training_curve
-    from kbgym.runs.probe import make_probe_from_run, probe_table
+    from kbgym.runs.probe import probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds import family_of, universe_from_spec
 
     seed = spec["seed"]
     timing: dict = {}
@@ -160,7 +154,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         timing[f"cpu_{name}"] = round(cpu - cpu_clock, 6)
         clock, cpu_clock = now, cpu
 
-    universe = generate(UniverseConfig.make(**spec["universe"], seed=seed))
+    universe = universe_from_spec(spec["universe"], seed)
     env_cfg = KBGymConfig.make(**spec["env"])
     stack.enter_context(gc_frozen())  # the universe lives to the end: out of full GCs
     lap("build")
@@ -176,7 +170,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     #                its heap at construction), they would stay until the run ends
 
     pr = spec["probe"]
-    probe = make_probe_from_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
+    probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
+                                           seed=seed)
     write_canonical(path / "probe.json", probe)
     lap("probe_make")
 
@@ -210,12 +205,14 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         gc_refreeze()  # the last exam's garbage goes; this library stays out of full GCs
         t = time.perf_counter()
         rows[arm] = examine_probe(universe, lib, reader, probe, env_cfg, label=arm,
-                                  out=path / f"exam_{arm}")
+                                  out=path / f"exam_{arm}", reader_name=spec["reader"]["name"],
+                                  library_name=arm)
         timing[f"exam_{arm}"] = round(time.perf_counter() - t, 6)
         del lib
     gc_refreeze()
     lap("exams")
-    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"])
+    table = probe_table(rows, probe, seed=seed, resamples=pr["resamples"], delta=pr["delta"],
+                        m=env_cfg.m)
     write_canonical(path / "probe_table.json", table)
     lap("table")
 

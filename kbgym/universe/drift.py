@@ -186,9 +186,9 @@ def drift(u: Universe, changes: int, seed: int = 0) -> Universe:
     """Universe v2: ``changes`` seeded life events applied to ``u`` (module doc)."""
     if changes < 0:
         raise ConfigError(f"changes must be >= 0, got {changes}")
-    if u.meta.get("source") in ("phantomwiki", "corpus"):
-        raise ConfigError("drift needs a generated universe (its people table), not an "
-                          f"imported {u.meta['source']} one")
+    if u.meta.get("source") not in (None, "people"):  # kbgym.worlds: each family's own drift
+        raise ConfigError(f"this is the people world's drift; a {u.meta['source']} universe "
+                          "drifts through kbgym.worlds.family_of(u).drift (kbgym drift)")
     st = _State(u)
     rng = stream(seed, "drift")
     for _ in range(changes):

@@ -22,7 +22,7 @@ class KeyFinder:
                              ("city", cities)):
             for v in values:
                 self._lookup[tuple(tokenize(v))] = f"{kind}:{v}"
-        self._max_words = max(len(k) for k in self._lookup)
+        self._max_words = max((len(k) for k in self._lookup), default=0)  # a corpus: no roster
 
     @classmethod
     def for_universe(cls, people, vocab: dict) -> "KeyFinder":

@@ -45,7 +45,7 @@ def main() -> None:
     out = Path(args.out)
     u = generate(UniverseConfig(seed=args.seed, n_people=args.people))
     run = out / "train"
-    train(u, make_agent("scripted-index", seed=args.seed), run,
+    train(u, make_agent("scripted-index"), run,
           config=TrainConfig(epochs=args.epochs, train_size=args.train_size))
     probe = make_probe_from_run(u, run, per_group=args.per_group, seed=args.seed)
     trained, _ = load_snapshot(run / f"kb_epoch_{args.epochs}.json")

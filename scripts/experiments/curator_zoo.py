@@ -60,7 +60,7 @@ def run_seed(seed: int, args, curators: list[str], out: Path) -> tuple[dict, dic
     libs: dict[str, Library] = {}
     for name in curators:
         run = out / f"seed{seed}" / name
-        train(u, make_agent(ZOO[name], seed=seed), run, config=cfg)
+        train(u, make_agent(ZOO[name], offered={"seed": seed}), run, config=cfg)
         libs[name], _ = load_snapshot(run / "kb_epoch_2.json")
     probe = make_probe_from_run(u, out / f"seed{seed}" / curators[0], per_group=args.per_group,
                                 seed=seed)

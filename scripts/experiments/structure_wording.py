@@ -98,7 +98,7 @@ def main() -> None:
     for seed in (int(s) for s in args.seeds.split(",")):
         u = generate(UniverseConfig(seed=seed))
         with tempfile.TemporaryDirectory() as tmp:
-            train(u, make_agent("scripted-index", seed=seed), Path(tmp),
+            train(u, make_agent("scripted-index"), Path(tmp),
                   config=TrainConfig(epochs=2, train_size=args.train_size))
             lib, _ = load_snapshot(Path(tmp) / "kb_epoch_2.json")
         print(f"seed {seed}: {sum(n.is_authored for n in lib)} index notes")

@@ -198,3 +198,46 @@ def test_a_line_separator_inside_a_question_does_not_cut_the_jsonl(tmp_path):
     got = read_questions(path)
     assert [q["line"] for q in got] == [1, 2]
     assert got[0]["text"] == "Who worked with Charles Babbage?"
+
+
+def test_default_split_sizes_fit_a_small_corpus_and_an_empty_split_is_warned(tmp_path, capsys):
+    from kbgym.adapters.corpus.universe import fitted_sizes
+
+    assert fitted_sizes(330) == ((150, 100, 50), (20, 10))
+    assert fitted_sizes(15) == ((6, 4, 2), (0, 0))
+    ex = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    u = import_corpus(ex / "docs", ex / "questions.jsonl")
+    assert {k: len(v) for k, v in u.splits.items()} == {"train": 6, "test_in": 4,
+                                                        "test_out": 2, "eval": 0}
+    assert main(["import", "corpus", "--docs", str(ex / "docs"), "--questions",
+                 str(ex / "questions.jsonl"), "--train", "14", "--out",
+                 str(tmp_path / "u.json"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: split test_out is empty" in err or "warning: split test_in is empty" in err
+
+
+def test_report_and_plot_work_on_the_readme_corpus_run(tmp_path, capsys):
+    ex = Path(__file__).resolve().parents[2] / "examples" / "corpus"
+    u, run = tmp_path / "universe.json", tmp_path / "run"
+    assert main(["import", "corpus", "--docs", str(ex / "docs"), "--questions",
+                 str(ex / "questions.jsonl"), "--train", "8", "--test-in", "3", "--test-out",
+                 "3", "--eval-in", "0", "--eval-out", "0", "--out", str(u), "--quiet"]) == 0
+    assert main(["train", "--universe", str(u), "--epochs", "1", "--out", str(run),
+                 "--quiet"]) == 0
+    assert main(["report", "--run", str(run), "--universe", str(u)]) == 0
+    assert "## What was built" in capsys.readouterr().out
+    pytest.importorskip("matplotlib")
+    assert main(["plot", "--run", str(run)]) == 0
+    assert (run / "growth.png").exists()
+
+
+def test_imported_notes_follow_the_library_rules(tmp_path):
+    docs, q = write_corpus(tmp_path, docs={"a.md": "# A\n\nThe keeper \u202eis here.\n"})
+    with pytest.raises(ConfigError, match=r"a.md:3: the control or invisible character U\+202E"):
+        import_corpus(docs, q)
+    docs, q = write_corpus(tmp_path / "b", docs={"a.md": "# A\n\n" + "word " * 300 + "\n"})
+    with pytest.raises(ConfigError, match="over the 1,000-character cap"):
+        import_corpus(docs, q)
+    docs, q = write_corpus(tmp_path / "c", docs={"a.md": "\ufeff# Title\r\n\r\nA line.\r\n"})
+    documents, notes = read_corpus(docs)  # a byte-order mark is not content
+    assert documents[0].title == "Title" and notes[0].text == "Title: A line."

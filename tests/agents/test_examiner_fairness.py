@@ -33,7 +33,7 @@ def world(tmp_path_factory):
     cfg = TrainConfig(epochs=2, train_size=60, snapshot_every=1000)
     runs = {}
     for name in ("scripted-index", "entity-pages", "false-statements", "false-facts"):
-        train(u, make_agent(ZOO[name], seed=0), out / name, config=cfg)
+        train(u, make_agent(ZOO[name], offered={"seed": 0}), out / name, config=cfg)
         runs[name], _ = load_snapshot(out / name / "kb_epoch_2.json")
     probe = make_probe_from_run(u, out / "scripted-index", per_group=60, seed=3)
     probe["splits"] = {g: probe["splits"][g] for g in GROUPS}

@@ -242,8 +242,9 @@ def test_old_logs_without_cached_tokens_stay_readable(universe, tmp_path):
     for name in ("train_log.jsonl", "trace.jsonl"):
         rows = read_jsonl(run / name)
         assert all(r["tokens_cached"] == 0 for r in rows)
-        rewrite_jsonl(run / name, [{k: v for k, v in r.items() if k != "tokens_cached"}
-                                   for r in rows])
+        # logs of that age had neither cached tokens nor the trace anchor (trace_head)
+        rewrite_jsonl(run / name, [{k: v for k, v in r.items()
+                                    if k not in ("tokens_cached", "trace_head")} for r in rows])
     meta = json.loads((run / "meta.json").read_text())
     del meta["tokens_cached"]
     write_json(run / "meta.json", meta)
@@ -259,7 +260,7 @@ def test_probe_table_prices_each_arm(universe, tmp_path, capsys):
     probe = make_probe(universe, train_rows, per_group=2)
     (tmp_path / "probe.json").write_text(json.dumps(probe))
     qs = {q["qid"]: q for q in probe["questions"]}
-    from kbgym.runs.gradient import probe_questions
+    from kbgym.runs.gradient import probe_hash, probe_questions
 
     questions, splits = probe_questions(probe)
     arms = {}
@@ -271,7 +272,8 @@ def test_probe_table_prices_each_arm(universe, tmp_path, capsys):
                            split=list(splits), questions=questions, splits=splits, out=out,
                            label=arm)
         write_test_meta(out, library="B1", questions="probe.json", splits=list(splits),
-                        label=arm, model="fake", m=15, limit=None, rows=rows)
+                        label=arm, model="fake", m=15, limit=None, rows=rows,
+                        questions_hash=probe_hash(probe))
         arms[arm] = rows
     assert len(qs) == len(arms["B1"])
     prices = tmp_path / "prices.json"

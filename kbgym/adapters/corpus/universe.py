@@ -35,8 +35,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from kbgym.adapters.corpus.documents import Note, read_corpus
-from kbgym.errors import ConfigError
+from kbgym.errors import ConfigError, first_error
+from kbgym.library.graph import invisible_char, normalize_text
 from kbgym.runs.probe import read_train_log, trained_qids
 from kbgym.seeding import stream
 from kbgym.universe.types import Fact, Node, Question, Universe
@@ -65,55 +68,134 @@ def capitalized_runs(text: str) -> list[str]:
 def load_extractor(spec: str | None) -> tuple[KeyExtractor, str]:
     if spec is None:
         return capitalized_runs, "capitalized_runs"
-    module, _, attr = spec.partition(":")
+    module, sep, attr = spec.partition(":")
+    if not sep or not module or not attr:
+        raise ConfigError(f"--keys {spec!r}: expected module:function")
     try:
         fn = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError, ValueError) as err:
         raise ConfigError(f"cannot load key extractor {spec!r}: {err}") from None
+    if not callable(fn):
+        raise ConfigError(f"cannot load key extractor {spec!r}: {attr} is not callable")
     return fn, spec
 
 
 def keys_of(extract: KeyExtractor, text: str) -> tuple[str, ...]:
-    return tuple(sorted({f"entity:{k}" for k in extract(text) if k}))
+    """The typed keys of a question; the extractor must give names (strings)."""
+    names = extract(text)  # the user's code: its own errors keep their traceback
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise ConfigError(f"the key extractor returned {type(names).__name__} for {text[:40]!r}; "
+                          "it must return an iterable of names")
+    names = list(names)
+    bad = next((k for k in names if not isinstance(k, str)), None)
+    if bad is not None:
+        raise ConfigError(f"the key extractor returned {bad!r:.40} for {text[:40]!r}; names "
+                          "must be strings")
+    return tuple(sorted({f"entity:{normalize_text(k)}" for k in names if normalize_text(k)}))
+
+
+#: The largest questions file, and its longest line.
+MAX_QUESTIONS_BYTES = 256 << 20
+MAX_LINE_BYTES = 1 << 20
+#: The longest question, answer, template or category text.
+MAX_QUESTION_CHARS = 1000
+MAX_NAME_CHARS = 100
+
+
+class QuestionRecord(BaseModel):
+    """One JSONL line, strictly typed: ``"unanswerable": "false"`` or a list-valued category
+    is an error naming the field, never a truthy string or a broken report later."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    question: str | None = None
+    text: str | None = None
+    answers: list[str] | str | None = None
+    answer: list[str] | str | None = None
+    unanswerable: bool = False
+    support: list[str] | None = None
+    template: str = "corpus"
+    category: str | None = None
+
+
+def _plain(value: str, field: str, where: str, cap: int) -> str:
+    """``value`` with whitespace collapsed, under the note rules: a one-line error when it
+    is too long or holds a control or invisible character."""
+    text = normalize_text(value)
+    if len(text) > cap:
+        raise ConfigError(f"{where}: \"{field}\" is {len(text):,} characters, over the "
+                          f"{cap:,}-character limit")
+    bad = invisible_char(text)
+    if bad is not None:
+        raise ConfigError(f"{where}: \"{field}\" holds the control or invisible character "
+                          f"U+{ord(bad):04X}")
+    return text
+
+
+def _record(line: bytes, no: int, path) -> dict:
+    where = f"{path}:{no}"
+    try:
+        rec = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{where}: not UTF-8 text ({err.reason})") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: nested too deeply") from None
+    except ValueError as err:
+        raise ConfigError(f"{where}: not valid JSON ({str(err).split(':')[0]})") from None
+    if not isinstance(rec, dict):
+        raise ConfigError(f"{where}: expected a JSON object")
+    try:
+        r = QuestionRecord.model_validate(rec)
+    except ValidationError as err:
+        raise ConfigError(first_error(err, where)) from None
+    if r.question is not None and r.text is not None:
+        raise ConfigError(f"{where}: give \"question\" or \"text\", not both")
+    if r.answers is not None and r.answer is not None:
+        raise ConfigError(f"{where}: give \"answers\" or \"answer\", not both")
+    text = r.question if r.question is not None else r.text
+    if text is None or not text.strip():
+        raise ConfigError(f"{where}: needs a non-empty \"question\" string")
+    answers = r.answers if r.answers is not None else (r.answer if r.answer is not None else [])
+    answers = [answers] if isinstance(answers, str) else answers
+    if r.support is not None and not r.support:
+        raise ConfigError(f"{where}: \"support\" is empty; leave it out when unknown")
+    template = _plain(r.template, "template", where, MAX_NAME_CHARS)
+    category = _plain(r.category, "category", where, MAX_NAME_CHARS) if r.category else None
+    if not template:
+        raise ConfigError(f"{where}: \"template\" is empty")
+    return {"line": no, "text": _plain(text, "question", where, MAX_QUESTION_CHARS),
+            "answers": [a for a in (_plain(a, "answers", where, MAX_QUESTION_CHARS)
+                                    for a in answers) if a],
+            "unanswerable": r.unanswerable, "support": r.support, "template": template,
+            "category": category}
 
 
 def read_questions(path: str | Path) -> list[dict]:
-    """The JSONL records, checked; one-line errors name the line."""
+    """The JSONL records, checked (:class:`QuestionRecord`); one-line errors name the line.
+    Read line by line, split on ``\\n`` only (a raw U+2028 inside a string is text)."""
+    path = Path(path)
     try:
-        # "\n" only: str.splitlines() would also break inside a question at U+2028, U+0085...
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        if path.exists() and not path.is_file():
+            raise ConfigError(f"{path}: not a regular file, expected a questions file")
+        size = path.stat().st_size
+        if size > MAX_QUESTIONS_BYTES:
+            raise ConfigError(f"{path}: {size / (1 << 20):.1f} MB, over the "
+                              f"{MAX_QUESTIONS_BYTES >> 20} MB limit of a questions file")
+        fh = open(path, "rb")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such questions file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: not a readable questions file ({type(err).__name__})") \
-            from None
+    except OSError as err:
+        raise ConfigError(f"{path}: not a readable questions file ({err.strerror})") from None
     out = []
-    for no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise ConfigError(f"{path}:{no}: not valid JSON ({err.msg})") from None
-        if not isinstance(rec, dict):
-            raise ConfigError(f"{path}:{no}: expected a JSON object")
-        text = rec.get("question", rec.get("text"))
-        if not isinstance(text, str) or not text.strip():
-            raise ConfigError(f"{path}:{no}: needs a non-empty \"question\" string")
-        answers = rec.get("answers", rec.get("answer", []))
-        if isinstance(answers, str):
-            answers = [answers]
-        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-            raise ConfigError(f"{path}:{no}: \"answers\" must be a list of strings")
-        support = rec.get("support")
-        if support is not None and (not isinstance(support, list)
-                                    or not all(isinstance(s, str) for s in support)):
-            raise ConfigError(f"{path}:{no}: \"support\" must be a list of ids or path:line")
-        out.append({"line": no, "text": " ".join(text.split()),
-                    "answers": [a.strip() for a in answers if a.strip()],
-                    "unanswerable": bool(rec.get("unanswerable", False)),
-                    "support": support, "template": str(rec.get("template", "corpus")),
-                    "category": rec.get("category")})
+    with fh:
+        for no, line in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""), start=1):
+            if len(line) > MAX_LINE_BYTES:
+                raise ConfigError(f"{path}:{no}: a line over the {MAX_LINE_BYTES >> 20} MB limit "
+                                  "of one question")
+            if no == 1:
+                line = line.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark is not content
+            if line.strip():
+                out.append(_record(line, no, path))
     if not out:
         raise ConfigError(f"{path}: holds no questions")
     return out
@@ -134,6 +216,25 @@ def _resolve_support(refs: list[str], notes: Sequence[Note], where: str) -> tupl
                               "path:line of an imported note")
         found.update(hits)
     return tuple(sorted(found, key=lambda i: int(i[1:])))
+
+
+def fitted_sizes(n: int) -> tuple[tuple, tuple]:
+    """The default split sizes fitted to a corpus of ``n`` questions: 150/100/50 and 20/10
+    when there are at least 330 of them, else those sizes scaled down to ``n`` (so a small
+    corpus is not put entirely in train with nothing left to test)."""
+    total = sum(DEFAULT_SIZES) + sum(DEFAULT_EVAL_SIZES)
+    if n >= total:
+        return DEFAULT_SIZES, DEFAULT_EVAL_SIZES
+    scaled = [k * n // total for k in (*DEFAULT_SIZES, *DEFAULT_EVAL_SIZES)]
+    return tuple(scaled[:3]), tuple(scaled[3:])
+
+
+def empty_splits(u: Universe) -> list[str]:
+    """The splits of ``u`` that were asked for but drew no question (a warning each)."""
+    wanted = dict(zip(("train", "test_in", "test_out", "eval_in", "eval_out"),
+                      (*u.meta["sizes"], *u.meta["eval_sizes"])))
+    short = u.meta["split_shortfall"]
+    return [k for k, n in wanted.items() if n and short.get(k) == n]
 
 
 def _check_sizes(sizes: Sequence[int], eval_sizes: Sequence[int]) -> tuple[tuple, tuple]:
@@ -172,10 +273,12 @@ def draw(keys: Sequence[tuple[str, ...]], seed: int, sizes: tuple, eval_sizes: t
 
 def import_corpus(docs: str | Path, questions: str | Path, *, seed: int = 0,
                   unit: str = "sentence", context: str = "title", keys: str | None = None,
-                  sizes: Sequence[int] = DEFAULT_SIZES,
-                  eval_sizes: Sequence[int] = DEFAULT_EVAL_SIZES) -> Universe:
-    """The universe of a document folder and a questions JSONL: a pure function of them."""
-    sizes, eval_sizes = _check_sizes(sizes, eval_sizes)
+                  sizes: Sequence[int] | None = None,
+                  eval_sizes: Sequence[int] | None = None) -> Universe:
+    """The universe of a document folder and a questions JSONL: a pure function of them.
+    Split sizes left out are the defaults fitted to the corpus (:func:`fitted_sizes`)."""
+    if sizes is not None or eval_sizes is not None:
+        _check_sizes(sizes or DEFAULT_SIZES, eval_sizes or DEFAULT_EVAL_SIZES)
     documents, notes = read_corpus(docs, unit=unit, context=context)
     extract, extractor_name = load_extractor(keys)
     records = read_questions(questions)
@@ -184,6 +287,9 @@ def import_corpus(docs: str | Path, questions: str | Path, *, seed: int = 0,
         if rec["text"] not in seen:
             seen.add(rec["text"])
             kept.append(rec)
+    fit, fit_eval = fitted_sizes(len(kept))
+    sizes, eval_sizes = _check_sizes(fit if sizes is None else sizes,
+                                     fit_eval if eval_sizes is None else eval_sizes)
     qkeys = [keys_of(extract, r["text"]) for r in kept]
     rows, shortfall = draw(qkeys, seed, sizes, eval_sizes)
 

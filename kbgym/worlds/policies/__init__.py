@@ -1,0 +1,18 @@
+"""The policies world: a generated library of insurance documents (base forms, endorsements,
+state forms, regulator bulletins, guidelines, manuals, memos, distractors) that reference,
+amend and supersede each other, with a fact ledger as the truth (docs/protocol.md §21).
+
+    from kbgym.worlds.policies import PolicyConfig, generate
+    u = generate(PolicyConfig(seed=0))      # 100 documents, about 950 facts and notes
+
+Modules: :mod:`kbgym.protocol.policies` (the one table every string of the world is rendered
+and parsed from), :mod:`.config`, :mod:`.ledger` (documents, facts and what they
+mean), :mod:`.documents` (facts to notes), :mod:`.questions` (templates, golds, support, keys),
+:mod:`.generate`, :mod:`.probe`, :mod:`.graph` (the evidence graph) and :mod:`.drift` (new
+editions, bulletins and endorsements).
+"""
+
+from kbgym.worlds.policies.config import PolicyConfig
+from kbgym.worlds.policies.generate import generate, ledger_of, summarize
+
+__all__ = ["PolicyConfig", "generate", "ledger_of", "summarize"]

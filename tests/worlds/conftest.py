@@ -1,0 +1,37 @@
+"""Shared fixtures for the policies world's tests: small universes, cached per session."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbgym.worlds.policies import PolicyConfig, generate
+
+#: A small library for fast tests: 40 documents, 8 provisions per form.
+SMALL = {"documents": 40, "sections": 8, "sizes": (40, 30, 10), "eval_sizes": (6, 4)}
+
+_CACHE: dict = {}
+
+
+def small_universe(seed: int = 0, **overrides):
+    key = (seed, tuple(sorted(overrides.items())))
+    if key not in _CACHE:
+        _CACHE[key] = generate(PolicyConfig(**{**SMALL, **overrides, "seed": seed}))
+    return _CACHE[key]
+
+
+@pytest.fixture(scope="session")
+def policy_universe():
+    """``policy_universe(seed, **overrides)``: a small policies universe, cached."""
+    return small_universe
+
+
+@pytest.fixture(scope="session")
+def small():
+    return small_universe(0)
+
+
+@pytest.fixture(scope="session")
+def default_universe():
+    if "default" not in _CACHE:
+        _CACHE["default"] = generate(PolicyConfig())
+    return _CACHE["default"]
