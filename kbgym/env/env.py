@@ -431,7 +431,7 @@ class KBGymEnv(gym.Env):
         phase_ended = self._advance(ep, answered, name == "done")
         info = self._info(ep, act, result, with_metrics=phase_ended)
         if ep.over:
-            info["episode"] = self._end_episode(ep, abandoned=False)
+            info["episode_summary"] = self._end_episode(ep, abandoned=False)
             reward += self.reward_fn.episode_end(self, ep, info)
         return self._obs(ep), float(reward), ep.terminated, ep.truncated, info
 
