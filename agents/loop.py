@@ -14,7 +14,7 @@ from kbgym.runs.episode import EpisodeRun
 def run_episode(env: Any, agent: Any, qid: str) -> dict:
     """Reset ``env`` on ``qid``, call ``agent.reset()``, step until terminated or truncated.
 
-    Returns ``{"steps": n, "info": last_info, "obs": last_obs}``; ``info["episode"]`` holds
+    Returns ``{"steps": n, "info": last_info, "obs": last_obs}``; ``info["episode_summary"]`` holds
     the environment's episode summary (f1, answer, p1_steps, p2_steps, ...)."""
     run = EpisodeRun(env, agent, qid)
     while not run.step(agent.act(run.obs, run.info)):

@@ -1,17 +1,34 @@
-"""``kbgym serve``: KBGym as an OpenEnv server (the optional ``openenv`` extra, openenv 0.10).
+"""``kbgym serve``: KBGym as an OpenEnv server and evaluation service (the ``openenv`` extra).
 
     kbgym serve [--host 127.0.0.1] [--port 8000] [--universe u.json] [--reward both]
-        [--max-sessions 8]
+        [--library NAME=SNAPSHOT ...] [--train-splits train] [--max-sessions 8]
+        [--idle-timeout 300]
 
-The app is OpenEnv's ``create_app`` over :class:`KBGymServerEnv`, with typed models:
-:class:`KBGymAction` (``action`` = a tool name, ``args`` = its arguments), :class:`KBGymObservation`
-(``phase``, ``steps_left``, ``text`` and the env's JSON ``info``; ``reward`` and ``done`` as
-OpenEnv defines them) and :class:`KBGymState`. OpenEnv's HTTP ``/step`` is stateless (a fresh
-env per request), so episodes go through its WebSocket session (``/ws``): one KBGym env per
-connection, many connections at once. :class:`KBGymClient` is the matching client::
+Episodes go through OpenEnv's WebSocket session (``/ws``): one session per connection, its
+KBGym environments built on its first reset and kept until it closes. A reset chooses:
+
+- ``mode``: ``"train"`` (forward then backward phase; the backward task block shows the gold)
+  or ``"probe"`` (an exam episode on a frozen copy of the library: search/read/answer, and no
+  gold is ever sent - the answer's result is ``submitted``, the reward its F1);
+- ``qid`` or ``split``: train episodes only on the splits the server opens to training
+  (``--train-splits``, default ``train``), so a client cannot read a test question's gold;
+  probe episodes on any split;
+- ``library``: start from a fresh fork of a named library - ``B1`` (the universe's) or one
+  given with ``--library NAME=SNAPSHOT`` - so the G rollouts of a GRPO group start from one
+  state; without it the session keeps the library its last episode left (train episodes
+  accumulate edits, as in the Gymnasium env).
+
+The task API (``/kbgym/splits``, ``/kbgym/tasks``, ``/kbgym/task``, ...) lists questions
+(qid, text, split; never golds). The server answers in OpenEnv's *production* mode: HTTP has
+no ``/reset``, ``/step`` or ``/state`` (stateless requests would each build an environment and
+lose it), and building a session costs nothing until its first reset. Frames that are not a
+JSON object (binary frames, arrays, oversized text) are answered with an error and the session
+lives on; a session idle for ``--idle-timeout`` seconds is told so and closed.
+
+:class:`KBGymClient` is the typed client; OpenEnv's ``GenericEnvClient`` works as well::
 
     with KBGymClient(base_url="http://127.0.0.1:8000").sync() as env:
-        r = env.reset(qid="q0001")
+        r = env.reset(qid="q0001", mode="train", library="B1")
         r = env.step(KBGymAction(action="search", args={"query": "baker"}))
 
 No Docker is needed. Nothing here is imported by the rest of kbgym.
@@ -19,8 +36,11 @@ No Docker is needed. Nothing here is imported by the rest of kbgym.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from kbgym.errors import ConfigError
@@ -28,9 +48,16 @@ from kbgym.errors import ConfigError
 try:
     from openenv.core.client_types import StepResult
     from openenv.core.env_client import EnvClient
-    from openenv.core.env_server.http_server import create_app
+    from openenv.core.env_server.http_server import create_fastapi_app
     from openenv.core.env_server.interfaces import Environment
-    from openenv.core.env_server.types import Action, Observation, State
+    from openenv.core.env_server.types import (
+        Action,
+        EnvironmentMetadata,
+        Observation,
+        State,
+        WSErrorCode,
+        WSErrorResponse,
+    )
 except ImportError as _err:  # pragma: no cover - exercised where the extra is missing
     raise ConfigError("kbgym serve needs the openenv extra: pip install 'kbgym[openenv]' "
                       f"({_err})") from None
@@ -38,6 +65,10 @@ from pydantic import Field
 
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv, load_universe
+from kbgym.library.graph import Library
+
+ENV_NAME = "kbgym"
+MODES = ("train", "probe")
 
 
 class KBGymAction(Action):
@@ -63,56 +94,200 @@ class KBGymState(State):
     """Where the session's episode stands."""
 
     qid: Optional[str] = None
+    mode: Optional[str] = None
     phase: Optional[str] = None
     library_version: int = 0
     n_notes: int = 0
     over: bool = False
 
 
+@dataclass(frozen=True)
+class ServerPolicy:
+    """What clients may ask for. ``train_splits``: the splits whose questions train episodes
+    may use (their golds are shown in the backward phase); ``probe_splits``: those open to
+    probe episodes (None: every split). ``idle_timeout_s``: a session with no message for
+    this long is closed (None: never). ``max_message_chars``: longer text frames are refused.
+    """
+
+    train_splits: tuple[str, ...] = ("train",)
+    probe_splits: tuple[str, ...] | None = None
+    idle_timeout_s: float | None = 300.0
+    max_message_chars: int = 1 << 20
+
+
+class Shared:
+    """What every session of one server reads and never edits: the universe, the config, the
+    named start libraries (B1 and ``--library`` snapshots, each indexed once) and the policy."""
+
+    def __init__(self, universe: Any, config: KBGymConfig, libraries: Mapping[str, Any],
+                 policy: ServerPolicy):
+        from kbgym.library.search import make_backend
+        from kbgym.library.snapshot import load_snapshot
+
+        self.universe, _ = load_universe(universe)
+        self.config, self.policy = config, policy
+        splits = self.universe.splits
+        for name in (*policy.train_splits, *(policy.probe_splits or ())):
+            if name not in splits:
+                raise ConfigError(f"unknown split {name!r} in the server policy; known: "
+                                  f"{', '.join(splits)}")
+        self.libraries: dict[str, Library] = {
+            "B1": Library.from_universe(self.universe, typed_links=config.typed_links,
+                                        search=make_backend(config.search_backend))}
+        for name, source in libraries.items():
+            if not isinstance(name, str) or not name or name == "B1":
+                raise ConfigError(f"library names must be non-empty and not B1, got {name!r}")
+            lib = source if isinstance(source, Library) else load_snapshot(
+                source, search=make_backend(config.search_backend))[0]
+            self.libraries[name] = lib
+        for lib in self.libraries.values():
+            lib.freeze()  # sessions fork these; nobody edits them
+        self.qids = {qid for qids in splits.values() for qid in qids}
+        self.lock = threading.Lock()  # sessions of one server build envs one at a time
+
+    def open_splits(self, mode: str) -> list[str]:
+        if mode == "train":
+            return list(self.policy.train_splits)
+        return list(self.policy.probe_splits or self.universe.splits)
+
+    def tasks(self, split: str) -> list[dict]:
+        """The questions of ``split`` as task specs: qid, question text, split (no gold)."""
+        if split not in self.universe.splits:
+            raise IndexError(f"unknown split {split!r}")
+        return [{"qid": qid, "question": self.universe.question(qid).text, "split": split}
+                for qid in self.universe.splits[split]]
+
+
+def _split_type(name: str) -> str:
+    return "train" if name == "train" else "test" if name.startswith("test") else "validation"
+
+
 class KBGymServerEnv(Environment):
-    """One WebSocket session: a KBGym env of its own (its own B1 library)."""
+    """One WebSocket session. Built empty (the HTTP task and metadata routes build one per
+    request); its train-mode and probe-mode KBGym envs are made on the first reset that needs
+    them and reused for every later episode of the session."""
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, universe: Any = None, config: KBGymConfig | Mapping | None = None,
-                 mode: str = "train"):
+    def __init__(self, shared: Shared):
         super().__init__()
-        self.env = KBGymEnv(universe, mode=mode, config=config)
+        self.shared = shared
+        self._envs: dict[str, KBGymEnv] = {}
+        self._library: Library | None = None  # the library the next train episode edits
+        self._mode: str | None = None
         self._episode_id: str | None = None
 
-    def _observation(self, obs: dict, reward: float | None, done: bool,
-                     info: dict) -> KBGymObservation:
-        return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
-                                text=obs["text"], info=info, reward=reward, done=done)
+    # -- episodes ----------------------------------------------------------------------------
+    def _env(self, mode: str) -> KBGymEnv:
+        env = self._envs.get(mode)
+        if env is None:
+            with self.shared.lock:
+                env = KBGymEnv(self.shared.universe, mode=mode, library=Library(),
+                               config=self.shared.config)
+            self._envs[mode] = env
+        return env
+
+    def _refusal(self, message: str) -> KBGymObservation:
+        return KBGymObservation(text=f"ERROR: {message}", done=True, reward=0.0,
+                                info={"error": message})
 
     def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None,
               qid: Optional[str] = None, split: Optional[str] = None,
+              mode: str = "train", library: Optional[str] = None,
               **_: Any) -> KBGymObservation:
-        options = {k: v for k, v in (("qid", qid), ("split", split)) if v is not None}
+        sh = self.shared
+        if mode not in MODES:
+            return self._refusal(f"mode must be 'train' or 'probe', got {mode!r}")
+        open_splits = sh.open_splits(mode)
+        if qid is not None:
+            if not isinstance(qid, str) or qid not in sh.qids:
+                return self._refusal(f"unknown qid {qid!r}")
+            if not any(qid in sh.universe.splits[s] for s in open_splits):
+                return self._refusal(f"qid {qid} is not open to {mode} episodes on this "
+                                     f"server (its splits: {', '.join(open_splits)})")
+        elif split is not None:
+            if split not in open_splits:
+                return self._refusal(f"split {split!r} is not open to {mode} episodes on "
+                                     f"this server (open: {', '.join(open_splits)})")
+        else:
+            split = open_splits[0]
+        if library is not None and library not in sh.libraries:
+            return self._refusal(f"unknown library {library!r}; this server has "
+                                 f"{', '.join(sh.libraries)}")
+        if library is not None or self._library is None:
+            self._library = sh.libraries[library or "B1"].fork()
+        options: dict[str, Any] = {"library": self._library}
+        options.update({"qid": qid} if qid is not None else {"split": split})
+        env = self._env(mode)
+        other = self._envs.get("train" if mode == "probe" else "probe")
+        if other is not None:
+            other.close()  # one episode at a time per session
         try:
-            obs, info = self.env.reset(seed=seed, options=options)
-        except ValueError as err:  # an unknown qid or split: answered, not raised
-            return KBGymObservation(text=f"ERROR: {err}", done=True, reward=0.0,
-                                    info={"error": str(err)})
-        self._episode_id = episode_id
-        return self._observation(obs, None, False, info)
+            obs, info = env.reset(seed=seed, options=options)
+        except ValueError as err:  # e.g. an empty split: answered, not raised
+            return self._refusal(str(err))
+        self._mode, self._episode_id = mode, episode_id
+        return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
+                                text=obs["text"], info=info, reward=None, done=False)
 
     def step(self, action: KBGymAction, timeout_s: Optional[float] = None,
              **_: Any) -> KBGymObservation:
-        if self.env.episode is None:
-            return KBGymObservation(text="ERROR: call reset() before step()", done=True,
-                                    reward=0.0, info={"error": "reset needed"})
+        env = self._envs.get(self._mode) if self._mode else None
+        if env is None or env.episode is None:
+            return self._refusal("call reset() before step()")
         payload = {**action.args, "action": action.action}
-        obs, reward, term, trunc, info = self.env.step(payload)
-        return self._observation(obs, float(reward), bool(term or trunc), info)
+        obs, reward, term, trunc, info = env.step(payload)
+        return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
+                                text=obs["text"], info=info, reward=float(reward),
+                                done=bool(term or trunc))
 
     @property
     def state(self) -> KBGymState:
-        ep = self.env.episode
+        env = self._envs.get(self._mode) if self._mode else None
+        ep = env.episode if env is not None else None
+        lib = env.library if env is not None else self._library
         return KBGymState(episode_id=self._episode_id, step_count=ep.steps if ep else 0,
-                          qid=ep.question.qid if ep else None, phase=ep.phase if ep else None,
-                          library_version=self.env.library.version,
-                          n_notes=len(self.env.library), over=bool(ep and ep.over))
+                          qid=ep.question.qid if ep else None, mode=self._mode,
+                          phase=ep.phase if ep else None,
+                          library_version=lib.version if lib is not None else 0,
+                          n_notes=len(lib) if lib is not None else 0,
+                          over=bool(ep and ep.over))
+
+    def close(self) -> None:
+        for env in self._envs.values():
+            env.close()
+        self._envs.clear()
+        self._library = None
+
+    # -- the task API (no env is built) ------------------------------------------------------
+    def get_metadata(self) -> EnvironmentMetadata:
+        import kbgym
+
+        return EnvironmentMetadata(
+            name=ENV_NAME, version=kbgym.__version__,
+            description="KBGym: agents train a knowledge base of one-sentence notes; train "
+                        "episodes (answer, then curate with the gold shown) and probe "
+                        "episodes (examination, no gold).")
+
+    def list_splits(self) -> list[dict]:
+        return [{"name": s, "type": _split_type(s), "train": s in self.shared.open_splits("train")}
+                for s in self.shared.universe.splits]
+
+    def list_tasks(self, split: str) -> list[dict]:
+        return self.shared.tasks(split)
+
+    def num_tasks(self, split: str) -> int:
+        return len(self.shared.tasks(split))
+
+    def get_task(self, split: str, index: int) -> dict:
+        tasks = self.shared.tasks(split)
+        if not 0 <= index < len(tasks):
+            raise IndexError(index)
+        return tasks[index]
+
+    def get_task_range(self, split: str, start: Optional[int] = None,
+                       stop: Optional[int] = None) -> list[dict]:
+        return self.shared.tasks(split)[start:stop]
 
 
 class KBGymClient(EnvClient[KBGymAction, KBGymObservation, KBGymState]):
@@ -133,24 +308,104 @@ class KBGymClient(EnvClient[KBGymAction, KBGymObservation, KBGymState]):
         return KBGymState(**payload)
 
 
+# -- the WebSocket guard ---------------------------------------------------------------------
+def _error_frame(message: str, code: WSErrorCode) -> str:
+    return WSErrorResponse(data={"message": message, "code": code}).model_dump_json()
+
+
+class FrameGuard:
+    """ASGI middleware in front of OpenEnv's ``/ws`` loop: a frame that loop would die on (a
+    binary frame, JSON that is not an object, text beyond ``max_chars``) is answered with an
+    error frame here and never reaches it; a session with no frame for ``idle_s`` seconds is
+    told so, closed, and its environment released."""
+
+    def __init__(self, app: Any, idle_s: float | None, max_chars: int):
+        self.app, self.idle_s, self.max_chars = app, idle_s, max_chars
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+        closed = False
+
+        async def guarded_send(message):
+            if closed:  # after the guard closed the socket, the loop's last words are dropped
+                return
+            await send(message)
+
+        async def guarded_receive():
+            nonlocal closed
+            while True:
+                try:
+                    message = await asyncio.wait_for(receive(), self.idle_s)
+                except asyncio.TimeoutError:
+                    await send({"type": "websocket.send", "text": _error_frame(
+                        f"session closed after {self.idle_s:g} s without a message",
+                        WSErrorCode.SESSION_ERROR)})
+                    await send({"type": "websocket.close", "code": 1000})
+                    closed = True
+                    return {"type": "websocket.disconnect", "code": 1000}
+                if message["type"] != "websocket.receive":
+                    return message
+                problem = self._problem(message)
+                if problem is None:
+                    return message
+                await send({"type": "websocket.send", "text": _error_frame(
+                    problem, WSErrorCode.INVALID_JSON)})
+
+        return await self.app(scope, guarded_receive, guarded_send)
+
+    def _problem(self, message: dict) -> str | None:
+        text = message.get("text")
+        if text is None:
+            return "binary frames are not accepted: send a JSON object as text"
+        if len(text) > self.max_chars:
+            return f"message too long ({len(text)} characters; at most {self.max_chars})"
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return None  # OpenEnv answers invalid JSON itself and goes on
+        if not isinstance(data, dict):
+            return f"a message must be a JSON object with a type, not {type(data).__name__}"
+        return None
+
+
 def make_app(universe: Any = None, config: KBGymConfig | Mapping | None = None,
-             max_sessions: int = 8):
-    """The FastAPI app: OpenEnv's ``create_app`` over KBGym sessions."""
-    u, _ = load_universe(universe)  # loaded once, shared read-only by every session
+             max_sessions: int = 8, *, libraries: Mapping[str, Any] | None = None,
+             policy: ServerPolicy | None = None):
+    """The ASGI app: OpenEnv's FastAPI app (production mode) over KBGym sessions, behind the
+    frame guard."""
     cfg = config if isinstance(config, KBGymConfig) else KBGymConfig(**dict(config or {}))
-    lock = threading.Lock()
+    policy = policy or ServerPolicy()
+    shared = Shared(universe, cfg, libraries or {}, policy)
 
     def factory() -> KBGymServerEnv:
-        with lock:  # sessions are built one at a time (the env's lazy singletons)
-            return KBGymServerEnv(u, cfg)
+        return KBGymServerEnv(shared)
 
-    return create_app(factory, KBGymAction, KBGymObservation, env_name="kbgym",
-                      max_concurrent_envs=max_sessions, state_cls=KBGymState)
+    app = create_fastapi_app(factory, KBGymAction, KBGymObservation,
+                             max_concurrent_envs=max_sessions, env_name=ENV_NAME,
+                             state_cls=KBGymState, mode="production")
+    app.state.kbgym = shared
+    return FrameGuard(app, policy.idle_timeout_s, policy.max_message_chars)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, universe: Any = None,
-          config: Mapping | None = None, max_sessions: int = 8) -> None:
+          config: Mapping | None = None, max_sessions: int = 8, *,
+          libraries: Mapping[str, Any] | None = None, policy: ServerPolicy | None = None
+          ) -> None:
     import uvicorn
 
-    uvicorn.run(make_app(universe, config, max_sessions), host=host, port=port,
-                log_level="warning")
+    uvicorn.run(make_app(universe, config, max_sessions, libraries=libraries, policy=policy),
+                host=host, port=port, log_level="warning")
+
+
+def parse_libraries(items: Sequence[str]) -> dict[str, str]:
+    """``NAME=SNAPSHOT`` arguments as {name: path}."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ConfigError(f"--library takes NAME=SNAPSHOT, got {item!r}")
+        if name in out or name == "B1":
+            raise ConfigError(f"--library {name!r}: names must be unique and not B1")
+        out[name] = path
+    return out

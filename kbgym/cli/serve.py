@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kbgym.cli import args as A
-from kbgym.cli.common import UNIVERSE_HELP
+from kbgym.cli.common import UNIVERSE_HELP, CLIError
 
 
 def add_parser(subparsers) -> None:
@@ -21,12 +21,27 @@ def add_parser(subparsers) -> None:
                         "(default 16)")
     p.add_argument("--max-sessions", type=A.int_range(1, 1024), default=8,
                    help="concurrent WebSocket sessions, 1-1024 (default 8)")
+    p.add_argument("--library", action="append", default=[], metavar="NAME=SNAPSHOT",
+                   help="a start library clients may name in reset(library=NAME), besides "
+                        "B1 (repeatable)")
+    p.add_argument("--train-splits", default="train", metavar="SPLIT[,SPLIT]",
+                   help="splits whose questions train episodes may use (their golds are "
+                        "shown in the backward phase; default train); probe episodes may "
+                        "use every split and never see a gold")
+    p.add_argument("--idle-timeout", type=A.float_range(1, 10**6), default=300.0,
+                   help="close a session after this many seconds without a message, "
+                        "1-10^6 (default 300)")
     p.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args) -> int:
-    from kbgym.serve import serve  # a one-line ConfigError without the openenv extra
+    from kbgym.serve import ServerPolicy, parse_libraries, serve  # ConfigError without openenv
 
+    splits = tuple(s.strip() for s in args.train_splits.split(",") if s.strip())
+    if not splits:
+        raise CLIError("--train-splits: give at least one split name")
+    policy = ServerPolicy(train_splits=splits, idle_timeout_s=args.idle_timeout)
     serve(args.host, args.port, args.universe,
-          {"reward": args.reward, "reward_k": args.reward_k}, args.max_sessions)
+          {"reward": args.reward, "reward_k": args.reward_k}, args.max_sessions,
+          libraries=parse_libraries(args.library), policy=policy)
     return 0

@@ -33,7 +33,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--llm-slots", type=A.int_range(1, 100_000), dest="llm_slots",
                    help="at most this many runs with an LLM curator or reader at once")
     p.add_argument("--address",
-                   help="ray: local (start one), auto, or HOST:PORT of a running cluster")
+                   help="ray: local (start one on 127.0.0.1), auto, or HOST:PORT of a running "
+                        "cluster (default: $RAY_ADDRESS when set, else local)")
     p.add_argument("--timeout", type=A.float_range(0.001, 10**7), dest="timeout_s",
                    help="per-run limit in seconds")
     p.add_argument("--retries", type=A.int_range(0, 100),
@@ -52,7 +53,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 #: Flags of running a sweep (not of ``sweep report``), with their defaults.
 RUN_FLAGS = {"out": None, "executor": "process", "jobs": None, "llm_slots": None,
-             "address": "local", "timeout_s": None, "retries": 2, "dry_run": False}
+             "address": None, "timeout_s": None, "retries": 2, "dry_run": False}
+#   (--address: None lets the ray executor take $RAY_ADDRESS, else start a local instance)
 _FLAG = {"out": "--out", "executor": "--executor", "jobs": "--jobs", "llm_slots": "--llm-slots",
          "address": "--address", "timeout_s": "--timeout", "retries": "--retries",
          "dry_run": "--dry-run"}
@@ -101,14 +103,24 @@ def cmd_sweep(args) -> int:
                     options=Options(jobs=args.jobs, llm_slots=args.llm_slots,
                                     timeout_s=args.timeout_s, retries=args.retries,
                                     address=args.address))
-    failed = [r for r in results if r["status"] == "failed"]
+    failed = [r for r in results if r["status"] in ("failed", "timeout")]
     if not args.quiet:
         counts = {s: sum(r["status"] == s for r in results) for s in ("done", "skipped",
-                                                                       "failed")}
+                                                                       "failed", "timeout")}
         print(f"{len(results)} runs: {counts['done']} ran, {counts['skipped']} already done, "
-              f"{counts['failed']} failed  ({time.perf_counter() - t0:.1f}s)")
+              f"{counts['failed']} failed, {counts['timeout']} timed out  "
+              f"({time.perf_counter() - t0:.1f}s)")
     if failed:
-        print(f"kbgym sweep: {len(failed)} runs failed (see runs/<id>/error.json); run the same "
+        from kbgym.sweep.run import ERROR, run_dir
+
+        files = [run_dir(args.out, r["id"]) / ERROR for r in failed]
+        have = [str(f) for f in files if f.exists()]
+        where = (f"see {have[0]}" + (f" and {len(have) - 1} more error.json" if len(have) > 1
+                                     else "")) if have else "no run wrote an error.json"
+        lost = len(files) - len(have)
+        if have and lost:
+            where += f"; {lost} ended without one (a lost worker)"
+        print(f"kbgym sweep: {len(failed)} runs failed or timed out ({where}); run the same "
               f"command again to redo them", file=sys.stderr)
         return 1
     return 0

@@ -255,18 +255,21 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
+#: Per action: (field, kind, required) in schema order, made once from the models.
+_FIELDS: dict[str, tuple[tuple[str, str, bool], ...]] = {
+    name: tuple((field, _FIELD_KINDS[name][field], info.is_required())
+                for field, info in model.model_fields.items() if field != "action")
+    for name, model in ACTION_MODELS.items()
+}
+
+
 def _check_fields(name: str, args: Mapping[str, Any], typed_links: bool) -> dict[str, Any]:
     """Step 4: check and clean every field in schema order; raise _Reject on the first error."""
-    model = ACTION_MODELS[name]
-    kinds = _FIELD_KINDS[name]
     values: dict[str, Any] = {}
-    for field, info in model.model_fields.items():
-        if field == "action":
-            continue
-        kind = kinds[field]
+    for field, kind, required in _FIELDS[name]:
         value = args.get(field)
         if value is None:
-            if info.is_required():
+            if required:
                 raise _Reject(err_field_missing(field))
             continue  # absent or null optional: the default applies
         if kind in ("str", "id", "opt_id"):
@@ -440,7 +443,8 @@ def parse_action(
         if isinstance(found, InvalidAction):
             return found
         name, args = found
-        if allowed is not None and name not in set(allowed):
+        if allowed is not None and name not in (
+                allowed if isinstance(allowed, (tuple, list, set, frozenset)) else set(allowed)):
             return InvalidAction(err_not_available(name), name, _given(args), raw_repr)
         try:
             values = _check_fields(name, args, typed_links)
@@ -490,8 +494,13 @@ def precheck(
 
 
 def canonical_args(action: ActionModel) -> dict[str, Any]:
-    """The canonical fields in schema order: defaults included, None omitted (§8.1)."""
-    return action.model_dump(exclude={"action"}, exclude_none=True)
+    """The canonical fields in schema order: defaults included, None omitted (§8.1). Made
+    once per action (actions are frozen); each call returns a fresh dict."""
+    cached = action.__dict__.get("_canonical")
+    if cached is None:
+        cached = action.model_dump(exclude={"action"}, exclude_none=True)
+        action.__dict__["_canonical"] = cached
+    return {k: list(v) if type(v) is list else v for k, v in cached.items()}
 
 
 def call_repr(action: ActionModel | InvalidAction) -> str:

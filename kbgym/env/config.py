@@ -32,7 +32,17 @@ class KBGymConfig(BaseModel):
     train_size: B.Count | None = Field(None, description="train[:train_size]; None = all")
     # the curation reward (kbgym.runs.curation); "answer" is the paper's protocol
     reward: Literal["answer", "curation", "both"] = "answer"
-    reward_k: B.RewardPool = Field(16, description="other training questions in the reward pool")
+    reward_k: B.RewardPool = Field(16, description="fixed other training questions in the pool")
+    reward_transfer: B.RewardPool = Field(8, description="training questions sharing a key "
+                                          "with the episode's question, added to its pool")
+    reward_own: B.Flag = Field(False, description="examine the episode's own question too (its "
+                               "gold was shown, so writing the answer in would pay)")
+    reward_norm: Literal["mean", "sum"] = Field(
+        "mean", description="the pool score: the mean over its questions, or the sum")
+    reward_scale: B.RewardWeight = Field(1.0, description="multiplies the curation reward")
+    reward_shaping: Literal["end", "edits"] = Field(
+        "end", description="pay the curation reward when backward ends, or after every edit "
+                           "(the change of the pool score; the sum is the same)")
     reward_mu: B.RewardWeight = Field(0.5, description="weight of mean steps / m in the score")
     reward_reader: str = Field("scripted-reader", min_length=1,
                                description="the frozen reader plugin that examines the pool")

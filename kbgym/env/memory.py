@@ -61,6 +61,7 @@ class Memory:
         self.collapse_repeats = collapse_repeats
         self.task = task
         self._entries: deque[tuple[str, str]] = deque(maxlen=k)
+        self._lines: deque[str] = deque(maxlen=k)  # each entry's rendered line, made once
         self._seen: dict[str, str] = {}
 
     @property
@@ -80,6 +81,7 @@ class Memory:
 
     def clear(self) -> None:
         self._entries.clear()
+        self._lines.clear()
         self._seen.clear()
 
     def push(self, action: ActionModel | InvalidAction | str | Any, result: str) -> str:
@@ -104,14 +106,14 @@ class Memory:
                 shown = collapsed_result(action.name, result)
             self._seen[call] = result
         self._entries.append((clip(call, CALL_MAX), clip(shown, RESULT_MAX)))
+        self._lines.append(format_line(call, shown))
         return shown
 
     def lines(self) -> str:
         if not self._entries:
             return NO_ACTIONS
-        return "\n".join(format_line(call, result) for call, result in self._entries)
+        return "\n".join(self._lines)
 
     def render(self, remaining: int) -> str:
         """The §10 text of ``obs["text"]`` (:func:`kbgym.protocol.render_observation`)."""
-        return render_observation(self.task, [format_line(c, r) for c, r in self._entries],
-                                  remaining, self.layout)
+        return render_observation(self.task, self._lines, remaining, self.layout)

@@ -1,9 +1,17 @@
 """Snapshots (SPEC §15.2): write atomically, load with a content-hash check.
 
-A snapshot file is canonical JSON holding schema_version 1, kind ``kbgym.snapshot``, a label,
-universe {path, hash}, the ``library`` object and ``content_hash`` = ``"sha256:"`` +
-sha256(canonical JSON of ``library``). Indexes are never stored; pass ``search=`` to rebuild
-one on load. A universe file (kind ``kbgym.universe``) loads as B1.
+Two formats, one content hash:
+
+- ``json`` (the default; readable, what replay and small libraries use): canonical JSON
+  holding schema_version 1, kind ``kbgym.snapshot``, a label, universe {path, hash}, the
+  ``library`` object and ``content_hash`` = ``"sha256:"`` + sha256(canonical JSON of
+  ``library``). Indexes are not stored; pass ``search=`` to rebuild one on load.
+- ``binary`` (``kbgs-1``, :mod:`kbgym.library.binsnap`; for large libraries): typed columns
+  and the BM25 index, so loading does not rebuild it, with the same ``content_hash`` in its
+  header and a sha256 of the whole file checked before anything is read.
+
+:func:`load_snapshot` tells them apart by their first bytes. A universe file (kind
+``kbgym.universe``) loads as B1.
 """
 
 from __future__ import annotations
@@ -15,7 +23,10 @@ from typing import Any
 
 from kbgym.errors import SnapshotIntegrityError
 from kbgym.jsonio import content_hash, write_canonical
+from kbgym.library import binsnap
 from kbgym.library.graph import Library
+
+FORMATS = ("json", "binary")
 
 SCHEMA_VERSION = 1
 SNAPSHOT_KIND = "kbgym.snapshot"
@@ -35,19 +46,36 @@ def snapshot_object(library: Library, label: str, universe: dict) -> dict:
     }
 
 
-def write_snapshot(path: str | os.PathLike, library: Library, label: str, universe: dict) -> str:
+def write_snapshot(path: str | os.PathLike, library: Library, label: str, universe: dict,
+                   format: str = "json") -> str:
     """Write ``library`` to ``path`` (temp file, fsync, os.replace); returns the content hash.
 
-    The object is fully built before anything touches the disk, so a failure writes nothing.
+    ``format`` is ``json`` (the object is fully built before anything touches the disk) or
+    ``binary`` (streamed); either way a failure leaves no file behind.
     """
+    if format not in FORMATS:
+        raise ValueError(f"unknown snapshot format {format!r}; expected json or binary")
+    if format == "binary":
+        return binsnap.write_binary(path, library, label, universe, snapshot_hash(library))
     obj = snapshot_object(library, label, universe)
     write_canonical(path, obj)
+    _remember(library, obj["content_hash"])
     return obj["content_hash"]
 
 
+def _remember(library: Library, digest: str) -> None:
+    library._content_hash = (library.state_key(), digest)
+
+
 def snapshot_hash(library: Library) -> str:
-    """The content hash ``library`` would be written with."""
-    return content_hash(library.snapshot())
+    """The content hash ``library`` would be written with (either format), computed by
+    streaming its canonical JSON, and remembered until the library changes."""
+    known = getattr(library, "_content_hash", None)
+    if known is not None and known[0] == library.state_key():
+        return known[1]
+    digest = binsnap.library_hash(library)
+    _remember(library, digest)
+    return digest
 
 
 def load_snapshot(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Library, dict]:
@@ -56,10 +84,13 @@ def load_snapshot(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Libra
     and universe {path, hash}).
 
     Raises :class:`SnapshotIntegrityError` (one line) on a hash mismatch, malformed JSON, a
-    wrong kind or a bad shape. ``library_kwargs`` go to the Library (search, refresh, dedup,
+    wrong kind or a bad shape, and for a binary snapshot on any truncation or corruption
+    (checked before its columns are read). ``library_kwargs`` go to the Library (search, refresh, dedup,
     max_text_chars, link_batch_max).
     """
     path = Path(path)
+    if binsnap.is_binary(path):
+        return binsnap.read_binary(path, **library_kwargs)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -117,11 +148,12 @@ def load_snapshot_object(
         lib = Library.from_snapshot(obj["library"], **library_kwargs)
     except SnapshotIntegrityError as err:
         raise SnapshotIntegrityError(f"{source}: {err}") from None
+    _remember(lib, want)
     header = {k: v for k, v in obj.items() if k != "library"}
     return lib, header
 
 
 __all__ = [
-    "SNAPSHOT_KIND", "UNIVERSE_KIND", "load_snapshot", "load_snapshot_object",
+    "FORMATS", "SNAPSHOT_KIND", "UNIVERSE_KIND", "load_snapshot", "load_snapshot_object",
     "snapshot_hash", "snapshot_object", "write_snapshot",
 ]

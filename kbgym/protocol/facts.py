@@ -9,6 +9,7 @@ A drifted universe (§20) writes a changed fact with :data:`DRIFT_PREFIX` in fro
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 MONTHS: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July",
@@ -53,6 +54,7 @@ class Fact(NamedTuple):
         return (self.subj, self.obj) if self.kind in PERSON_KINDS else (self.subj,)
 
 
+@lru_cache(maxsize=65536)
 def render_date(iso: str) -> str:
     """``1957-03-09`` -> ``March 9, 1957``."""
     y, m, d = iso.split("-")

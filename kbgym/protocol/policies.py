@@ -517,7 +517,7 @@ class Statement:
             out.append(self.doc)
         if self.target:
             out.append(self.target)
-        if self.kind == "minimum":
+        if self.kind == "minimum" and self.concept:
             out.append(series_key(self.concept))
         return tuple(dict.fromkeys(out))
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r"[^\W_]+")
+TOKEN_RE = re.compile(r"[^\W_]+")
 
 
 def tokenize(text: str) -> list[str]:
     """The tokens of ``text``: ``re.findall(r"[^\\W_]+", text.casefold())``."""
-    return _TOKEN.findall(text.casefold())
+    return TOKEN_RE.findall(text.casefold())

@@ -82,7 +82,7 @@ class EpisodeRun:
         return self.done
 
     def result(self) -> tuple[dict, list[dict], float]:
-        summary = dict(self.info["episode"], tokens_in=self.tokens[0], tokens_out=self.tokens[1],
+        summary = dict(self.info["episode_summary"], tokens_in=self.tokens[0], tokens_out=self.tokens[1],
                        tokens_cached=self.tokens[2])
         return summary, self.rows, time.perf_counter() - self.t0
 

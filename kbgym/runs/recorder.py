@@ -162,7 +162,7 @@ class RunRecorder(gym.Wrapper):
         if self.kind == "test":
             self._shown.append(row)
         if terminated or truncated:
-            self._episode_row(info["episode"])
+            self._episode_row(info["episode_summary"])
         return obs, reward, terminated, truncated, info
 
     def _episode_row(self, summary: dict) -> None:

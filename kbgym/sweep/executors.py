@@ -30,7 +30,7 @@ class Options:
     llm_slots: int | None = None  # concurrent LLM runs; None = no cap
     timeout_s: float | None = None  # per run
     retries: int = 2  # extra tries after a transient error (or, on Ray, a lost worker)
-    address: str = "local"  # ray: local | auto | HOST:PORT
+    address: str | None = None  # ray: local | auto | HOST:PORT; None: $RAY_ADDRESS or local
 
 
 Report = Callable[[dict], None]  # called with {id, status[, error]} per run
@@ -51,6 +51,12 @@ def _attempt(spec: dict, out: str, timeout_s: float | None, retries: int) -> dic
 
 def _failed(spec: dict, err: BaseException) -> dict:
     return {"id": run_id(spec), "status": "failed", "error": f"{type(err).__name__}: {err}"}
+
+
+def ray_address(opts: Options) -> str:
+    """The Ray address a sweep uses: ``--address``, else ``$RAY_ADDRESS`` (what Ray itself
+    reads), else ``local``."""
+    return opts.address or os.environ.get("RAY_ADDRESS") or "local"
 
 
 def run_serial(specs: list[dict], out: Path, opts: Options, report: Report) -> list[dict]:
@@ -129,15 +135,19 @@ def run_process(specs: list[dict], out: Path, opts: Options, report: Report) -> 
 
 
 def ray_init_kwargs(opts: Options) -> dict:
-    """``ray.init`` arguments: a local start sizes the instance (num_cpus, the llm
-    resource); attaching to a cluster takes the cluster as it is."""
+    """``ray.init`` arguments: a local start (``address="local"``, which Ray starts afresh
+    even when ``RAY_ADDRESS`` is set) sizes the instance (num_cpus, the llm resource) and
+    binds its services to 127.0.0.1 only; attaching to a cluster takes it as it is."""
     kw = {"include_dashboard": False, "ignore_reinit_error": True, "log_to_driver": False}
-    if opts.address in (None, "", "local"):
+    address = ray_address(opts)
+    if address == "local":
+        kw["address"] = "local"
+        kw["_node_ip_address"] = "127.0.0.1"
         kw["num_cpus"] = opts.jobs or os.cpu_count() or 1
         kw["resources"] = {"llm": float(opts.llm_slots if opts.llm_slots is not None
                                         else kw["num_cpus"])}
     else:
-        kw["address"] = opts.address
+        kw["address"] = address
     return kw
 
 
@@ -197,7 +207,7 @@ def check_options(executor: str, opts: Options) -> None:
         raise ConfigError(f"--retries must be 0 or more, got {opts.retries}")
     if opts.timeout_s is not None and opts.timeout_s <= 0:
         raise ConfigError(f"--timeout must be positive, got {opts.timeout_s:g}")
-    if executor != "ray" and opts.address not in (None, "", "local"):
+    if executor != "ray" and opts.address not in (None, "local"):
         raise ConfigError("--address applies to the ray executor only")
 
 

@@ -25,17 +25,23 @@ import traceback
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from kbgym.errors import ConfigError, KBGymError
+from kbgym.errors import ConfigError
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import gc_frozen, gc_refreeze
 from kbgym.sweep.grid import run_id
 
 RESULT = "result.json"
+ERROR = "error.json"
 SCHEMA_VERSION = 1
 
 
-class RunTimeout(KBGymError):
-    """A run went past its per-run time limit (it is redone by the next sweep)."""
+class RunTimeout(BaseException):
+    """A run went past its per-run time limit (it is redone by the next sweep).
+
+    A ``BaseException``, like ``KeyboardInterrupt``: raised by the alarm wherever the run
+    happens to be, it must pass every ``except Exception`` on its way out - the env's guard
+    against agent-triggered bugs, a curator's retry loop - so the run stops where it is and
+    nothing more is written to its trace."""
 
 
 def transient_errors() -> tuple[type[BaseException], ...]:
@@ -54,11 +60,16 @@ def run_dir(out: str | Path, rid: str) -> Path:
 
 
 def status(path: Path) -> str:
-    """``done`` (result.json), ``failed`` (error.json), ``cut`` (started) or ``todo``."""
+    """``done`` (result.json), ``timeout`` or ``failed`` (error.json), ``cut`` (started) or
+    ``todo``."""
     if (path / RESULT).exists():
         return "done"
-    if (path / "error.json").exists():
-        return "failed"
+    if (path / ERROR).exists():
+        try:
+            recorded = json.loads((path / ERROR).read_text(encoding="utf-8")).get("status")
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        return "timeout" if recorded == "timeout" else "failed"
     return "cut" if path.exists() else "todo"
 
 
@@ -102,7 +113,9 @@ def _tokens(rows: list[dict]) -> list[int]:
 def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> dict:
     """Run ``spec`` under ``out/runs/<id>`` unless it is done; returns ``{id, status}``.
 
-    A failure leaves ``error.json`` (and re-raises), so the next sweep redoes the run.
+    A failure leaves ``error.json`` (and re-raises), so the next sweep redoes the run. A run
+    past ``timeout_s`` stops where it is and ends as ``{id, status: "timeout", error}`` (with
+    ``error.json`` marked ``"status": "timeout"``); it is redone by the next sweep too.
     """
     rid = run_id(spec)
     path = run_dir(out, rid)
@@ -115,9 +128,12 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
         # the timer stops before the stack unwinds: an alarm must not cut gc_frozen's exit
         with ExitStack() as stack, _deadline(timeout_s):
             runner_of(spec)(spec, rid, path, stack)
+    except RunTimeout as err:
+        write_canonical(path / ERROR, {"id": rid, "status": "timeout", "error": str(err)})
+        return {"id": rid, "status": "timeout", "error": str(err)}
     except BaseException as err:
-        write_canonical(path / "error.json", {
-            "id": rid, "error": f"{type(err).__name__}: {err}",
+        write_canonical(path / ERROR, {
+            "id": rid, "status": "failed", "error": f"{type(err).__name__}: {err}",
             "traceback": traceback.format_exc()})
         raise
     return {"id": rid, "status": "done"}
@@ -192,8 +208,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
                  config=TrainConfig.make(epochs=tr["epochs"], train_size=tr["train_size"],
                                          snapshot_every=tr["snapshot_every"]))
     lap("train")
-    gc_refreeze()  # training's env and library are garbage now; frozen (the env freezes
-    #                its heap at construction), they would stay until the run ends
+    gc_refreeze()  # training's env and library are garbage now; frozen by this run's block,
+    #                they would stay until the run ends
 
     pr = spec["probe"]
     probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],

@@ -7,7 +7,7 @@ from kbgym.seeding import stream
 from kbgym.universe.config import UniverseConfig
 from kbgym.universe.documents import build_nodes
 from kbgym.universe.people import generate_people
-from kbgym.universe.questions import Instance, World
+from kbgym.universe.questions import Instance, World, instance
 from kbgym.universe.splits import draw_splits, mixed, shuffled_pools
 from kbgym.universe.templates import RESERVED, TEMPLATES
 from kbgym.universe.types import Universe
@@ -42,9 +42,12 @@ def generate(config: UniverseConfig | None = None) -> Universe:
     if config.n_people < 6:  # also guards configs built with model_construct
         raise ConfigError(f"universe: n_people must be at least 6, got {config.n_people}")
     people, nodes, vocab, mode, world = build_world(config)
-    pools = shuffled_pools(full_pools(world, config.seed), stream(config.seed, "splits"))
+    # lean pool items (no Instance per candidate: only the drawn ones are made), the same draws
+    pools = shuffled_pools(world.pool_items(stream(config.seed, "questions")),
+                           stream(config.seed, "splits"))
     rows, shortfall = draw_splits(pools, config.sizes, config.eval_sizes,
-                                  lambda n: mixed(pools, n, config.hard_frac), RESERVED)
+                                  lambda n: mixed(pools, n, config.hard_frac, instance), RESERVED,
+                                  instance)
 
     questions, splits = [], {name: [] for name in SPLIT_NAMES}
     for i, (split, inst, flavor) in enumerate(rows, start=1):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
+from typing import Any
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -37,6 +38,17 @@ def name_golds(names: Sequence[str]) -> tuple[str, ...]:
     names = sorted(names)
     joined = ", ".join(names)
     return (joined, *names) if len(names) == 2 else (joined,)
+
+
+def instance(template: str, item: Any) -> Instance:
+    """The Instance of one pool item of :meth:`World.pool_items` (an Instance stays one)."""
+    if isinstance(item, Instance):
+        return item
+    if isinstance(item, str):
+        return Instance(template, (item,))
+    if len(item) == 2 and isinstance(item[1], bool):
+        return Instance(template, item[0], item[1])
+    return Instance(template, item)
 
 
 def _id_key(node_id: str) -> int:
@@ -92,17 +104,26 @@ class World:
     # -- pools -------------------------------------------------------------------------
     def pools(self, coins: random.Random) -> dict[str, list[Instance]]:
         """Every template's instances in enumeration order, swap coins drawn in table order."""
+        return {name: [instance(name, item) for item in items]
+                for name, items in self.pool_items(coins).items()}
+
+    def pool_items(self, coins: random.Random) -> dict[str, list]:
+        """:meth:`pools` in a lean form, the same draws: per template the items in
+        enumeration order, each the pid alone (one-person templates), the slot tuple, or
+        ``(slots, swap)`` for the templates with a swap coin. :func:`instance` makes the
+        Instance of an item; a universe only ever makes those of the drawn items."""
         out = {}
         for t in TEMPLATES:
-            slots_iter = getattr(self, f"_pool_{t.name}")()
+            items = getattr(self, f"_pool_{t.name}")()
             if t.name in SWAP:
-                out[t.name] = [Instance(t.name, s, coins.random() < 0.5) for s in slots_iter]
+                out[t.name] = [(s, coins.random() < 0.5) for s in items]
             else:
-                out[t.name] = [Instance(t.name, s) for s in slots_iter]
+                out[t.name] = list(items)
         return out
 
-    def _each(self, cond) -> Iterator[tuple[str, ...]]:
-        return ((p.pid,) for p in self.real if cond(p))
+    def _each(self, cond) -> Iterator[str]:
+        """The pids of the real people meeting ``cond`` (one-person pools: slots (pid,))."""
+        return (p.pid for p in self.real if cond(p))
 
     def _pool_qc1_job(self):
         return self._each(lambda p: True)
@@ -163,27 +184,33 @@ class World:
     def _pool_qc6_job_city_hobby(self):
         return ((p.pid, p.job, p.city, p.hobby) for p in self._unique("job", "city", "hobby"))
 
-    def _pairs(self, candidates, members) -> list[tuple[str, str]]:
-        """Candidate (X, Y) pairs with 1 ≤ |members(X, Y)| ≤ 2, in (X, Y) person order."""
-        keep = [(x, y) for x, y in candidates if 1 <= len(members(x, y)) <= 2]
-        keep.sort(key=lambda xy: (self.order[xy[0]], self.order[xy[1]]))
-        return keep
-
     def common_friends(self, x: str, y: str) -> set[str]:
         return set(self.by_pid[x].friends) & set(self.by_pid[y].friends)
 
     def children_friends(self, x: str, y: str) -> set[str]:
         return set(self.by_pid[x].children) & set(self.by_pid[y].friends)
 
+    def _counted_pairs(self, counts: Counter) -> list[tuple[str, str]]:
+        """Candidate (X, Y) pairs with 1 ≤ |members(X, Y)| ≤ 2, in (X, Y) person order, from
+        the pairs counted as they are enumerated (once per member)."""
+        keep = [xy for xy, n in counts.items() if n <= 2]
+        keep.sort(key=lambda xy: (self.order[xy[0]], self.order[xy[1]]))
+        return keep
+
     def _pool_qc7_common_friend(self):
         # Pairs sharing a friend are enumerated through that friend: O(n·d²), no all-pairs.
-        cands = {(a, b) for z in self.real for a, b in combinations(z.friends, 2)}
-        return self._pairs(cands, self.common_friends)
+        # Each common friend z yields (a, b) once (friends are in person order), so the count
+        # of a pair is |common_friends(a, b)|.
+        return self._counted_pairs(Counter(
+            ab for z in self.real for ab in combinations(z.friends, 2)))
 
     def _pool_qc7_child_friend(self):
-        cands = {(x.pid, y) for x in self.real for c in x.children
-                 for y in self.by_pid[c].friends if y != x.pid}
-        return self._pairs(cands, self.children_friends)
+        # (x, y) is yielded once per child of x that is a friend of y:
+        # the count is |children_friends(x, y)| (friendship is symmetric)
+        by_pid = self.by_pid
+        return self._counted_pairs(Counter(
+            (x.pid, y) for x in self.real for c in x.children
+            for y in by_pid[c].friends if y != x.pid))
 
     def _pool_qc8_grandchildren(self):
         return self._each(lambda p: len(self.grandchildren(p.pid)) >= 1)

@@ -8,13 +8,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kbgym.universe.questions import Instance
-from kbgym.universe.templates import RESERVED, TEMPLATES, TRAINED_EASY, TRAINED_HARD
+from kbgym.universe.templates import TEMPLATES, TRAINED_EASY, TRAINED_HARD
 
 Pools = dict[str, deque[Instance]]
 
 
-def shuffled_pools(pools: dict[str, list[Instance]], rng: random.Random) -> Pools:
-    """One shuffle per template, in table order."""
+def shuffled_pools(pools: dict[str, list], rng: random.Random) -> Pools:
+    """One shuffle per template, in table order (of Instances or of lean pool items: a
+    shuffle's draws depend only on the pool's length)."""
     out = {}
     for t in TEMPLATES:
         items = list(pools[t.name])
@@ -23,8 +24,14 @@ def shuffled_pools(pools: dict[str, list[Instance]], rng: random.Random) -> Pool
     return out
 
 
-def take(pools: Pools, templates: Sequence[str], n: int) -> list[Instance]:
-    """Round-robin over ``templates`` in order, popping each non-empty pool's front."""
+def _same(template: str, item: Any) -> Any:
+    return item
+
+
+def take(pools: Pools, templates: Sequence[str], n: int, make: Callable = _same) -> list:
+    """Round-robin over ``templates`` in order, popping each non-empty pool's front;
+    ``make(template, item)`` turns a drawn item into what is returned (a generated universe's
+    pools hold lean items: :func:`~kbgym.universe.questions.instance`)."""
     out: list[Instance] = []
     while len(out) < n:
         live = [t for t in templates if pools[t]]
@@ -33,18 +40,18 @@ def take(pools: Pools, templates: Sequence[str], n: int) -> list[Instance]:
         for t in live:
             if len(out) == n:
                 break
-            out.append(pools[t].popleft())
+            out.append(make(t, pools[t].popleft()))
     return out
 
 
-def mixed(pools: Pools, n: int, hard_frac: float) -> list[Instance]:
+def mixed(pools: Pools, n: int, hard_frac: float, make: Callable = _same) -> list:
     h = int(n * hard_frac + 0.5)
-    return take(pools, TRAINED_HARD, h) + take(pools, TRAINED_EASY, n - h)
+    return take(pools, TRAINED_HARD, h, make) + take(pools, TRAINED_EASY, n - h, make)
 
 
 def draw_splits(pools: Pools, sizes: Sequence[int], eval_sizes: Sequence[int],
-                trained: Callable[[int], list], reserved: Sequence[str]
-                ) -> tuple[list[tuple[str, Any, str | None]], dict[str, int]]:
+                trained: Callable[[int], list], reserved: Sequence[str],
+                make: Callable = _same) -> tuple[list[tuple[str, Any, str | None]], dict[str, int]]:
     """``(split, instance, eval_flavor)`` in the §5 draw order, and the shortfall per draw.
 
     ``trained(n)`` draws n trained instances (``mixed`` for a generated universe, a plain
@@ -55,9 +62,9 @@ def draw_splits(pools: Pools, sizes: Sequence[int], eval_sizes: Sequence[int],
     draws = [
         ("train", "train", trained(n_train), None, n_train),
         ("test_in", "test_in", trained(n_test_in), None, n_test_in),
-        ("test_out", "test_out", take(pools, reserved, n_test_out), None, n_test_out),
+        ("test_out", "test_out", take(pools, reserved, n_test_out, make), None, n_test_out),
         ("eval_in", "eval", trained(n_eval_in), "in", n_eval_in),
-        ("eval_out", "eval", take(pools, reserved, n_eval_out), "out", n_eval_out),
+        ("eval_out", "eval", take(pools, reserved, n_eval_out, make), "out", n_eval_out),
     ]
     rows, shortfall = [], {}
     for label, split, items, flavor, wanted in draws:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,48 @@ class Template:
 
 SCHEMA_VERSION = 1
 
+# -- canonical JSON of people and nodes by template (Universe.dumps) -------------------------
+_NODES_MARK = "@@kbgym-nodes@@"
+_PEOPLE_MARK = "@@kbgym-people@@"
+
+
+def _js(x: Any) -> str:
+    """One JSON scalar as canonical() writes it (strings unescaped for U+2028 etc. here:
+    dumps escapes the joined text once)."""
+    if isinstance(x, str):
+        return encode_basestring(x)
+    if x is None:
+        return "null"
+    if x is True:
+        return "true"
+    if x is False:
+        return "false"
+    if type(x) is int:
+        return str(x)
+    return json.dumps(x, allow_nan=False)
+
+
+def _strs(xs) -> str:
+    return "[" + ",".join(map(encode_basestring, xs)) + "]"
+
+
+def _node_text(n: "Node") -> str:
+    if n.source is not None or type(n.fact.object) is not str:
+        return json.dumps(n.to_json(), sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False)
+    f = n.fact
+    return (f'{{"fact":{{"kind":{encode_basestring(f.kind)},"object":'
+            f'{encode_basestring(f.object)},"subject":{encode_basestring(f.subject)}}},'
+            f'"id":{encode_basestring(n.id)},"text":{encode_basestring(n.text)}}}')
+
+
+def _person_text(p: "Person") -> str:
+    return (f'{{"born":{_js(p.born)},"children":{_strs(p.children)},"city":{_js(p.city)},'
+            f'"distractor":{_js(p.distractor)},"friends":{_strs(p.friends)},'
+            f'"gender":{_js(p.gender)},"generation":{_js(p.generation)},"hobby":{_js(p.hobby)},'
+            f'"job":{_js(p.job)},"name":{_js(p.name)},"parents":{_strs(p.parents)},'
+            f'"pid":{_js(p.pid)},"spouse":{_js(p.spouse)}}}')
+
 
 @dataclass(eq=False)
 class Universe:
@@ -191,14 +236,14 @@ class Universe:
         return [p for p in self.people if not p.distractor]
 
     # -- JSON ----------------------------------------------------------------------------
-    def to_json(self) -> dict:
+    def to_json(self, lists: bool = True) -> dict:
         return {
             "schema_version": SCHEMA_VERSION,
             "kind": "kbgym.universe",
             "meta": self.meta,
             "vocab": self.vocab,
-            "people": [p.to_json() for p in self.people],
-            "nodes": [n.to_json() for n in self.nodes],
+            "people": [p.to_json() for p in self.people] if lists else None,
+            "nodes": [n.to_json() for n in self.nodes] if lists else None,
             "questions": [q.to_json() for q in self.questions],
             "splits": {k: list(v) for k, v in self.splits.items()},
         }
@@ -216,11 +261,25 @@ class Universe:
         )
 
     def dumps(self) -> str:
-        """The canonical JSON text of the universe file (SPEC §15.1)."""
-        if "text" not in self._cache:
-            from kbgym.jsonio import canonical
+        """The canonical JSON text of the universe file (SPEC §15.1).
 
-            self._cache["text"] = canonical(self.to_json())
+        The same text as ``canonical(self.to_json())``, made faster: people and nodes (nearly
+        all of a large universe) are written by templates instead of as dicts."""
+        if "text" not in self._cache:
+            from kbgym.jsonio import _UNSAFE, _escape, canonical
+
+            obj = self.to_json(lists=False)
+            obj["nodes"], obj["people"] = _NODES_MARK, _PEOPLE_MARK
+            text = canonical(obj)
+            nodes = "[" + ",".join(map(_node_text, self.nodes)) + "]"
+            people = "[" + ",".join(map(_person_text, self.people)) + "]"
+            if not nodes.isascii():
+                nodes = _UNSAFE.sub(_escape, nodes)
+            if not people.isascii():
+                people = _UNSAFE.sub(_escape, people)
+            text = text.replace(f'"{_NODES_MARK}"', nodes, 1).replace(
+                f'"{_PEOPLE_MARK}"', people, 1)
+            self._cache["text"] = text
         return self._cache["text"]
 
     @property

@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
 def script(name: str):
@@ -33,10 +30,8 @@ def script(name: str):
     return mod
 
 
-def child(code: str, *args: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True,
-                         text=True, env=ENV).stdout
-    return json.loads(out.strip().splitlines()[-1])
+sys.path.insert(0, str(ROOT / "scripts" / "benchmarks"))
+from harness import child  # noqa: E402
 
 
 ENV_STEPS = r"""

@@ -14,18 +14,17 @@ from __future__ import annotations
 import argparse
 import gc
 import random
-import resource
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.graph import Library
 from kbgym.universe import UniverseConfig, generate
 
-
-def pct(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import pct, peak_rss_mb  # noqa: E402
 
 
 def bench(n_people: int, steps: int) -> dict:
@@ -76,7 +75,7 @@ def bench(n_people: int, steps: int) -> dict:
         timed("link", {"action": "link", "source": added[-1], "target": rng.choice(ids)})
     hit = env.step({"action": "search", "query": f"Residents {steps - 1}"})[4]["result"]
     assert added[-1] in hit, "an edit must be searchable at once (immediate refresh)"
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = peak_rss_mb()
     print(f"\n{n_people} people, {len(u.nodes)} notes: generate {t_gen:.1f}s, library build "
           f"{t_lib:.2f}s, index build {t_index:.2f}s, peak RSS {rss:.0f} MB")
     print(f"{'action':8s}{'n':>7s}{'p50 us':>10s}{'p95 us':>10s}{'p99 us':>10s}{'max us':>10s}")

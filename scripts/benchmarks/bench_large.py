@@ -63,9 +63,10 @@ execute(spec, sys.argv[2])
 wall = time.perf_counter() - t
 d = run_dir(sys.argv[2], run_id(spec))
 result = json.loads((d / "result.json").read_text())
+from harness import pct
 lat.sort()
 cpu.sort()
-pick = lambda q, xs=lat: xs[min(len(xs) - 1, int(q * len(xs)))]
+pick = lambda q, xs=lat: pct(xs, q)
 print(json.dumps({
     "wall_s": wall, "timing": json.loads((d / "timing.json").read_text()),
     "people": result["universe"]["people"], "notes": result["universe"]["notes"],
@@ -88,8 +89,8 @@ print(json.dumps({
 
 def measure(grid: Path) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ,
-               "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(ROOT), str(ROOT / "scripts" / "benchmarks"), os.environ.get("PYTHONPATH", "")])}
         out = subprocess.run([sys.executable, "-c", CHILD, str(grid), tmp], check=True,
                              capture_output=True, text=True, env=env).stdout
         return json.loads(out.strip().splitlines()[-1])

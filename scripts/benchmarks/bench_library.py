@@ -19,11 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
-import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 OPS = ("search", "search_common_only", "read", "add", "edit", "link", "link_many_20")
 SYL = ["ab", "er", "na", "thy", "mar", "quil", "fen", "wick", "dor", "ell", "gar", "os", "tin",
@@ -65,6 +64,10 @@ def synthetic(target: int, rng: random.Random) -> tuple[list[str], dict[str, lis
     return texts[:target], v
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import pct, peak_rss_mb  # noqa: E402
+
+
 def child(target: int, n_ops: int) -> dict:
     from kbgym.library import BM25Index, Library, apply_edit, read_result, search_result
 
@@ -81,9 +84,7 @@ def child(target: int, n_ops: int) -> dict:
             s = time.perf_counter_ns()
             fn(*args)
             out.append((time.perf_counter_ns() - s) / 1e3)
-        xs = sorted(out)
-        p95 = xs[int(0.95 * (len(xs) - 1))]
-        return {"p50_us": round(statistics.median(xs), 1), "p95_us": round(p95, 1)}
+        return {"p50_us": round(pct(out, 0.5), 1), "p95_us": round(pct(out, 0.95), 1)}
 
     def query() -> str:
         n, c = rng.choice(v["people"]), rng.choice(v["cities"])
@@ -120,7 +121,7 @@ def child(target: int, n_ops: int) -> dict:
     st = lib.stats()
     res["stats_us"] = round((time.perf_counter() - t0) * 1e6, 1)
     res["links"] = st["n_links"]
-    res["rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    res["rss_mb"] = round(peak_rss_mb())
     return res
 
 

@@ -18,7 +18,6 @@ import argparse
 import importlib.util
 import json
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -33,9 +32,12 @@ def _synthetic():
     return mod.synthetic
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import pct  # noqa: E402
+
+
 def _pct(xs: list[float]) -> dict:
-    xs = sorted(xs)
-    return {"p50_us": round(statistics.median(xs), 1), "p95_us": round(xs[int(0.95 * (len(xs) - 1))], 1)}
+    return {"p50_us": round(pct(xs, 0.5), 1), "p95_us": round(pct(xs, 0.95), 1)}
 
 
 def child(target: int, n_ops: int, scan_ops: int) -> dict:

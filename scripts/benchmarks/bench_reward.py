@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 
 
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[int(q * (len(xs) - 1))]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import pct  # noqa: E402
 
 
 def bench_reward(episodes: int, k: int, curator: str) -> dict:

@@ -27,17 +27,16 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library import BM25Index, Library
 from kbgym.universe import UniverseConfig, generate
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import pct  # noqa: E402
+
 KEYWORDS = ["job", "friend", "hobby", "city", "married", "born", "father", "mother", "lives"]
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def draw_queries(u, n: int, seed: int) -> list[tuple[str, int]]:

@@ -24,10 +24,15 @@ import math
 import os
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.universe import generate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import pct  # noqa: E402
 
 
 class RaisingRepr:
@@ -195,9 +200,6 @@ def worst_observation(universe) -> dict:
             "in_space": env.observation_space.contains(obs)}
 
 
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def main() -> None:

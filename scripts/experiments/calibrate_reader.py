@@ -40,7 +40,7 @@ def main() -> None:
     for split in args.splits.split(","):
         for qid in env.split_qids(split):
             out = run_episode(env, reader, qid)
-            ep = out["info"]["episode"]
+            ep = out["info"]["episode_summary"]
             rows.append((ep["category"], ep["template"], ep["f1"], out["steps"], ep["status"]))
     wall = time.perf_counter() - t0
 

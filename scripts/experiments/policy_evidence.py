@@ -54,7 +54,6 @@ from kbgym.runs.train import TrainConfig, train
 from kbgym.seeding import np_stream
 from kbgym.worlds.policies import PolicyConfig, generate
 from kbgym.worlds.policies.probe import GROUPS, make_policy_probe_from_run
-from kbgym.worlds.policies.questions import connected
 
 MAIN = ("B1 search", "curated", "curated+graph")
 EXTRA = ("B1+tools", "B1+graph")

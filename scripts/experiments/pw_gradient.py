@@ -97,7 +97,7 @@ def b1_by_type(universe: Path) -> str:
     for q in u.questions:
         reader = PWReader()
         res = run_episode(env, reader, q.qid)
-        rows[q.template].append((res["info"]["episode"]["f1"], res["steps"],
+        rows[q.template].append((res["info"]["episode_summary"]["f1"], res["steps"],
                                  reader.outcome == "budget"))
         parsed = parse_pw_question(q.text)
         shapes.setdefault(q.template, parsed.shape if parsed else "?")

@@ -1,7 +1,8 @@
 """Does the curation reward point the right way? Reward summed over training vs the probe.
 
     python scripts/experiments/reward_alignment.py [--train-size 100] [--epochs 1] [--per-group 30]
-        [--k 16] [--mu 0.5] [--seed 0] [--out runs/reward_alignment]
+        [--k 16] [--transfer 8] [--own] [--norm mean|sum] [--mu 0.5] [--seed 0]
+        [--out runs/reward_alignment]
 
 For each curator (scripted index, content writer, no-op, random, junk links, and degraded
 index curators: half / quarter member lists, a quarter / three quarters wrong members, one key
@@ -9,10 +10,15 @@ per question, short titles, person hubs only) this trains a fresh B1 library on 
 training questions with ``reward="curation"`` and sums the reward, then examines the trained
 library with the scripted reader on one gradient probe (made from those questions) next to B1.
 
-Printed: per curator the total reward, rho and F1 per probe group; the Spearman correlations of
-total reward with rho on exact and on share2 (goals: <= -0.8 and <= -0.6: more reward, fewer
-steps), over all curators and over those without an F1 loss; and whether every curator with an F1 loss against the no-op in some group earned less
-reward than the no-op. Writes alignment.json and alignment.png (matplotlib) under --out.
+Printed: per curator the total reward, the share of its episodes rewarded exactly 0, the mean
+|reward| of the others, rho and F1 per probe group; the Spearman correlations of total reward
+with the F1-gated objective on exact and on share2 (goals: <= -0.8 and <= -0.7: more reward,
+fewer steps) - the objective of a group is the arm's rho there when the arm has no F1 loss
+against the no-op in any group, and otherwise ranks below every arm without one (rho + 10: a
+curator that costs answers is worse than any that does not, and among such curators fewer
+steps is still better); the same with plain rho, over all curators and over those without an
+F1 loss; and whether every curator with an F1 loss earned less reward than the no-op. Writes
+alignment.json and alignment.png (matplotlib) under --out.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from pathlib import Path
 import numpy as np
 
 GROUPS = ("exact", "share2", "share1")
+#: What an F1 loss adds to rho in the gated objective: such an arm ranks below all others.
+LOSS_OFFSET = 10.0
 
 
 def spearman(x: list[float], y: list[float]) -> float:
@@ -81,7 +89,9 @@ def run(args) -> dict:
 
     u = default_universe() if args.seed == 0 else generate(UniverseConfig(seed=args.seed))
     qids = list(u.splits["train"])[: args.train_size]
-    config = {"reward": "curation", "reward_k": args.k, "reward_mu": args.mu}
+    config = {"reward": "curation", "reward_k": args.k, "reward_mu": args.mu,
+              "reward_transfer": args.transfer, "reward_own": args.own,
+              "reward_norm": args.norm}
     probe = make_probe(u, [{"qid": q} for q in qids], per_group=args.per_group, seed=args.seed)
     reader = make_agent("scripted-reader")
     arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, label="B1")}
@@ -103,11 +113,23 @@ def run(args) -> dict:
     f1_loss = {n: [g for g in GROUPS if cells[n][g]["f1"] < noop[g]["f1"] - 1e-9] for n in names}
     lossy = [n for n in names if f1_loss[n]]
     keep = [i for i, n in enumerate(names) if not f1_loss[n]]
+
+    def gated(g):
+        return [cells[n][g]["rho"] + (LOSS_OFFSET if f1_loss[n] else 0.0) for n in names]
+
+    def density(rs):
+        nonzero = [abs(r) for r in rs if r != 0.0]
+        return {"episodes": len(rs), "zero_share": 1 - len(nonzero) / len(rs) if rs else None,
+                "mean_abs_nonzero": sum(nonzero) / len(nonzero) if nonzero else 0.0}
+
     return {
         "universe": u.hash, "train_size": len(qids), "epochs": args.epochs, "k": args.k,
+        "transfer": args.transfer, "own": args.own, "norm": args.norm,
         "mu": args.mu, "seed": args.seed, "per_group": args.per_group,
-        "curators": {n: {"reward": totals[n], **cells[n], "f1_loss_groups": f1_loss[n]}
-                     for n in names},
+        "curators": {n: {"reward": totals[n], **cells[n], "f1_loss_groups": f1_loss[n],
+                         **density(per_episode[n])} for n in names},
+        "spearman_reward_gated_exact": spearman(reward, gated("exact")),
+        "spearman_reward_gated_share2": spearman(reward, gated("share2")),
         "spearman_reward_rho_exact": spearman(reward, rho_exact),
         "spearman_reward_rho_share2": spearman(reward, rho_share2),
         "spearman_f1_preserving_rho_exact": spearman([reward[i] for i in keep],
@@ -150,6 +172,9 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--per-group", type=int, default=30)
     ap.add_argument("--k", type=int, default=16)
+    ap.add_argument("--transfer", type=int, default=8)
+    ap.add_argument("--own", action="store_true", help="examine the episode's own question")
+    ap.add_argument("--norm", choices=("mean", "sum"), default="mean")
     ap.add_argument("--mu", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/reward_alignment")
@@ -160,16 +185,18 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "alignment.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"{'curator':20s}{'reward':>9s}" + "".join(f"{'rho ' + g:>13s}{'F1 ' + g:>11s}"
-                                                     for g in GROUPS))
+    print(f"{'curator':20s}{'reward':>9s}{'zero':>6s}{'|r|>0':>8s}" + "".join(
+        f"{'rho ' + g:>13s}{'F1 ' + g:>11s}" for g in GROUPS))
     for n, c in sorted(result["curators"].items(), key=lambda kv: -kv[1]["reward"]):
-        print(f"{n:20s}{c['reward']:+9.4f}" + "".join(
-            f"{c[g]['rho']:13.3f}{c[g]['f1']:11.3f}" for g in GROUPS)
-            + ("  F1 loss: " + ",".join(c["f1_loss_groups"]) if c["f1_loss_groups"] else ""))
-    print(f"Spearman(reward, rho exact)  = {result['spearman_reward_rho_exact']:+.3f}  "
-          f"(goal <= -0.8)")
-    print(f"Spearman(reward, rho share2) = {result['spearman_reward_rho_share2']:+.3f}  "
-          f"(goal <= -0.6)")
+        print(f"{n:20s}{c['reward']:+9.4f}{c['zero_share']:6.0%}{c['mean_abs_nonzero']:8.4f}"
+              + "".join(f"{c[g]['rho']:13.3f}{c[g]['f1']:11.3f}" for g in GROUPS)
+              + ("  F1 loss: " + ",".join(c["f1_loss_groups"]) if c["f1_loss_groups"] else ""))
+    print(f"Spearman(reward, F1-gated objective exact)  = "
+          f"{result['spearman_reward_gated_exact']:+.3f}  (goal <= -0.8)")
+    print(f"Spearman(reward, F1-gated objective share2) = "
+          f"{result['spearman_reward_gated_share2']:+.3f}  (goal <= -0.7)")
+    print(f"Spearman(reward, rho exact)  = {result['spearman_reward_rho_exact']:+.3f}")
+    print(f"Spearman(reward, rho share2) = {result['spearman_reward_rho_share2']:+.3f}")
     print(f"the same over the curators without an F1 loss: exact "
           f"{result['spearman_f1_preserving_rho_exact']:+.3f}, share2 "
           f"{result['spearman_f1_preserving_rho_share2']:+.3f}")

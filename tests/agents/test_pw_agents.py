@@ -61,7 +61,7 @@ def exam(u, library=None, reader=None) -> dict:
     out = {}
     for q in u.questions:
         res = run_episode(env, reader, q.qid)
-        out[q.qid] = dict(res["info"]["episode"], steps=res["steps"], text=res["obs"]["text"])
+        out[q.qid] = dict(res["info"]["episode_summary"], steps=res["steps"], text=res["obs"]["text"])
     return out
 
 
@@ -147,7 +147,7 @@ def test_reader_on_chains_of_any_length(src):
     for q in u.questions:
         reader = PWReader()
         res = run_episode(env, reader, q.qid)
-        f1 = res["info"]["episode"]["f1"]
+        f1 = res["info"]["episode_summary"]["f1"]
         shape = parse_pw_question(q.text).shape
         by_shape[shape].append(f1)
         outcomes[reader.outcome] += 1

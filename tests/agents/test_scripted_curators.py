@@ -102,7 +102,7 @@ def test_index_curator_leaves_precise_complete_indexes():
         curator = IndexCurator()
         q = first_of(u, template)
         out = run_episode(env, TrainAgent(ScriptedReader(), curator), q.qid)
-        ep = out["info"]["episode"]
+        ep = out["info"]["episode_summary"]
         assert out["info"]["phase"] == "backward" and ep["status"] == "answered"
         assert out["obs"]["text"].rsplit("\n\n", 1)[0].endswith("done() -> phase complete")
         lib = env.unwrapped.library
@@ -132,14 +132,14 @@ def test_index_curator_extends_a_partial_index_and_leaves_a_complete_one_alone()
     lib.link_many(partial, [holders[0].id, stray.id])
 
     agent = TrainAgent(ScriptedReader(), IndexCurator())
-    first = run_episode(env, agent, q.qid)["info"]["episode"]
+    first = run_episode(env, agent, q.qid)["info"]["episode_summary"]
     assert first["edits"]["unlink"] == 1 and first["edits"]["link_many"] >= 1
     assert [n.id for n in lib if n.text == title] == [partial]
     assert sorted(lib[partial].links) == sorted(n.id for n in holders)
     check_indexes(u, lib)
 
     version = lib.version
-    second = run_episode(env, agent, q.qid)["info"]["episode"]
+    second = run_episode(env, agent, q.qid)["info"]["episode_summary"]
     assert sum(second["edits"].values()) == 0
     assert lib.version == version
 
@@ -154,7 +154,7 @@ def test_index_curator_deletes_an_index_left_with_no_members():
     wrong = next(n for n in u.nodes if n.fact.kind == "job" and n.fact.subject == x.pid)
     bad = lib.add(TITLES["friends"].format(key=x.name)).id
     lib.link_many(bad, [wrong.id])
-    ep = run_episode(env, TrainAgent(ScriptedReader(), IndexCurator()), q.qid)["info"]["episode"]
+    ep = run_episode(env, TrainAgent(ScriptedReader(), IndexCurator()), q.qid)["info"]["episode_summary"]
     assert ep["edits"]["delete"] == 1 and bad not in lib
     assert not any(n.is_authored for n in lib)
 
@@ -177,7 +177,7 @@ def test_noop_curator_leaves_the_library_identical():
     agent = TrainAgent(ScriptedReader(), NoopCurator())
     for qid in env.split_qids("train")[:15]:
         out = run_episode(env, agent, qid)
-        assert out["info"]["episode"]["p2_steps"] == 1
+        assert out["info"]["episode_summary"]["p2_steps"] == 1
     assert lib.version == version and snapshot_hash(lib) == before
 
 
@@ -186,13 +186,13 @@ def test_content_writer_adds_the_answer_as_one_sentence():
     q = first_of(u, "qc2_spouse_job")
     env = train_env(u)
     agent = TrainAgent(ScriptedReader(), ContentWriter())
-    ep = run_episode(env, agent, q.qid)["info"]["episode"]
+    ep = run_episode(env, agent, q.qid)["info"]["episode_summary"]
     lib = env.unwrapped.library
     authored = [n for n in lib if n.is_authored]
     assert ep["edits"]["add"] == 1 and len(authored) == 1
     assert authored[0].text == answer_statement(parse_question(q.text), q.golds[0])
     assert authored[0].links == []
-    again = run_episode(env, agent, q.qid)["info"]["episode"]
+    again = run_episode(env, agent, q.qid)["info"]["episode_summary"]
     assert again["edits"]["add"] == 0 and again["p1_steps"] == 2  # found and used in forward
     assert len([n for n in lib if n.is_authored]) == 1
 

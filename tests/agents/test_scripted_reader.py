@@ -36,7 +36,7 @@ def exam(u, library=None, qids=None, config=None, reader=None):
     for split in SPLITS if qids is None else ("x",):
         for qid in env.split_qids(split) if qids is None else qids:
             res = run_episode(env, reader, qid)
-            out[qid] = dict(res["info"]["episode"], steps=res["steps"], text=res["obs"]["text"])
+            out[qid] = dict(res["info"]["episode_summary"], steps=res["steps"], text=res["obs"]["text"])
     return out
 
 

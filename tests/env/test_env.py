@@ -34,6 +34,28 @@ def test_registered_without_step_limit():
     assert spec.entry_point == "kbgym.env:KBGymEnv"
 
 
+def test_record_episode_statistics_wraps_the_env(small_universe):
+    """Gymnasium's RecordEpisodeStatistics writes info["episode"] at every episode end; the
+    env's own summary lives under info["episode_summary"], so the two coexist."""
+    from gymnasium.wrappers import RecordEpisodeStatistics
+
+    env = RecordEpisodeStatistics(KBGymEnv(small_universe))
+    env.reset(options={"qid": small_universe.splits["train"][0]})
+    env.step({"action": "answer", "text": "nobody"})
+    _, _, term, _, info = env.step({"action": "done"})
+    assert term and info["episode"]["l"] == 2 and info["episode"]["r"] == 0.0
+    assert info["episode_summary"]["status"] == "answered"
+
+
+def test_the_module_qualified_id_imports_kbgym_itself():
+    """Gymnasium 1.x has no entry-point plugins: ``kbgym:`` before the id makes
+    gym.make import the package that registers it (tests/test_install.py checks it in a
+    fresh interpreter)."""
+    env = gym.make("kbgym:" + kbgym.ENV_ID)
+    assert isinstance(env.unwrapped, KBGymEnv)
+    env.close()
+
+
 def test_step_before_reset_raises(small_universe):
     env = KBGymEnv(small_universe)
     with pytest.raises(ResetNeeded):
@@ -69,8 +91,8 @@ def test_forward_answer_reveals_gold_once_then_backward(small_universe):
     assert f"- answer(text={q.golds[0]!r}) -> submitted | your F1: 1.00" in obs["text"]
     obs, r, term, trunc, info = env.step({"action": "done"})
     assert (r, term, trunc) == (0.0, True, False)
-    assert info["result"] == "phase complete" and info["episode"]["p1_steps"] == 1
-    assert info["episode"]["p2_steps"] == 1 and info["episode"]["status"] == "answered"
+    assert info["result"] == "phase complete" and info["episode_summary"]["p1_steps"] == 1
+    assert info["episode_summary"]["p2_steps"] == 1 and info["episode_summary"]["status"] == "answered"
     # after the end: an error, same flags, nothing changes
     version = env.library.version
     obs, r, term, trunc, info = env.step({"action": "add", "text": "x"})
@@ -100,7 +122,7 @@ def test_forward_budget_exhaustion_switches_to_backward(small_universe):
     assert "ERROR: answer is not available in this phase" in obs["text"]
     obs, r, term, trunc, info = env.step({"action": "read", "id": "s0001"})
     assert (term, trunc) == (False, True)
-    assert info["episode"]["status"] == "unanswered" and info["episode"]["p2_steps"] == 2
+    assert info["episode_summary"]["status"] == "unanswered" and info["episode_summary"]["p2_steps"] == 2
 
 
 def test_probe_mode_is_frozen_and_budgeted(small_universe):
@@ -114,11 +136,11 @@ def test_probe_mode_is_frozen_and_budgeted(small_universe):
     assert env.library.frozen and not term
     obs, r, term, trunc, info = env.step({"action": "search", "query": "job"})
     assert (term, trunc) == (False, True)
-    assert info["episode"]["status"] == "unanswered" and info["episode"]["f1"] == 0.0
+    assert info["episode_summary"]["status"] == "unanswered" and info["episode_summary"]["f1"] == 0.0
     env.reset(options={"qid": q.qid})
     obs, r, term, trunc, info = env.step({"action": "answer", "text": q.golds[0]})
     assert info["result"] == "submitted" and term and r == 1.0
-    assert info["episode"]["status"] == "answered"
+    assert info["episode_summary"]["status"] == "answered"
 
 
 def test_probe_copies_the_library(small_universe):
@@ -167,7 +189,7 @@ def test_edits_are_counted_and_visible(small_universe):
     assert f"- {new_id}: People whose job is baker." in info["result"]
     obs, r, term, trunc, info = env.step({"action": "done"})
     assert info["metrics"]["index_coverage"] > 0
-    assert info["episode"]["edits"] == {"add": 1, "edit": 0, "delete": 0, "link": 1,
+    assert info["episode_summary"]["edits"] == {"add": 1, "edit": 0, "delete": 0, "link": 1,
                                         "link_many": 0, "unlink": 0}
 
 

@@ -1,9 +1,11 @@
-"""``kbgym serve`` over loopback: two OpenEnv clients play whole episodes at once, and every
-observation, reward and info matches the in-process env for the same seed and actions.
-Needs the ``openenv`` extra (skipped without it); slow: run with ``-m slow``."""
+"""``kbgym serve`` over loopback with OpenEnv's own clients: whole episodes match the
+in-process env; probe episodes never receive a gold; the split policy holds server-side;
+named start libraries and the task API; malformed frames are answered and the session lives
+on; idle sessions are closed. Needs the ``openenv`` extra (skipped without it); slow."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
@@ -43,24 +45,35 @@ def free_port() -> int:
     return port
 
 
-@pytest.fixture()
-def server(small_universe, tmp_path):
+def start_server(args, tmp_path, universe):
     path = tmp_path / "universe.json"
-    path.write_text(json.dumps(small_universe.to_json()))
+    path.write_text(json.dumps(universe.to_json()))
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "kbgym.cli", "serve", "--port", str(port),
-                             "--universe", str(path), "--reward", "both", "--reward-k", "4"],
+                             "--universe", str(path), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
+            return proc, f"http://127.0.0.1:{port}"
         except OSError:
             if proc.poll() is not None:
                 pytest.fail(proc.stdout.read().decode())
             time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
+    proc.kill()
+    pytest.fail("the server did not start")
+
+
+@pytest.fixture()
+def server(small_universe, tmp_path):
+    lib = KBGymEnv(small_universe)
+    lib.library.add("Marker note about a quokka named Blossom.")
+    lib.snapshot(tmp_path / "marked.json")
+    proc, url = start_server(["--reward", "both", "--reward-k", "4", "--idle-timeout", "3",
+                              "--library", f"marked={tmp_path / 'marked.json'}"],
+                             tmp_path, small_universe)
+    yield url
     proc.terminate()
     proc.wait(timeout=20)
 
@@ -109,13 +122,176 @@ def test_two_clients_play_whole_episodes_like_the_in_process_env(server, small_u
         assert state.step_count == len(actions_for(u, qid))
 
 
-def test_bad_reset_and_step_before_reset_are_answered(server, small_universe):
-    from kbgym.serve import KBGymAction, KBGymClient
+class Recording:
+    """A GenericEnvClient whose every received frame is kept (raw text)."""
 
-    with KBGymClient(base_url=server).sync() as env:
-        r = env.step(KBGymAction(action="done"))
-        assert r.observation.text.startswith("ERROR") and r.done
+    def __init__(self, url):
+        from openenv.core.generic_client import GenericEnvClient
+
+        self.frames: list[str] = []
+        client = GenericEnvClient(base_url=url)
+        real = client._receive
+
+        async def receive():
+            data = await real()
+            self.frames.append(json.dumps(data))
+            return data
+
+        client._receive = receive
+        self.env = client.sync()
+
+
+def test_a_probe_episode_from_the_real_client_never_receives_a_gold(server, small_universe):
+    u = small_universe
+    qid = next(q for q in u.splits["test_in"] if u.question(q).golds[0] not in
+               u.question(q).text)
+    gold = u.question(qid).golds[0]
+    rec = Recording(server)
+    with rec.env as env:
+        r = env.reset(qid=qid, mode="probe")
+        assert r.observation["phase"] == 0
+        r = env.step({"action": "answer", "args": {"text": "nobody"}})
+        assert r.done and r.observation["text"].count("submitted") == 1
+        env.state()
+    assert rec.frames and not any(gold in f for f in rec.frames)
+    assert not any("gold" in f for f in rec.frames)
+    # the same flow as a train episode on a train question does show its gold
+    tq = next(q for q in u.splits["train"] if u.question(q).golds[0] not in
+              u.question(q).text)
+    rec = Recording(server)
+    with rec.env as env:
+        env.reset(qid=tq, mode="train")
+        env.step({"action": "answer", "args": {"text": "nobody"}})
+    assert any(u.question(tq).golds[0] in f for f in rec.frames)
+
+
+def test_train_episodes_are_refused_on_questions_outside_the_train_split(server,
+                                                                          small_universe):
+    from openenv.core.generic_client import GenericEnvClient
+
+    u = small_universe
+    test_q = u.splits["test_in"][0]
+    with GenericEnvClient(base_url=server).sync() as env:
+        r = env.reset(qid=test_q)  # mode train by default
+        assert r.done and "not open to train episodes" in r.observation["text"]
+        assert u.question(test_q).golds[0] not in json.dumps(r.observation)
+        r = env.reset(split="test_in")
+        assert r.done and "not open to train episodes" in r.observation["text"]
+        r = env.reset(qid=test_q, mode="probe")  # an exam of it is fine
+        assert not r.done and r.observation["phase"] == 0
         r = env.reset(qid="q9999")
-        assert "unknown qid" in r.observation.text
-        r = env.reset(qid=small_universe.splits["train"][0])
-        assert r.observation.phase == 1 and not r.done
+        assert "unknown qid" in r.observation["text"]
+        r = env.reset(mode="judge")
+        assert "mode must be" in r.observation["text"]
+
+
+def test_named_start_libraries_fork_per_session_and_train_edits_carry_over(server,
+                                                                         small_universe):
+    from openenv.core.generic_client import GenericEnvClient
+
+    qid = small_universe.splits["train"][0]
+    search = {"action": "search", "args": {"query": "quokka Blossom"}}
+    with GenericEnvClient(base_url=server).sync() as env:
+        env.reset(qid=qid, library="marked")
+        assert "quokka" in env.step(search).observation["text"]
+        env.reset(qid=qid, library="B1")
+        assert "quokka" not in env.step(search).observation["info"]["result"]
+        env.step({"action": "answer", "args": {"text": "x"}})
+        env.step({"action": "add", "args": {"text": "A wombat called Rufus lives here."}})
+        env.step({"action": "done", "args": {}})
+        env.reset(qid=qid)  # no library: the session keeps what its last episode left
+        r = env.step({"action": "search", "args": {"query": "wombat Rufus"}})
+        assert "wombat" in r.observation["info"]["result"]
+        env.reset(qid=qid, mode="probe")  # the probe examines the session's library
+        r = env.step({"action": "search", "args": {"query": "wombat Rufus"}})
+        assert "wombat" in r.observation["info"]["result"]
+        r = env.reset(qid=qid, library="nope")
+        assert "unknown library" in r.observation["text"]
+    with GenericEnvClient(base_url=server).sync() as other:  # another session: its own B1
+        other.reset(qid=qid)
+        r = other.step({"action": "search", "args": {"query": "wombat Rufus"}})
+        assert "wombat" not in r.observation["info"]["result"]
+
+
+def test_the_task_api_lists_questions_without_golds(server, small_universe):
+    import httpx
+
+    u = small_universe
+    splits = httpx.get(f"{server}/kbgym/splits").json()
+    assert {s["name"] for s in splits} == set(u.splits)
+    tasks = httpx.post(f"{server}/kbgym/tasks", json={"split": "test_in"}).json()["tasks"]
+    assert [t["qid"] for t in tasks] == list(u.splits["test_in"])
+    body = json.dumps(tasks)
+    assert "gold" not in body and all(t["question"] == u.question(t["qid"]).text
+                                      for t in tasks)
+    n = httpx.post(f"{server}/kbgym/num_tasks", json={"split": "train"}).json()
+    assert n["num_tasks"] == len(u.splits["train"])
+    for route in ("/reset", "/step", "/state"):  # no stateless episode endpoints
+        assert httpx.post(f"{server}{route}", json={}).status_code in (404, 405)
+
+
+def test_malformed_frames_are_answered_and_the_session_lives_on(server, small_universe):
+    from websockets.asyncio.client import connect
+
+    qid = small_universe.splits["train"][0]
+    ws_url = server.replace("http://", "ws://") + "/ws"
+
+    async def go():
+        async with connect(ws_url) as ws:
+            await ws.send(json.dumps({"type": "reset", "data": {"qid": qid}}))
+            first = json.loads(await ws.recv())
+            assert first["type"] == "observation"
+            for bad in (b"\x00\xffbinary", "[1, 2, 3]", "42", '"reset"', "null", "{not json",
+                        json.dumps({"type": "step", "data": 5}), "x" * (2 << 20)):
+                await ws.send(bad)
+                reply = json.loads(await ws.recv())
+                assert reply["type"] == "error", bad[:20]
+            await ws.send(json.dumps({"type": "step", "data": {"action": "search",
+                                                              "args": {"query": "job"}}}))
+            ok = json.loads(await ws.recv())
+            assert ok["type"] == "observation" and ok["data"]["observation"]["phase"] == 1
+            assert ok["data"]["observation"]["info"]["steps"] == 1  # the episode went on
+
+    asyncio.run(go())
+
+
+def test_an_idle_session_is_told_and_closed(server):
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    ws_url = server.replace("http://", "ws://") + "/ws"
+
+    async def go():
+        async with connect(ws_url) as ws:
+            t = time.monotonic()
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            assert reply["type"] == "error" and "without a message" in reply["data"]["message"]
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 20)
+            return time.monotonic() - t
+
+    assert 2 <= asyncio.run(go()) < 15
+
+
+def test_autoenv_finds_the_installed_kbgym_env_package(server, small_universe):
+    pytest.importorskip("kbgym_env")  # pip install -e integrations/kbgym_env
+    from openenv import AutoEnv
+
+    from kbgym.serve import KBGymClient
+
+    client = AutoEnv.from_env("kbgym", base_url=server)
+    assert isinstance(client, KBGymClient)
+    with client.sync() as env:
+        r = env.reset(qid=small_universe.splits["test_in"][0], mode="probe")
+        assert r.observation.phase == 0 and not r.done
+
+
+def test_openenv_validate_passes_on_the_package_dir():
+    from pathlib import Path
+
+    pkg = Path(__file__).resolve().parents[2] / "integrations" / "kbgym_env"
+    cli = Path(sys.executable).parent / "openenv"
+    out = subprocess.run([str(cli), "validate", str(pkg), "--level", "static"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS  static.manifest" in out.stdout and "Verdict: PASS" in out.stdout

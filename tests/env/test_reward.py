@@ -65,31 +65,46 @@ def test_config_rejects_bad_reward_settings():
         KBGymConfig(reward_k=-1)
     with pytest.raises(ConfigError):
         KBGymConfig(reward_mu=-0.1)
+    for bad in ({"reward_transfer": -1}, {"reward_norm": "max"}, {"reward_scale": -1.0},
+                {"reward_shaping": "always"}):
+        with pytest.raises(ConfigError):
+            KBGymConfig(**bad)
 
 
-def test_pool_is_own_question_plus_k_training_questions(small_universe):
+def test_pool_is_transfer_questions_then_k_training_questions(small_universe):
     u = small_universe
     train = u.splits["train"]
-    env = KBGymEnv(u, config={"reward": "curation", "reward_k": 5})
+    env = KBGymEnv(u, config={"reward": "curation", "reward_k": 5, "reward_transfer": 3})
     held_out = {q for name, qids in u.splits.items() if name != "train" for q in qids}
     probe = make_probe(u, [{"qid": q} for q in train[:10]], per_group=5)
     probe_sources = {q.get("source_qid") for q in probe["questions"]}
-    for qid in train[:8]:
+    keys = {q: set(u.question(q).keys) for q in train}
+    with_transfer = 0
+    for qid in train[:12]:
         pool = env.reward_fn.pool(qid)
-        assert pool[0] == qid and len(pool) == 6 and len(set(pool)) == 6
+        assert qid not in pool  # its gold was just shown: not examined by default
+        assert len(pool) == len(set(pool)) and 5 <= len(pool) <= 8
         assert set(pool) <= set(train)
         assert not set(pool) & held_out
         assert not set(pool) & {g for gids in probe["splits"].values() for g in gids}
-        assert pool == reward_pool(train, qid, 5, 0)  # deterministic
+        sharing = [q for q in pool if keys[q] & keys[qid]]
+        transfer = pool[:len(pool) - 5]  # the transfer part comes first
+        assert set(transfer) <= set(sharing)
+        assert len(transfer) == min(3, sum(1 for q in train if q != qid and keys[q] & keys[qid]))
+        with_transfer += bool(transfer)
+        assert pool == reward_pool(train, qid, 5, 0, keys=keys, transfer=3)  # deterministic
+    assert with_transfer >= 3
     # a probe's exact group copies trained questions: the pool holds the originals (train
     # qids), never the probe gids
     assert probe_sources - {None} <= set(train)
     # the others are the same for every episode (that is what makes the cache pay)
-    others = [set(env.reward_fn.pool(q)[1:]) - {q} for q in train[:8]]
-    assert len(set.intersection(*others)) >= 5 - 2
+    others = [set(env.reward_fn.pool(q)[-5:]) for q in train[:8]]
+    assert len(set.intersection(*others)) >= 5 - 4
+    own = KBGymEnv(u, config={"reward": "curation", "reward_k": 5, "reward_own": True})
+    assert own.reward_fn.pool(train[0])[-1] == train[0]
     # a non-training question is not in its own pool
     test_q = u.splits["test_in"][0]
-    assert test_q not in reward_pool(train, test_q, 5, 0)
+    assert test_q not in reward_pool(train, test_q, 5, 0, own=True)
 
 
 def test_pool_seed_changes_the_order(small_universe):
@@ -99,7 +114,8 @@ def test_pool_seed_changes_the_order(small_universe):
 
 def test_curation_reward_is_delta_of_the_pool_score(small_universe):
     u = small_universe
-    env = KBGymEnv(u, config={"reward": "curation", "reward_k": 6, "reward_mu": 0.5})
+    env = KBGymEnv(u, config={"reward": "curation", "reward_k": 6, "reward_mu": 0.5,
+                              "reward_own": True})
     qid = u.splits["train"][3]
     before_lib = env.fork_library()
     rewards, info = play(env, qid, delete_support(env, qid))
@@ -139,18 +155,42 @@ def test_no_edit_means_zero_reward_and_no_new_examination(small_universe):
     rewards, info = play(env, train[1], [{"action": "done"}])
     assert info["curation"]["reward"] == 0.0 and rewards[-1] == 0.0
     # only the new own question needed examining (the others were cached)
-    assert env.reward_fn.exams - exams <= 1
+    assert env.reward_fn.exams - exams <= 8  # at most the new transfer questions
 
 
 def test_cache_makes_an_episode_cost_about_k_examinations(small_universe):
     u = small_universe
-    k = 6
-    env = KBGymEnv(u, config={"reward": "curation", "reward_k": k})
+    k, t = 6, 3
+    env = KBGymEnv(u, config={"reward": "curation", "reward_k": k, "reward_transfer": t})
     train = u.splits["train"]
     play(env, train[0], index_note(env, train[0]))
     exams = env.reward_fn.exams
     play(env, train[1], index_note(env, train[1]))
-    assert env.reward_fn.exams - exams <= k + 2
+    assert env.reward_fn.exams - exams <= k + 2 * t
+
+
+def test_scale_sum_and_edit_shaping_pay_the_same_change_differently(small_universe):
+    u = small_universe
+    qid = u.splits["train"][3]
+    base = {"reward": "curation", "reward_k": 6, "reward_own": True}
+
+    def run(**extra):
+        env = KBGymEnv(u, config={**base, **extra})
+        return (*play(env, qid, delete_support(env, qid)), env)
+
+    r0, i0, _ = run()
+    delta = i0["curation"]["reward"]
+    assert delta < 0 and r0[-1] == pytest.approx(delta)
+    r1, i1, _ = run(reward_scale=4.0)
+    assert i1["curation"]["reward"] == pytest.approx(4 * delta) == pytest.approx(r1[-1])
+    r2, i2, _ = run(reward_norm="sum")
+    n = len(i2["curation"]["pool"])
+    assert i2["curation"]["reward"] == pytest.approx(n * delta)
+    r3, i3, env = run(reward_shaping="edits")
+    assert i3["curation"]["reward"] == pytest.approx(delta)
+    assert sum(r3) == pytest.approx(delta)  # the same total, paid along the way
+    n_support = len(env.question(qid).support)
+    assert any(r != 0.0 for r in r3[-(n_support + 1):-1])  # some delete step was paid
 
 
 def test_budget_exhausted_backward_also_gets_the_reward(small_universe):
@@ -190,7 +230,7 @@ def test_fork_is_independent_and_keeps_the_search_index(small_universe):
 
 def test_group_rollouts_from_one_fork_are_identical(small_universe):
     u = small_universe
-    env = KBGymEnv(u, config={"reward": "curation", "reward_k": 4})
+    env = KBGymEnv(u, config={"reward": "curation", "reward_k": 4, "reward_own": True})
     qid = u.splits["train"][5]
     play(env, u.splits["train"][4], index_note(env, u.splits["train"][4]))
     start = env.fork_library()

@@ -16,7 +16,7 @@ import pytest
 from kbgym.env import KBGymEnv
 from kbgym.rl import KBGymSession, session_rows
 
-CONFIG = {"reward": "both", "reward_k": 4}
+CONFIG = {"reward": "both", "reward_k": 4, "reward_own": True}
 
 
 def tool_methods(env) -> dict:
@@ -126,10 +126,11 @@ def test_group_rollouts_start_from_one_library_and_pooled_instances_restore(
 def test_session_reward_equals_the_env_for_the_same_actions(small_universe, factory):
     qid = small_universe.splits["train"][2]
     s = factory()
-    first = s.reset(qid=qid, library="", prompt=[{"role": "user", "content": "ignored"}])
+    first = s.reset(qid=qid, library="", prompt=[{"role": "user", "content": "unrelated"}])
     env = KBGymEnv(small_universe, config=CONFIG)
     obs, _ = env.reset(options={"qid": qid})
-    assert first == obs["text"]
+    task = env.episode.memory.task  # the chat does not hold the task block: it comes first
+    assert first == f"{task}\n\nRemaining actions this phase: 15."
     total = 0.0
     for name, kwargs in scripted_policy(first, 0, deletes=3):
         out = getattr(s, name)(**kwargs)
@@ -172,3 +173,28 @@ def test_rows_from_a_snapshot_library(small_universe, tmp_path, factory):
     assert "quokka" in s.search(query="quokka")
     s.reset(qid=small_universe.splits["train"][0], library="")
     assert "quokka" not in s.search(query="quokka")
+
+
+def test_the_chat_gets_only_what_it_does_not_hold(small_universe, factory):
+    """TRL appends reset()'s text to the row's last user message and each tool's text as a
+    tool message: nothing the chat already holds is repeated."""
+    system = "You curate a library. (instruction text from an agents/ prompt file)"
+    rows = session_rows(small_universe, limit=1, system_prompt=system)
+    row = rows[0]
+    assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+    assert row["prompt"][0]["content"] == system
+    s = factory()
+    first = s.reset(**row)
+    assert first == "\n\nRemaining actions this phase: 15."  # the row holds the task block
+    q = small_universe.question(row["qid"])
+    out = s.search(query=q.text)
+    assert out.startswith("page 1:\n- ") and "Recent actions" not in out
+    assert "TRAIN QUESTION" not in out
+    out = s.answer(text="nobody")
+    result, task, budget = out.split("\n\n")
+    assert result.startswith("submitted | your F1: ")
+    assert task.startswith(f"TRAIN QUESTION {row['qid']} [phase 2: backward]")
+    assert f'gold answer: "{q.golds[0]}"' in task and budget == "Remaining actions this phase: 30."
+    assert "Recent actions" not in out
+    assert s.done() == "phase complete"
+    assert session_rows(small_universe, limit=1)[0]["prompt"][0]["role"] == "user"

@@ -156,3 +156,28 @@ def test_steps_left_never_negative(small_universe):
     for _ in range(4):
         obs, _, _, _, info = env.step({"action": "search", "query": "x"})
         assert obs["steps_left"] >= 0 and info["steps_left"] >= 0
+
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=40),
+    st.lists(st.text(max_size=6), max_size=5)), max_size=6))
+def test_guard_fast_path_agrees_with_the_full_walk(raw):
+    """The O(1) fast path for small flat dicts never passes what the full walk refuses."""
+    from kbgym.env import guard
+
+    if guard._plainly_fine(raw):
+        guard._Walk().value(raw, 0, decode=True)  # raises _Refuse if it should have refused
+
+
+def test_guard_fast_path_takes_ordinary_actions():
+    from kbgym.env import guard
+
+    for raw in ({"action": "search", "query": "Felix job", "page": 2},
+                {"action": "link_many", "source": "s0001", "targets": ["s0002", "s0003"]},
+                {"action": "read", "id": "s0001", "links_page": None}):
+        assert guard._plainly_fine(raw)
+    for raw in ({"name": "read", "arguments": '{"id": "s0001"}'},  # decoded: the full walk
+                {"action": "add", "text": "\ud800"}, {"action": "add", "text": "x" * 5000}):
+        assert not guard._plainly_fine(raw)

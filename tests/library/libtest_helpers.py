@@ -7,6 +7,9 @@ import re
 from collections import Counter
 from types import SimpleNamespace
 
+from hypothesis import strategies as st
+
+from kbgym.errors import LibraryOpError
 from kbgym.library.stats import recompute_stats
 from kbgym.library import BM25Index, Library
 
@@ -80,3 +83,37 @@ def check_invariants(lib: Library) -> None:
         assert n._ain == ain[n.id]
         assert (n.origin is None) == (n.flag == "authored")
     assert lib.stats() == recompute_stats(lib)
+
+
+# -- random edits (the fork and binary-snapshot tests) ----------------------------------------
+WORDS = ["Felix", "Mara", "job", "is", "cooper", "friend", "of", "city", "Fenmarch", "index"]
+QUERIES = ("felix job", "mara friend of", "cooper", "city of fenmarch", "index")
+
+
+def apply(lib: Library, op: tuple) -> object:
+    """One edit; a refused one returns its error string (both libraries must agree)."""
+    name, a, b, text = op
+    ids = lib.ids()
+    x, y = ids[a % len(ids)], ids[b % len(ids)]
+    try:
+        if name == "add":
+            return lib.add(text, dedup=False)
+        if name == "edit":
+            return lib.edit(x, text, dedup=False)
+        if name == "delete":
+            return lib.delete(x) if len(ids) > 1 else None
+        if name == "link":
+            return lib.link(x, y, "refers_to" if a % 2 else None)
+        if name == "link_many":
+            return lib.link_many(x, [y, ids[(b + 1) % len(ids)]])
+        if name == "unlink":
+            return lib.unlink(x, y)
+        return lib.merge(x, y)
+    except LibraryOpError as err:
+        return str(err)
+
+
+text_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
+op_st = st.tuples(st.sampled_from(["add", "edit", "delete", "link", "link_many", "unlink",
+                                   "merge"]),
+                  st.integers(0, 50), st.integers(0, 50), text_st)

@@ -44,8 +44,9 @@ def test_bm25_equals_brute_force(ops, queries, k, sparse, lookup):
     index = BM25Index()
     index.SPARSE_MAX = sparse  # 0: always dense; 3: mixed; default: candidate path
     index.COMPACT_MIN = 2  # exercise slot renumbering
-    if lookup == "dmap":  # every looked-up term gets a slot -> code map, kept up to date
+    if lookup == "dmap":  # every looked-up term gets a slot -> code map of its head
         index.DMAP_MIN, index.DMAP_FRACTION = 0, 10**9
+        index.TAIL_MIN = 2  # fold tails into heads early, so that heads (and maps) exist
     elif lookup == "scratch":
         index.SCRATCH_MIN = 0
     docs: dict[str, str] = {}

@@ -212,6 +212,26 @@ def render(body: dict, reply: Intent | Raw, *, text_unless_named: bool,
     }
 
 
+def stream_events(body: dict, out: dict) -> bytes:
+    """The completion ``out`` as server-sent events (``"stream": true``): one chunk with the
+    whole message as its delta, one with the finish reason, the usage when
+    ``stream_options.include_usage`` asks for it, then ``[DONE]``."""
+    choice = out["choices"][0]
+    msg = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": msg.get("content") or ""}
+    if msg.get("tool_calls"):
+        delta["tool_calls"] = [dict(c, index=i) for i, c in enumerate(msg["tool_calls"])]
+    base = {"id": out["id"], "object": "chat.completion.chunk", "created": 0,
+            "model": out["model"]}
+    chunks = [dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": None}]),
+              dict(base, choices=[{"index": 0, "delta": {},
+                                   "finish_reason": choice["finish_reason"]}])]
+    if (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append(dict(base, choices=[], usage=out["usage"]))
+    text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return text.encode()
+
+
 # -- the server ------------------------------------------------------------------------------
 
 
@@ -346,8 +366,9 @@ class FakeServer:
                 n = int(headers.get("content-length", "0") or 0)
                 raw = await reader.readexactly(n) if n else b""
                 status, extra, payload = await self._respond(method, path, raw)
+                kind = extra.pop("content-type", "application/json")
                 head = [f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}",
-                        "content-type: application/json", f"content-length: {len(payload)}"]
+                        f"content-type: {kind}", f"content-length: {len(payload)}"]
                 head += [f"{k}: {v}" for k, v in extra.items()]
                 writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload)
                 await writer.drain()
@@ -406,6 +427,8 @@ class FakeServer:
                          fenced=self.fenced)
             if self.cache != "off" or self.prompt_ms_per_token:
                 await self._prompt_cache(body, out)
+            if body.get("stream"):
+                return 200, {"content-type": "text/event-stream"}, stream_events(body, out)
             return 200, {}, json.dumps(out).encode()
         finally:
             self.in_flight -= 1

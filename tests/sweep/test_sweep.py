@@ -27,7 +27,7 @@ from kbgym.sweep.aggregate import (
     render_markdown,
 )
 from kbgym.sweep.grid import expand, is_llm, load_grid, run_id
-from kbgym.sweep.run import RESULT, run_dir
+from kbgym.sweep.run import RESULT, run_dir, status
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = """\
@@ -219,8 +219,36 @@ def test_timeout_fails_the_run_and_a_rerun_finishes_it(tmp_path):
     grid = write_grid(tmp_path, TINY.replace("seeds: [0, 1]", "seeds: [0]"))
     res = run_all(expand(load_grid(grid)), tmp_path / "out", "serial",
                   Options(timeout_s=0.01))
-    assert res[0]["status"] == "failed" and "time limit" in res[0]["error"]
+    assert res[0]["status"] == "timeout" and "time limit" in res[0]["error"]
+    assert status(run_dir(tmp_path / "out", res[0]["id"])) == "timeout"
     assert run_all(expand(load_grid(grid)), tmp_path / "out", "serial")[0]["status"] == "done"
+
+
+def test_a_timeout_inside_an_env_step_stops_the_run_and_leaves_the_trace_alone(tmp_path,
+                                                                                monkeypatch):
+    """The alarm fires while the env executes an action: the env's guard against
+    agent-triggered bugs must not swallow it (no 'internal error (RunTimeout)' step), the
+    run ends as a timeout, and the trace holds only the steps that completed."""
+    import kbgym.sweep.run as sweep_run
+    from kbgym.env.env import KBGymEnv
+
+    real = KBGymEnv._execute
+    calls = {"n": 0}
+
+    def execute(self, ep, act):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise sweep_run.RunTimeout("run exceeded its time limit of 1 s")
+        return real(self, ep, act)
+
+    monkeypatch.setattr(KBGymEnv, "_execute", execute)
+    grid = write_grid(tmp_path, TINY.replace("seeds: [0, 1]", "seeds: [0]"))
+    res = run_all(expand(load_grid(grid)), tmp_path / "out", "serial", Options())
+    assert res[0]["status"] == "timeout"
+    path = run_dir(tmp_path / "out", res[0]["id"])
+    assert not (path / RESULT).exists() and status(path) == "timeout"
+    rows = [json.loads(x) for x in (path / "train" / "trace.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and not any("RunTimeout" in r["result"] for r in rows)
 
 
 def test_killed_driver_resumes_to_the_uninterrupted_aggregate(serial, tmp_path):
@@ -400,15 +428,29 @@ def test_ray_executor_gives_the_serial_results(serial, tmp_path, monkeypatch):
     assert not ray.is_initialized()  # shut down in finally
 
 
-def test_ray_start_sizes_a_local_instance_but_not_a_cluster():
+def test_ray_start_sizes_a_local_instance_but_not_a_cluster(monkeypatch):
     from kbgym.sweep.executors import ray_init_kwargs
 
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
     local = ray_init_kwargs(Options(jobs=3, llm_slots=2))
     assert local["num_cpus"] == 3 and local["resources"] == {"llm": 2.0}
-    assert local["include_dashboard"] is False and "address" not in local
+    assert local["include_dashboard"] is False and local["address"] == "local"
+    assert local["_node_ip_address"] == "127.0.0.1"  # a local instance binds loopback only
     attach = ray_init_kwargs(Options(jobs=3, llm_slots=2, address="10.0.0.5:6379"))
     assert attach["address"] == "10.0.0.5:6379"
     assert "num_cpus" not in attach and "resources" not in attach
+
+
+def test_ray_address_defaults_to_the_environment_then_local(monkeypatch):
+    from kbgym.sweep.executors import ray_init_kwargs
+
+    monkeypatch.setenv("RAY_ADDRESS", "head.example:6379")
+    assert ray_init_kwargs(Options())["address"] == "head.example:6379"
+    assert "num_cpus" not in ray_init_kwargs(Options())
+    # an explicit --address local still starts a private instance
+    assert ray_init_kwargs(Options(address="local"))["num_cpus"] >= 1
+    monkeypatch.delenv("RAY_ADDRESS")
+    assert ray_init_kwargs(Options())["address"] == "local"
 
 
 def test_llm_slots_cap_concurrent_llm_runs_in_the_process_pool(serial, tmp_path, monkeypatch):

@@ -1,0 +1,608 @@
+"""The binary snapshot format ``kbgs-1``: a library (and its BM25 index) as typed columns.
+
+Why this format: a snapshot of 10^6 notes must round-trip in seconds, load without
+rebuilding the search index, and be safe to open when it comes from someone else. So the
+file holds only a JSON header and raw little-endian numpy arrays (no pickle, nothing that
+executes on load), every length is checked against the file before anything is allocated,
+and a sha256 of every byte before the trailer is verified before the columns are read.
+
+Layout::
+
+    b"KBGSNAP1"                       8 bytes, the magic (what load_snapshot sniffs)
+    header length                     8 bytes, little-endian unsigned
+    header                            canonical JSON: kind, schema_version, format, label,
+                                      universe, content_hash, library {next_id, merges,
+                                      n_nodes}, index {...} or null, and the sections:
+                                      [{name, dtype, n, offset}] in file order
+    the sections                      each an array's raw bytes, contiguous, in that order
+    b"KBGSEND1" + sha256              the trailer: 8 + 32 bytes over everything before it
+
+The library's columns: note numbers, ids, texts (one UTF-8 blob with character offsets),
+flags, origins, absorbed origins and links (offsets + targets as node positions, types and
+hashes aligned with them), the origin list. The index, when stored, is its compacted state:
+live slots (as node positions: their texts are the notes'), posting lists per term, the
+(tf, dl) codes and the MaxScore bounds. ``content_hash`` is the one the JSON form of the same
+library has (SPEC §15.2): :func:`library_hash` computes it without building the JSON objects.
+
+The file is written as a stream (a temp file, fsync, rename); a failure leaves nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from array import array
+from collections import Counter
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from kbgym.errors import SnapshotIntegrityError
+from kbgym.jsonio import _UNSAFE, _escape, canonical
+
+MAGIC = b"KBGSNAP1"
+TRAILER = b"KBGSEND1"
+FORMAT = "kbgs-1"
+_DTYPES = {"u1": np.uint8, "i4": np.int32, "i8": np.int64, "u8": np.uint64, "f8": np.float64}
+_MAX_HEADER = 1 << 26
+_CHUNK = 1 << 23
+_FLAGS = (None, "edited", "authored")
+_TYPES = (None, "refers_to", "supersedes", "amends", "cites", "member_of", "related")
+
+
+def is_binary(path: str | os.PathLike) -> bool:
+    """True when the file starts with the ``kbgs-1`` magic."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+# -- content hash ---------------------------------------------------------------------------
+def _js(s: str) -> str:
+    return encode_basestring(s)
+
+
+def _node_json(n: Any) -> str:
+    """The canonical JSON of ``n.to_json()`` (sorted keys, no spaces), before escaping."""
+    flag = "null" if n.flag is None else f'"{n.flag}"'
+    origin = "null" if n.origin is None else _js(n.origin)
+    parts = ['{"absorbed":[', ",".join(map(_js, n.absorbed)), '],"flag":', flag,
+             ',"id":', _js(n.id)]
+    if n._hashes:
+        parts += [',"link_hashes":{',
+                  ",".join(f"{_js(k)}:{_js(v)}" for k, v in sorted(n._hashes.items())), "}"]
+    if n._types:
+        parts += [',"link_types":{',
+                  ",".join(f"{_js(k)}:{_js(v)}" for k, v in sorted(n._types.items())), "}"]
+    parts += [',"links":[', ",".join(map(_js, n.links)), '],"origin":', origin, ',"text":',
+              _js(n.text), "}"]
+    return "".join(parts)
+
+
+def note_table(lib: Any) -> tuple[Any, list]:
+    """The library's notes as :class:`~kbgym.library.graph.NodeColumns` (id order) and its
+    notes with out-links (id order). A library whose notes are still its columns (built from
+    a universe or a binary snapshot, nothing changed) hands them over without a copy."""
+    from kbgym.library.graph import NodeColumns
+    from kbgym.library.layers import LazyMap
+
+    m = lib._nodes
+    base = m._base
+    if not m._mid and not m._top and isinstance(base, LazyMap) and base.source is not None:
+        made = base._all if base._all is not None else base._made
+        return base.source, sorted((n for n in made.values() if n.links), key=lambda n: n.num)
+    ns = list(lib)
+    cols = NodeColumns([n.id for n in ns], [n.num for n in ns], [n.text for n in ns],
+                       [n.origin for n in ns], [n.flag for n in ns],
+                       {i: n.absorbed for i, n in enumerate(ns) if n.absorbed})
+    return cols, [n for n in ns if n.links]
+
+
+_PLAIN = '{"absorbed":[],"flag":%s,"id":"%s","links":[],"origin":%s,"text":%s}'
+_SELF = '{"absorbed":[],"flag":null,"id":"%s","links":[],"origin":"%s","text":%s}'
+_NULLS = ["null"] * (1 << 16)
+
+
+def library_hash(lib: Any) -> str:
+    """``content_hash(lib.snapshot())``, streamed: the canonical JSON text is hashed in
+    chunks as it is made, from the note columns; plain notes (no links, nothing absorbed)
+    take a template and only the others are written out field by field."""
+    cols, linked = note_table(lib)
+    h = hashlib.sha256()
+
+    def feed(text: str) -> None:
+        if not text.isascii():  # (every character canonical() escapes is non-ASCII)
+            text = _UNSAFE.sub(_escape, text)
+        h.update(text.encode("utf-8"))
+
+    feed(f'{{"merges":{int(lib.merges)},"next_id":{int(lib.next_id)},"nodes":[')
+    ids, texts, n = cols.ids, cols.texts, len(cols.ids)
+    pos = {node.id: node for node in linked}
+    special = set(cols.absorbed or ()) | {i for i, x in enumerate(ids) if x in pos} \
+        if pos or cols.absorbed else set()
+    step = 1 << 16
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        enc = map(encode_basestring, texts[lo:hi])
+        cid = ids[lo:hi]
+        if cols.flags is None:
+            fl = _NULLS[: hi - lo]
+        else:
+            fl = ["null" if f is None else f'"{f}"' for f in cols.flags[lo:hi]]
+        if cols.origins is None and cols.flags is None:  # untouched originals
+            strs = list(map(_SELF.__mod__, zip(cid, cid, enc)))
+        else:
+            og = ([f'"{x}"' for x in cid] if cols.origins is None else
+                  ["null" if o is None else _js(o) for o in cols.origins[lo:hi]])
+            strs = list(map(_PLAIN.__mod__, zip(fl, cid, og, enc)))
+        for i in special:
+            if lo <= i < hi:
+                strs[i - lo] = _node_json(pos.get(ids[i]) or cols.make(i))
+        feed(("," if lo else "") + ",".join(strs))
+    feed('],"origins":' + json.dumps(list(lib.origins), ensure_ascii=False,
+                                      separators=(",", ":")) + "}\n")
+    return "sha256:" + h.hexdigest()
+
+
+# -- columns --------------------------------------------------------------------------------
+def _strings(items: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A UTF-8 blob of ``items`` and their character offsets (len + 1). When no item holds
+    a NUL the items are joined with NUL (the reader splits instead of slicing), which the
+    offsets tell apart: they then count a separator after every item (the last ends one past
+    the text)."""
+    joined = "\x00".join(items)
+    sep = joined.count("\x00") == max(0, len(items) - 1)
+    if not sep:
+        joined = "".join(items)
+    off = np.zeros(len(items) + 1, dtype=np.int64)
+    if items:
+        np.cumsum(np.fromiter(map(len, items), dtype=np.int64, count=len(items)), out=off[1:])
+        if sep:
+            off[1:] += np.arange(1, len(items) + 1, dtype=np.int64)  # a NUL after each
+    blob = np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return blob, off
+
+
+def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
+    try:
+        text = blob.tobytes().decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise SnapshotIntegrityError(f"{what} is not UTF-8") from None
+    n = len(off) - 1
+    if n < 0 or off[0] != 0 or (n and (np.diff(off) < 0).any()):
+        raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+    if n == 0:
+        return []
+    if int(off[-1]) == len(text) + 1:  # NUL-joined
+        items = text.split("\x00")
+        if len(items) != n:
+            raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+        return items
+    if int(off[-1]) != len(text):
+        raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+    o = off.tolist()
+    return [text[a:b] for a, b in zip(o, o[1:])]
+
+
+def library_columns(lib: Any) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
+    """(header fields, columns, id -> position) of a library."""
+    table, linked = note_table(lib)
+    ids, n = table.ids, len(table.ids)
+    pos = dict(zip(ids, range(n)))
+    cols: dict[str, np.ndarray] = {}
+    cols["num"] = np.asarray(table.nums, dtype=np.int64)
+    cols["id_blob"], cols["id_off"] = _strings(ids)
+    cols["text_blob"], cols["text_off"] = _strings(table.texts)
+    if table.flags is None:
+        cols["flag"] = np.zeros(n, dtype=np.uint8)
+    else:
+        code = {f: i for i, f in enumerate(_FLAGS)}
+        cols["flag"] = np.fromiter(map(code.__getitem__, table.flags), dtype=np.uint8, count=n)
+    # origins: 1 = the note's own id (most originals), 0 = none, 2 = another (listed in order)
+    if table.origins is None:
+        okind = np.ones(n, dtype=np.uint8)
+        others: list[str] = []
+    else:
+        okind = np.fromiter((0 if o is None else 1 if o == x else 2
+                             for o, x in zip(table.origins, ids)), dtype=np.uint8, count=n)
+        others = [o for o, k in zip(table.origins, okind.tolist()) if k == 2]
+    cols["origin_kind"] = okind
+    cols["origin_blob"], cols["origin_off"] = _strings(others)
+    absorbed = table.absorbed or {}
+    acount = np.zeros(n, dtype=np.int64)
+    flat_abs: list[str] = []
+    for i in sorted(absorbed):
+        acount[i] = len(absorbed[i])
+        flat_abs.extend(absorbed[i])
+    cols["abs_off"] = np.concatenate(([0], np.cumsum(acount))).astype(np.int64)
+    cols["abs_blob"], cols["abs_soff"] = _strings(flat_abs)
+    lcount = np.zeros(n, dtype=np.int64)
+    dst, typ, hsh, has = [], [], [], []
+    for node in linked:
+        lcount[pos[node.id]] = len(node.links)
+        types, hashes = node.link_types, node._hashes or {}
+        for t in node.links:
+            dst.append(pos[t])
+            typ.append(_TYPES.index(types.get(t)))
+            h = hashes.get(t)
+            if h is not None and len(h) != 16:
+                raise ValueError("link hashes must be 16 hex digits")
+            has.append(h is not None)
+            hsh.append(int(h, 16) if h is not None else 0)
+    cols["link_off"] = np.concatenate(([0], np.cumsum(lcount))).astype(np.int64)
+    cols["link_dst"] = np.array(dst, dtype=np.int64)
+    cols["link_type"] = np.array(typ, dtype=np.uint8)
+    cols["link_hash"] = np.array(hsh, dtype=np.uint64)
+    cols["link_has_hash"] = np.array(has, dtype=np.uint8)
+    same = list(lib.origins) == ids  # (B1 and most libraries: the origins are the note ids)
+    cols["origins_blob"], cols["origins_off"] = _strings([] if same else list(lib.origins))
+    head = {"next_id": int(lib.next_id), "merges": int(lib.merges), "n_nodes": n,
+            "origins_are_ids": same}
+    return head, cols, pos
+
+
+def index_columns(lib: Any, pos: dict[str, int]) -> tuple[dict | None, dict[str, np.ndarray]]:
+    """The compacted BM25 state, when the index is a BM25Index fully in step with the notes
+    (nothing pending); else (None, {}) and the index is rebuilt on load."""
+    from kbgym.library.search import BM25Index
+
+    ix = lib.search_backend
+    if type(ix) is not BM25Index or lib._dirty or len(ix) != len(lib):
+        return None, {}
+    n_old = ix._n_slots
+    terms = sorted(ix._vocab, key=ix._vocab.__getitem__)
+    table = note_table(lib)[0]
+    if not ix._n_dead and n_old == ix._nh and not any(ix._tn) and ix._sid_h == table.ids:
+        # compact already, slots in note order: the heads are the columns
+        slot_node = np.arange(n_old, dtype=np.int64)
+        post_s, post_c = ix._hs, ix._hc
+        lens = list(map(len, post_s))
+    else:
+        alive = ~ix._dead[:n_old]
+        live = np.flatnonzero(alive)
+        remap = np.cumsum(alive) - 1
+        ids = ix._ids(live.tolist())
+        try:  # (nothing pending: every indexed text is its note's current text)
+            slot_node = np.fromiter(map(pos.__getitem__, ids), dtype=np.int64, count=len(ids))
+        except KeyError:
+            return None, {}
+        post_s, post_c, lens = [], [], []
+        for tid in range(len(terms)):
+            slots, codes = ix._post(tid)
+            keep = alive[slots]
+            post_s.append(remap[slots[keep]])
+            post_c.append(codes[keep])
+            lens.append(int(keep.sum()))
+    cols = {"ix_slot_node": slot_node}
+    cols["ix_vocab_blob"], cols["ix_vocab_off"] = _strings(terms)
+    cols["ix_post_off"] = np.concatenate(([0], np.cumsum(lens, dtype=np.int64))).astype(np.int64)
+    small = n_old < 2**31 and ix._n_codes < 2**31  # 4-byte postings: half the file
+    dt = np.int32 if small else np.int64
+    cols["ix_post_slot"] = (np.concatenate(post_s) if post_s else np.zeros(0)).astype(dt)
+    cols["ix_post_code"] = (np.concatenate(post_c) if post_c else np.zeros(0)).astype(dt)
+    cols["ix_df"] = np.array(ix._df, dtype=np.int64)
+    cols["ix_maxtf"] = np.array(ix._maxtf, dtype=np.int64)
+    cols["ix_mindl"] = np.array(ix._mindl, dtype=np.int64)
+    cols["ix_code_tf"] = ix._code_tf[: ix._n_codes].astype(np.float64)
+    cols["ix_code_dl"] = ix._code_dl[: ix._n_codes].astype(np.float64)
+    head = {"k1": ix.k1, "b": ix.b, "total_len": int(ix._total_len), "n_codes": ix._n_codes,
+            "dmap_min": ix.DMAP_MIN}
+    return head, cols
+
+
+# -- writing --------------------------------------------------------------------------------
+def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
+                 content_hash: str | None = None) -> str:
+    """Write ``lib`` as a ``kbgs-1`` file (temp file, fsync, os.replace); its content hash."""
+    digest = content_hash or library_hash(lib)
+    head, cols, pos = library_columns(lib)
+    ihead, icols = index_columns(lib, pos)
+    cols.update(icols)
+    sections, offset = [], 0
+    for name, arr in cols.items():
+        code = {np.dtype(v): k for k, v in _DTYPES.items()}[arr.dtype]
+        sections.append({"name": name, "dtype": code, "n": int(arr.size), "offset": offset})
+        offset += arr.nbytes
+    header = {"schema_version": 1, "kind": "kbgym.snapshot", "format": FORMAT, "label": label,
+              "universe": {"path": universe.get("path"), "hash": universe.get("hash")},
+              "content_hash": digest, "library": head, "index": ihead, "sections": sections}
+    htext = canonical(header).encode("utf-8")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            h = hashlib.sha256()
+
+            def out(data) -> None:
+                h.update(data)
+                fh.write(data)
+
+            out(MAGIC)
+            out(len(htext).to_bytes(8, "little"))
+            out(htext)
+            for arr in cols.values():
+                col = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+                out(col.data.cast("B"))
+            fh.write(TRAILER + h.digest())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return digest
+
+
+# -- reading --------------------------------------------------------------------------------
+def _read_header(fh: BinaryIO, size: int, source: str) -> dict:
+    def bad(msg: str) -> SnapshotIntegrityError:
+        return SnapshotIntegrityError(f"{source}: {msg}")
+
+    if size < len(MAGIC) + 8 + len(TRAILER) + 32:
+        raise bad("truncated binary snapshot (shorter than its fixed parts)")
+    if fh.read(len(MAGIC)) != MAGIC:
+        raise bad("not a kbgs-1 binary snapshot (bad magic)")
+    n = int.from_bytes(fh.read(8), "little")
+    if n > min(_MAX_HEADER, size - len(MAGIC) - 8 - len(TRAILER) - 32):
+        raise bad("truncated or corrupt binary snapshot (header length beyond the file)")
+    try:
+        header = json.loads(fh.read(n).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise bad("corrupt binary snapshot header (not JSON)") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise bad(f"binary snapshot header is not {FORMAT}")
+    sections = header.get("sections")
+    if not isinstance(sections, list):
+        raise bad("binary snapshot header has no sections")
+    data_start = len(MAGIC) + 8 + n
+    offset = 0
+    for s in sections:
+        if not (isinstance(s, dict) and s.get("dtype") in _DTYPES and type(s.get("n")) is int
+                and s["n"] >= 0 and s.get("offset") == offset and isinstance(s.get("name"), str)):
+            raise bad("binary snapshot has a malformed section table")
+        offset += s["n"] * np.dtype(_DTYPES[s["dtype"]]).itemsize
+    if data_start + offset + len(TRAILER) + 32 != size:
+        raise bad(f"truncated or corrupt binary snapshot ({size} bytes; its sections need "
+                  f"{data_start + offset + len(TRAILER) + 32})")
+    header["_data_start"] = data_start
+    return header
+
+
+def _verify(path: Path, size: int, source: str) -> None:
+    """The trailer's sha256 against every byte before it, read in bounded chunks."""
+    h = hashlib.sha256()
+    body = size - len(TRAILER) - 32
+    with open(path, "rb") as fh:
+        left = body
+        while left:
+            chunk = fh.read(min(_CHUNK, left))
+            if not chunk:
+                break
+            h.update(chunk)
+            left -= len(chunk)
+        tail = fh.read()
+    if tail[: len(TRAILER)] != TRAILER or tail[len(TRAILER):] != h.digest():
+        raise SnapshotIntegrityError(
+            f"{source}: binary snapshot checksum mismatch; the file is truncated or corrupt - "
+            f"restore or rewrite it")
+
+
+def read_binary(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Any, dict]:
+    """Load a ``kbgs-1`` file: (library, header). The stored index is used unless
+    ``search=`` is given (then that backend is filled). One-line SnapshotIntegrityError on
+    any damage."""
+    path = Path(path)
+    source = str(path)
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        header = _read_header(fh, size, source)
+    _verify(path, size, source)
+    mm = np.memmap(path, dtype=np.uint8, mode="r")
+    cols = {}
+    at = header["_data_start"]
+    for s in header["sections"]:
+        dt = np.dtype(_DTYPES[s["dtype"]]).newbyteorder("<")
+        nbytes = s["n"] * dt.itemsize
+        cols[s["name"]] = np.frombuffer(mm[at: at + nbytes], dtype=dt)
+        at += nbytes
+    try:
+        lib = _build(cols, header, source, library_kwargs)
+    except SnapshotIntegrityError as err:
+        msg = str(err)
+        raise SnapshotIntegrityError(msg if msg.startswith(source) else f"{source}: {msg}") \
+            from None
+    except (KeyError, IndexError, ValueError, TypeError) as err:
+        raise SnapshotIntegrityError(
+            f"{source}: malformed binary snapshot ({type(err).__name__}: {err})") from None
+    finally:
+        del mm
+    out = {k: v for k, v in header.items() if k not in ("sections", "_data_start", "library",
+                                                         "index")}
+    return lib, out
+
+
+def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
+    from kbgym.library.graph import AUTHORED, Library, NodeColumns, gc_paused
+    from kbgym.library.layers import LayeredMap
+
+    head = header["library"]
+    n = head["n_nodes"]
+    ids = _unstrings(cols["id_blob"], cols["id_off"], "note ids")
+    texts = _unstrings(cols["text_blob"], cols["text_off"], "note texts")
+    numa = cols["num"]
+    flags = cols["flag"]
+    okind = cols["origin_kind"]
+    if not (len(ids) == len(texts) == len(numa) == len(flags) == len(okind) == n):
+        raise SnapshotIntegrityError("note columns disagree in length")
+    if n and (int(flags.max()) > 2 or int(okind.max()) > 2):
+        raise SnapshotIntegrityError("unknown flag or origin kind")
+    if n and (int(numa.min()) < 0 or int(numa.max()) >= head["next_id"]
+              or bool((np.diff(numa) <= 0).any())):
+        raise SnapshotIntegrityError("note numbers are not increasing below next_id")
+    nums = array("q", numa.astype(np.int64).tobytes())
+    origins_of = None
+    if n and not bool((okind == 1).all()):
+        others = iter(_unstrings(cols["origin_blob"], cols["origin_off"], "origins"))
+        origins_of = [None if k == 0 else ids[i] if k == 1 else next(others)
+                      for i, k in enumerate(okind.tolist())]
+    flag_of = None
+    if n and bool(flags.any()):
+        flag_of = [_FLAGS[f] for f in flags.tolist()]
+    ab = _unstrings(cols["abs_blob"], cols["abs_soff"], "absorbed origins")
+    aoff = cols["abs_off"]
+    origins = ids if head.get("origins_are_ids") else \
+        _unstrings(cols["origins_blob"], cols["origins_off"], "origin list")
+    loff = cols["link_off"]
+    dst = cols["link_dst"]
+    if len(aoff) != n + 1 or len(loff) != n + 1 or int(aoff[-1]) != len(ab) or \
+            int(loff[-1]) != len(dst) or (len(dst) and (int(dst.min()) < 0 or int(dst.max()) >= n)):
+        raise SnapshotIntegrityError("link or absorbed columns are inconsistent")
+    absorbed = {}
+    for i in np.flatnonzero(np.diff(aoff)).tolist():
+        absorbed[i] = tuple(ab[int(aoff[i]): int(aoff[i + 1])])
+    table = NodeColumns(ids, nums, texts, origins_of, flag_of, absorbed or None)
+    search = kwargs.pop("search", None)
+    with gc_paused():
+        lib = Library(origins=origins, next_id=head["next_id"], merges=head["merges"], **kwargs)
+        # notes with links are made now (their links and in-links); the rest when touched
+        lo = loff.tolist()
+        srcs = np.flatnonzero(np.diff(loff))
+        touched = np.union1d(srcs, dst) if len(dst) else srcs
+        made = {ids[i]: table.make(i) for i in touched.tolist()}
+        types = cols["link_type"].tolist()
+        hashes = cols["link_hash"].tolist()
+        has = cols["link_has_hash"].tolist()
+        dl = dst.tolist()
+        for i in srcs.tolist():
+            src = made[ids[i]]
+            links = src.links
+            for j in range(lo[i], lo[i + 1]):
+                t = made[ids[dl[j]]]
+                if t is src or (t._in and src.id in t._in):
+                    raise SnapshotIntegrityError(f"node {src.id} has a bad link to {t.id}")
+                links.append(t.id)
+                if types[j]:
+                    if types[j] >= len(_TYPES):
+                        raise SnapshotIntegrityError(f"node {src.id} has an unknown link type")
+                    if src._types is None:
+                        src._types = {}
+                    src._types[t.id] = str(_TYPES[types[j]])  # 0 is "untyped": not stored
+                if has[j]:
+                    if src._hashes is None:
+                        src._hashes = {}
+                    src._hashes[t.id] = f"{hashes[j]:016x}"
+                if t._in is None:
+                    t._in = {}
+                t._in[src.id] = None
+                if src.flag == AUTHORED:
+                    t._ain += 1
+        lazy = table.lazy(made)
+        if len(lazy._pos) != n:
+            raise SnapshotIntegrityError("duplicate note ids")
+        lib._nodes = LayeredMap.over(lazy, private=True)
+        # counters (the values _insert and _add_edge would have counted)
+        valid = lib._origin_set
+        if origins_of is None and flag_of is None and not absorbed and origins == ids:
+            carriers = dict.fromkeys(ids, 1)  # every note an untouched original of its own
+        else:
+            count: Counter[str] = Counter()
+            for i in range(n):
+                own = ids[i] if origins_of is None else origins_of[i]
+                if flag_of is not None and flag_of[i] == "edited":
+                    own = None
+                if i in absorbed:
+                    group = set(absorbed[i])
+                    if own is not None:
+                        group.add(own)
+                    count.update(o for o in group if o in valid)
+                elif own is not None and own in valid:
+                    count[own] += 1
+            carriers = dict(count)
+        lib._carriers = LayeredMap.over(carriers)
+        lib._authored = int(np.count_nonzero(flags == 2))
+        lib._edited = int(np.count_nonzero(flags == 1))
+        lib._tokens = sum(len(t) // 4 for t in texts)
+        lib._alive = len(carriers)
+        lib._dup = sum(1 for c in carriers.values() if c > 1)
+        lib._n_links = len(dl)
+        has_in = np.zeros(n, dtype=bool)
+        if len(dst):
+            has_in[dst] = True
+        lib._orph = int(np.count_nonzero((np.diff(loff) == 0) & ~has_in))
+        lib._indexed = sum(1 for x in made.values() if x._ain and x.origin is not None)
+    ihead = header.get("index")
+    if search is not None:
+        lib.attach_search(search, refresh=lib.refresh_mode)
+    elif ihead is not None:
+        lib._search = _build_index(cols, ihead, table, lazy._pos)
+    lib._content_hash = (lib.state_key(), header.get("content_hash"))
+    return lib
+
+
+def _build_index(cols: dict, head: dict, table: Any, pos: dict):
+    from kbgym.library.layers import LayeredMap
+    from kbgym.library.search import BM25Index
+
+    ix = BM25Index(head["k1"], head["b"])
+    ids, texts = table.ids, table.texts
+    slot_node = cols["ix_slot_node"]
+    if len(slot_node) and (int(slot_node.min()) < 0 or int(slot_node.max()) >= len(ids)):
+        raise SnapshotIntegrityError("index slots name missing notes")
+    terms = _unstrings(cols["ix_vocab_blob"], cols["ix_vocab_off"], "index terms")
+    off = cols["ix_post_off"]
+    V = len(terms)
+    if len(off) != V + 1 or int(off[-1]) != len(cols["ix_post_slot"]) or \
+            len(cols["ix_df"]) != V or len(cols["ix_maxtf"]) != V or len(cols["ix_mindl"]) != V:
+        raise SnapshotIntegrityError("index postings are inconsistent")
+    ps = np.array(cols["ix_post_slot"], dtype=np.int64)
+    pc = np.array(cols["ix_post_code"], dtype=np.intp)
+    n_slots = len(slot_node)
+    if len(ps) and (int(ps.min()) < 0 or int(ps.max()) >= n_slots):
+        raise SnapshotIntegrityError("index postings name missing slots")
+    if len(pc) and (int(pc.min()) < 1 or int(pc.max()) >= head["n_codes"]):
+        raise SnapshotIntegrityError("index postings have unknown codes")
+    o = off.tolist()
+    ix._vocab = {t: i for i, t in enumerate(terms)}
+    ix._hs = [ps[o[i]: o[i + 1]] for i in range(V)]
+    ix._hc = [pc[o[i]: o[i + 1]] for i in range(V)]
+    ix._ts = [np.zeros(4, dtype=np.int64) for _ in range(V)]
+    ix._tc = [np.zeros(4, dtype=np.intp) for _ in range(V)]
+    ix._tn = [0] * V
+    ix._town = set(range(V))
+    ix._df = cols["ix_df"].tolist()
+    ix._pdead = [0] * V
+    ix._maxtf = cols["ix_maxtf"].tolist()
+    ix._mindl = cols["ix_mindl"].tolist()
+    ix._code_tf = np.array(cols["ix_code_tf"], dtype=np.float64)
+    ix._code_dl = np.array(cols["ix_code_dl"], dtype=np.float64)
+    ix._n_codes = head["n_codes"]
+    if len(ix._code_tf) != ix._n_codes or len(ix._code_dl) != ix._n_codes:
+        raise SnapshotIntegrityError("index codes are inconsistent")
+    ix._code_of = {(int(t), int(d)): c for c, (t, d) in
+                   enumerate(zip(ix._code_tf.tolist(), ix._code_dl.tolist())) if c}
+    if n_slots == len(ids) and bool((slot_node == np.arange(n_slots)).all()):
+        # slots in note order (the usual case): the note columns serve as they are
+        ix._sid_h, ix._stx_h = ids, texts
+        ix._snum_h = np.asarray(cols["num"], dtype=np.int64).copy()
+        ix._doc_slot = LayeredMap.over(pos)
+    else:
+        sn = slot_node.tolist()
+        ix._sid_h = [ids[i] for i in sn]
+        ix._stx_h = [texts[i] for i in sn]
+        ix._snum_h = np.asarray(cols["num"], dtype=np.int64)[slot_node]
+        ix._doc_slot = LayeredMap.over(dict(zip(ix._sid_h, range(n_slots))))
+    ix._nh = ix._n_slots = n_slots
+    ix._dead = np.zeros(max(64, 2 * n_slots), dtype=bool)
+    ix._total_len = head["total_len"]
+    return ix

@@ -1,0 +1,121 @@
+"""Universe generation against PhantomWiki 1.0.3, side by side, at matched people counts.
+
+    python scripts/benchmarks/bench_generate_pw.py [--trees 20,200,800] [--repeats 3] [--install]
+
+For each size, PhantomWiki (``pw-generate`` from ``.venv-pw``: Python 3.12 and SWI-Prolog,
+which KBGym itself does not need) generates ``--trees`` family trees of up to 25 people
+(articles and questions as JSON, no solution traces) and the people it made are counted
+(its articles); then KBGym generates a universe of exactly that many people and writes its
+universe file, as ``kbgym build`` does. Both run in fresh child processes, alternately
+(``--repeats`` rounds), and are timed in CPU seconds (user + system of the child and
+everything it waited for: robust to other jobs on a shared machine). Printed: people, the
+median CPU seconds of each, and PhantomWiki / KBGym.
+
+``--install`` makes ``.venv-pw`` first when it is missing (``python3.12 -m venv`` and
+``pip install phantom-wiki==1.0.3``; SWI-Prolog from the Debian package ``swi-prolog-nox``).
+Without PhantomWiki the script says so and times KBGym alone at the people counts
+PhantomWiki 1.0.3 makes from those trees at seed 1 (506, 5,057, 20,237).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import ROOT  # noqa: E402
+
+PW_BIN = ROOT / ".venv-pw" / "bin" / "pw-generate"
+KNOWN_PEOPLE = {20: 506, 200: 5057, 800: 20237}  # PhantomWiki 1.0.3, seed 1
+
+KBGYM = r"""
+import json, resource, sys, tempfile, os
+from kbgym.jsonio import atomic_write_text
+from kbgym.universe import UniverseConfig, generate
+with tempfile.TemporaryDirectory() as tmp:
+    u = generate(UniverseConfig(n_people=int(sys.argv[1])))
+    atomic_write_text(os.path.join(tmp, "universe.json"), u.dumps())
+r = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"cpu_s": r.ru_utime + r.ru_stime, "notes": len(u.nodes),
+                  "rss_mb": r.ru_maxrss / 1024}))
+"""
+
+
+def children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_pw(trees: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        before = children_cpu()
+        subprocess.run([str(PW_BIN), "--seed", "1", "--num-family-trees", str(trees),
+                        "--article-format", "json", "--question-format", "json",
+                        "--skip-solution-traces", "--quiet", "-od", tmp],
+                       check=True, capture_output=True)
+        cpu = children_cpu() - before
+        articles = json.loads((Path(tmp) / "articles.json").read_text())
+    return {"cpu_s": cpu, "people": len(articles)}
+
+
+def run_kbgym(people: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", KBGYM, str(people)], check=True,
+                         capture_output=True, text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def install() -> None:
+    py = shutil.which("python3.12")
+    if py is None:
+        raise SystemExit("--install needs python3.12 on PATH (phantom-wiki 1.0.3 requires it)")
+    subprocess.run([py, "-m", "venv", str(ROOT / ".venv-pw")], check=True)
+    subprocess.run([str(ROOT / ".venv-pw" / "bin" / "pip"), "install", "-q",
+                    "phantom-wiki==1.0.3"], check=True)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trees", default="20,200,800", help="PhantomWiki family trees per size")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--install", action="store_true", help="make .venv-pw when it is missing")
+    args = ap.parse_args(argv)
+    if args.install and not PW_BIN.exists():
+        install()
+    have_pw = PW_BIN.exists() and shutil.which("swipl") is not None
+    if not have_pw:
+        print(f"PhantomWiki is not available ({PW_BIN} or swipl missing; --install, and apt "
+              f"install swi-prolog-nox): timing KBGym alone at PhantomWiki's people counts")
+    rows = []
+    for trees in map(int, args.trees.split(",")):
+        pw, kb = [], []
+        people = KNOWN_PEOPLE.get(trees)
+        for _ in range(args.repeats):
+            if have_pw:
+                r = run_pw(trees)
+                people = r["people"]
+                pw.append(r["cpu_s"])
+            if people is None:
+                raise SystemExit(f"no known people count for {trees} trees without PhantomWiki")
+            kb.append(run_kbgym(people)["cpu_s"])
+        row = {"trees": trees, "people": people, "kbgym_cpu_s": statistics.median(kb),
+               "pw_cpu_s": statistics.median(pw) if pw else None}
+        row["ratio"] = row["pw_cpu_s"] / row["kbgym_cpu_s"] if pw else None
+        rows.append(row)
+        ratio = f"x{row['ratio']:.1f}" if pw else "(PhantomWiki not run)"
+        pw_s = f"{row['pw_cpu_s']:.2f}" if pw else "—"
+        print(f"{people:7d} people: KBGym {row['kbgym_cpu_s']:.2f} s CPU, PhantomWiki "
+              f"{pw_s} s CPU, PhantomWiki / KBGym {ratio}", flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

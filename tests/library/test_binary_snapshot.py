@@ -1,0 +1,95 @@
+"""Binary snapshots (kbgs-1): the same content and content hash as the JSON form, the index
+loaded instead of rebuilt, and a one-line SnapshotIntegrityError for any damage."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from libtest_helpers import QUERIES, SENTENCES, apply, brute_bm25, check_invariants, make_lib, op_st
+
+from kbgym.library.stats import recompute_stats
+from kbgym.errors import SnapshotIntegrityError
+from kbgym.jsonio import canonical, content_hash
+from kbgym.library import load_snapshot, snapshot_hash, write_snapshot
+from kbgym.library.binsnap import library_hash
+
+UNI = {"path": None, "hash": None}
+ODD = ["Line\u2028sep", 'quote " and \\ back', "ünï ✓ 42", "tab\there"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(op_st, max_size=40), st.booleans(), st.booleans())
+def test_binary_round_trip_equals_json(tmp_path, ops, stale, pending):
+    lib = make_lib(SENTENCES + ODD, refresh="iteration" if pending else "immediate")
+    if stale:
+        lib.enable_staleness({"s0002": "s0003"})
+    for op in ops:
+        apply(lib, op)
+    digest = content_hash(lib.snapshot())
+    assert library_hash(lib) == digest == snapshot_hash(lib)
+    jpath, bpath = tmp_path / "kb.json", tmp_path / "kb.kbgs"
+    assert write_snapshot(jpath, lib, "x", UNI) == digest
+    assert write_snapshot(bpath, lib, "x", UNI, format="binary") == digest
+    back, header = load_snapshot(bpath)
+    viaj, _ = load_snapshot(jpath)
+    assert header["content_hash"] == digest and header["format"] == "kbgs-1"
+    assert canonical(back.snapshot()) == canonical(viaj.snapshot()) == canonical(lib.snapshot())
+    assert back.stats() == recompute_stats(back) == recompute_stats(viaj)
+    check_invariants(back)
+    assert (back.search_backend is not None) == (not lib.dirty)  # stored only when in step
+    if back.search_backend is None:
+        from kbgym.library import BM25Index
+
+        back.attach_search(BM25Index())
+    for q in QUERIES:
+        assert back.search(q, 7) == brute_bm25({n.id: n.text for n in back}, q, 7)
+    new = back.add("Zyzzyva index.").id  # a loaded library (and its index) takes edits
+    back.refresh()
+    assert [i for i, _ in back.search("zyzzyva", 3)] == [new]
+
+
+def _good(tmp_path):
+    lib = make_lib(SENTENCES)
+    lib.link("s0001", "s0002")
+    path = tmp_path / "kb.kbgs"
+    write_snapshot(path, lib, "x", UNI, format="binary")
+    return path
+
+
+@pytest.mark.parametrize("cut", [1, 9, 20, 200, -1, -33])
+def test_truncated_binary_is_one_line_error(tmp_path, cut):
+    path = _good(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:cut] if cut > 0 else data[:cut])
+    with pytest.raises(SnapshotIntegrityError) as err:
+        load_snapshot(path)
+    assert "\n" not in str(err.value) and str(path) in str(err.value)
+
+
+@pytest.mark.parametrize("where", [0.3, 0.6, 0.95])
+def test_flipped_byte_is_caught_by_the_checksum(tmp_path, where):
+    path = _good(tmp_path)
+    data = bytearray(path.read_bytes())
+    data[int(where * (len(data) - 40))] ^= 0x5A
+    path.write_bytes(bytes(data))
+    with pytest.raises(SnapshotIntegrityError, match="corrupt|malformed|magic"):
+        load_snapshot(path)
+
+
+def test_huge_header_length_is_refused_before_reading(tmp_path):
+    path = _good(tmp_path)
+    data = bytearray(path.read_bytes())
+    data[8:16] = (2**62).to_bytes(8, "little")
+    path.write_bytes(bytes(data))
+    with pytest.raises(SnapshotIntegrityError, match="header length"):
+        load_snapshot(path)
+
+
+def test_unknown_format_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="json or binary"):
+        write_snapshot(tmp_path / "x", make_lib(SENTENCES), "x", UNI, format="pickle")
+    assert not os.listdir(tmp_path)
