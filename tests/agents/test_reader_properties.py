@@ -54,7 +54,7 @@ def exam(u, library, qids, config=None, reader=None) -> dict:
             obs, _, term, trunc, info = env.step(a)
             if term or trunc:
                 break
-        out[qid] = (len(acts), info["episode"]["f1"], acts)
+        out[qid] = (len(acts), info["episode_summary"]["f1"], acts)
     return out
 
 
