@@ -82,7 +82,7 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
     u = generate(UniverseConfig(seed=seed))
     run = out / f"seed{seed}" / "scripted-index"
     if not (run / "kb_epoch_2.json").exists():
-        train(u, make_agent("scripted-index", seed=seed), run,
+        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
               config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
     canonical, _ = load_snapshot(run / "kb_epoch_2.json")
     probe = make_probe_from_run(u, run, per_group=args.per_group, seed=seed)
