@@ -17,16 +17,19 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+from kbgym.metrics.misinformation import sentences
 from kbgym.protocol.results import parse_expand
 from kbgym_agents.scripted.text import (
     VALUE_KINDS,
     Fact,
     Observation,
+    embeds_question,
     fact_names,
     index_keys,
-    embeds_question,
     mentions,
     names_in,
+    names_person,
+    newest,
     parse_fact,
     parse_read,
     parse_statement,
@@ -255,6 +258,22 @@ class Knowledge(ResultLedger):
         return self.fact_notes(lambda f: name in fact_names(f))
 
     # -- indexes -----------------------------------------------------------------------
+    def unread_subnotes(self, nid: str, rel: str, key: str) -> list[str]:
+        """Linked notes to read before judging ``nid`` (none: this reader judges a note by its
+        own links)."""
+        return []
+
+    def exploration(self, rel: str, key: str) -> str | None:
+        """An original to read to learn whether originals carry links (never, here)."""
+        return None
+
+    def note_candidate_read(self, rel: str, key: str) -> None:
+        """A candidate for ``(rel, key)`` is about to be read (no budget here)."""
+
+    def joint_candidates(self, keys: list[str]) -> list[str]:
+        """Notes that may be a whole join (none: this reader indexes one key at a time)."""
+        return []
+
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
         """Unread authored notes whose text names ``(rel, key)`` (a person's hub counts for
         that person's relations), exact matches first, in the order they were shown."""
@@ -341,125 +360,327 @@ def _repeats(text: str, words: set[str]) -> bool:
     return False
 
 
-#: Fact kinds that state a person's own attributes; an entity page links them (§3).
+#: The kinds of statement that give a person's own attributes, not a relation.
 ATTR_KINDS = ("job", "hobby", "city", "born")
-#: The most candidate notes read for one (relation, key) before falling back to paging.
+#: The most unread candidate notes read for one (relation, key) at one look.
 MAX_CANDIDATE_READS = 3
+#: The most notes naming all of a join's values read before its sets are worked out.
+MAX_JOINT_READS = 2
+#: The most linked authored notes (sub-notes) read to judge one candidate.
+MAX_SUBNOTES = 4
+#: The relations of a person; the others (job, hobby, city) are keyed by a value.
+PERSON_RELS = ("friends", "children", "grandchildren", "parents", "spouse")
+VALUE_RELS = ("job", "hobby", "city")
 
 
 class LinkJudgedKnowledge(Knowledge):
-    """Knowledge for the curator-agnostic reader: an authored note is an index for a key when
-    its *links* show it, whatever its wording.
+    """Knowledge for the curator-agnostic reader: what a note is worth is a property of its
+    links and of the statements they show, never of its wording (docs/protocol.md §9.6).
 
-    - **Candidates** (:meth:`index_candidates`): every authored note shown so far whose text
-      names the key — the person's full name, or the job/hobby/city value or its plural — in
-      any phrasing (``About X.``, ``X's circle of friends.``, ``Children of A and B.``,
-      ``Coopers.``). No relation word is needed.
-    - **Judgement** (:meth:`absorb_index`), from the links a ``read`` showed:
-      1. the members of ``(rel, key)`` the linked notes state (:func:`member_of` on linked
-         facts; a linked authored note naming exactly one other person is a member hub);
-      2. at least half of the links must concern the key (name the person or state the value,
-         or be a member), else the note is not about it (random links, a question's notes);
-      3. any other person or value the note names must index the *same* set (a couple's
-         children), else the note mixes several sets (``Notes for: which friend of X is also a
-         friend of Y``) and promises none of them;
-      4. an **entity page** — links to the person's own attribute notes and to notes of at least
-         three kinds about them — is complete for every relation of that person, empty ones
-         included; any other accepted note is complete for ``(rel, key)`` when it has members.
-    - **Statements** are taken at their word, whatever note holds them: of two §3 sentences
-      giving one person's job (hobby, city, birthdate), the newest note (highest id) wins, so a
-      curator's correction — or its misinformation — is what the reader uses.
+    - **Where to look** (:meth:`index_candidates`): any note that names the key in any
+      letter case or form (``Felix Abernathy``, ``f. abernathy``, ``Abernathy, F.``, the
+      value or its plural) may be read; wording only orders the reads.
+    - **What a note shows** (:meth:`closure`): the §3 statements among its links and among
+      the links of the linked notes that were read (an index of indexes), never its own text.
+    - **Judgement** (:meth:`absorb_index`): a note is the complete set ``(rel, key)`` when
+      (1) its links state members of that set, each verified the same way (the statement
+      names the key on the relation's side; a grandchild through a known child of the key);
+      (2) at least half of the statements it shows concern the key; (3) the key is its only
+      centre: no other person is in as many of its relation statements, no other value is
+      stated as often, and no other key is stated with every member (a card of one person, an intersection of two sets, a part of a set
+      split by city, the single friend of someone else's list are not the set); (4) nothing
+      it links is left unread. Nothing else it does (no links, other relations'
+      links) says anything about the set.
+    - **Statements** are believed whoever wrote them; of several statements of one
+      single-valued fact the newest note wins (:func:`~kbgym_agents.scripted.text.newest`).
     """
 
     def __init__(self, page_size: int = 5, rng: random.Random | None = None):
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
         self.rng = rng  # a repeated exam's tie-break shuffle; None keeps the shown order
+        self.partial: set[str] = set()  # notes read with more links than one read shows
+        self.curated = False  # a note read this episode was some set (the curator indexes)
+        self.original_links = False  # a read original showed links
+        self.explored = False  # an original was read to learn whether originals carry links
+        self.reads_for: dict[tuple[str, str], int] = {}  # candidate reads per set
+        self.parts_seen: set[tuple[str, str]] = set()  # sets a note naming a value split
+
+    def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
+        super().ingest_entry(name, args, result)
+        if name != "read" or args is None or result.startswith("ERROR"):
+            return
+        nid = result.split(":", 1)[0]
+        if "shows the next ones)" in result.rsplit("\n", 1)[-1]:
+            self.partial.add(nid)
+        if nid in self.facts and self.links.get(nid):
+            self.original_links = True
+        elif not self.curated and nid not in self.facts and self.is_some_set(nid):
+            self.curated = True
 
     # -- statements: the newest wins ---------------------------------------------------
     def attr(self, name: str, kind: str) -> str | None:
-        best = None
-        for nid, f in self.all_facts(kind):
-            if f.subj == name and (best is None or _id_key(nid) > _id_key(best[0])):
-                best = (nid, f.obj)
-        return best[1] if best else None
+        best = newest(nid for nid, f in self.all_facts(kind) if f.subj == name)
+        return self.facts[best].obj if best else None
 
-    # -- indexes -----------------------------------------------------------------------
+    def holders(self, kind: str, value: str) -> set[str]:
+        people = {f.subj for _, f in self.all_facts(kind) if f.obj == value}
+        out = {p for p in people if self.attr(p, kind) == value}
+        return out | self.index_members.get((kind, value), set())
+
+    def spouses(self, x: str) -> set[str]:
+        best = newest(nid for nid, f in self.all_facts("married") if x in (f.subj, f.obj))
+        out = set()
+        if best is not None:
+            f = self.facts[best]
+            out.add(f.obj if f.subj == x else f.subj)
+        return out | self.index_members.get(("spouse", x), set())
+
+    def parent_role(self, x: str, role: str) -> set[str]:
+        best = newest(nid for nid, f in self.all_facts(f"{role}_of") if f.obj == x)
+        return {self.facts[best].subj} if best else set()
+
+    # -- where to look -----------------------------------------------------------------
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
-        """Unjudged authored notes naming ``key``, at most :data:`MAX_CANDIDATE_READS`.
+        """Notes that may be the set ``(rel, key)``, not yet judged for it: every note read
+        already (free to judge), then unread ones while fewer than
+        :data:`MAX_CANDIDATE_READS` were read for this set in the episode.
 
-        Notes that hold a question (of any of the 26 shapes) or state an answer are about that
-        question, not indexes for a key. When several qualify, those whose words belong to the
-        set's own sentences (``friend``, ``mother``, ``kids``) are read first, and a person's
-        note whose words name only *other* relations (``X's kids`` when friends are wanted) is
-        not read at all. Reading order and that skip are the only uses of wording; whether a
-        note is an index is judged by its links alone."""
-        out = []  # (not hinted for rel, id)
+        An authored candidate names ``key`` (:func:`names_key`) outside the questions and
+        answer statements it may hold (:func:`own_text`). An original (a §3 sentence)
+        is a candidate when it states a member of the set, once this episode has shown that
+        originals carry links, at most one per look. Reading order, the only use of wording: notes using the set's own words
+        (``friend``, ``kids``) first, then other authored notes, then notes holding a
+        question or naming a job, hobby or city value other than the key (a part or an
+        intersection of sets, most likely; once one of them showed members and was not the
+        set, the others are not read), then originals. Not read for this set: a person's note whose words name only
+        *other* relations (``X's kids`` when friends are wanted), and a note that is one answer
+        statement and nothing else (it is believed for its own question)."""
+        read, unread = [], []
         for nid in self.order:
-            if nid in self.facts or nid not in self.notes or (nid, rel, key) in self.judged:
+            if nid not in self.notes or (nid, rel, key) in self.judged:
                 continue
             text = self.notes[nid]
-            if (not names_key(text, key) or parse_statement(text) is not None
-                    or embeds_question(text)):
-                continue
-            hinted = hinted_relations(text)
-            if rel in REL_HINTS and hinted and rel not in hinted:
-                continue  # plainly about another of the key's sets: not worth a step
-            out.append((rel not in hinted, nid))
+            if nid in self.facts:
+                if (not self.original_links or (nid in self.links and not self.links[nid])
+                        or verified_member(self.facts[nid], rel, key, self.children(key))
+                        is None):
+                    continue
+                rank = 3
+            elif not names_key(own_text(text), key):
+                continue  # named only inside a question or an answer it holds, if at all
+            else:
+                hinted = hinted_relations(text)
+                if rel in REL_HINTS and hinted and rel not in hinted:
+                    continue  # plainly about another of the key's sets: not worth a step
+                if parse_statement(text) is not None:
+                    continue  # one answer statement: believed for its question (_stated)
+                if embeds_question(text):
+                    rank = 2
+                elif names_other_value(own_text(text), key):
+                    if (rel, key) in self.parts_seen:
+                        continue  # one such note was a part: the others are parts too
+                    rank = 2  # likely a part or an intersection of two sets
+                else:
+                    rank = 0 if rel in hinted else 1
+            (read if nid in self.links else unread).append((rank, nid))
         if self.rng is not None:
-            self.rng.shuffle(out)
-        out.sort(key=lambda item: item[0])  # stable: shown (or shuffled) order within a rank
-        return [nid for _, nid in out[:MAX_CANDIDATE_READS]]
+            self.rng.shuffle(unread)
+        unread.sort(key=lambda item: item[0])  # stable: shown (or shuffled) order within a rank
+        picked, originals = [], 0
+        left = MAX_CANDIDATE_READS - self.reads_for.get((rel, key), 0)
+        for rank, nid in unread:
+            if len(picked) >= left:
+                break
+            if rank == 3:
+                if originals:
+                    continue
+                originals += 1
+            picked.append(nid)
+        return [nid for _, nid in read] + picked
 
+    def note_candidate_read(self, rel: str, key: str) -> None:
+        self.reads_for[(rel, key)] = self.reads_for.get((rel, key), 0) + 1
+
+    def joint_candidates(self, keys: list[str]) -> list[str]:
+        """Unread authored notes naming every one of ``keys`` (a join's values), at most
+        :data:`MAX_JOINT_READS`, in the order shown: read first, as they may be the join."""
+        out = [nid for nid in self.order if nid not in self.facts and nid not in self.links
+               and nid in self.notes and all(names_key(self.notes[nid], k) for k in keys)]
+        return out[:MAX_JOINT_READS]
+
+    def exploration(self, rel: str, key: str) -> str | None:
+        """Once per episode, in a library where a note read was a set (an index), an original
+        stating a member of ``(rel, key)`` to read in place of turning the set's third page: whether originals carry links is learnt only by
+        reading one (the untrained library, which has no authored notes, never pays it)."""
+        if self.explored or not self.curated or self.original_links:
+            return None
+        for nid in self.order:
+            if (nid in self.facts and nid not in self.links
+                    and verified_member(self.facts[nid], rel, key, self.children(key))):
+                self.explored = True
+                return nid
+        return None
+
+    def unread_subnotes(self, nid: str, rel: str, key: str) -> list[str]:
+        """Authored notes in ``nid``'s closure not read yet (their links are unknown), in
+        link order; none when ``nid`` shows statements and none of them concerns the key
+        (reading on could not make it the set)."""
+        facts, unread = self.closure(nid)
+        if facts and not any(concerns(f, rel, key) for f in facts.values()):
+            return []
+        return unread
+
+    # -- what a note shows -------------------------------------------------------------
+    def closure(self, nid: str) -> tuple[dict[str, Fact], list[str]]:
+        """The §3 statements ``nid``'s links show, directly or through linked authored notes
+        that were read (any depth), and the linked authored notes not read yet."""
+        seen = {nid}
+        facts: dict[str, Fact] = {}
+        unread: list[str] = []
+        frontier = [nid]
+        while frontier:
+            nxt = []
+            for src in frontier:
+                for lid in self.links.get(src, ()):
+                    if lid in seen:
+                        continue
+                    seen.add(lid)
+                    f = self.facts.get(lid)
+                    if f is not None:
+                        facts[lid] = f
+                    elif lid in self.links:
+                        nxt.append(lid)
+                    elif lid in self.notes:
+                        unread.append(lid)
+            frontier = nxt
+        return facts, unread
+
+    # -- judgement ---------------------------------------------------------------------
     def absorb_index(self, nid: str, rel: str, key: str) -> bool:
-        self.judged.add((nid, rel, key))
-        linked = self.links.get(nid)
-        if not linked:
-            return False
-        members, about = self._link_members(linked, rel, key)
-        if 2 * about < len(linked):
-            return False
-        for other, kind in note_keys(self.notes.get(nid, "")):
-            if other == key:
-                continue
-            theirs, _ = self._link_members(linked, kind or rel, other)
-            if theirs and theirs != members:
+        """Take ``nid`` as the complete set ``(rel, key)`` if its links show it (see the class
+        docstring); ``False`` otherwise. A grandchildren candidate whose statements name a
+        parent not known to be the key's child is left unjudged until the key's children
+        are known complete (the reader asks again then)."""
+        facts, unread = self.closure(nid)
+        if rel == "grandchildren" and ("children", key) not in self.complete:
+            kids = self.children(key) | {m for f in facts.values()
+                                         if (m := member_of(f, "children", key))}
+            if any(p not in kids for f in facts.values() if (p := _parent_of(f, key))):
                 return False
-        if rel in HUB_RELS and self._entity_page(linked, key):
-            for r in HUB_RELS:
-                self.complete.add((r, key))
-            return True
+        self.judged.add((nid, rel, key))
+        if unread or nid in self.partial or self.partial & set(self.links.get(nid, ())):
+            return False
+        members = judge_set(facts.values(), rel, key, self.children(key))
         if not members:
+            if names_other_value(own_text(self.notes.get(nid, "")), key) and any(
+                    verified_member(f, rel, key, self.children(key)) for f in facts.values()):
+                self.parts_seen.add((rel, key))
             return False
         self.index_members[(rel, key)] = self.index_members.get((rel, key), set()) | members
         self.complete.add((rel, key))
         return True
 
-    def _link_members(self, linked: list[str], rel: str, key: str) -> tuple[set[str], int]:
-        """The members of ``(rel, key)`` the linked notes state, and how many links concern
-        the key at all."""
-        members: set[str] = set()
-        about = 0
-        value_key = rel in ("job", "hobby", "city")
-        for lid in linked:
-            f = self.facts.get(lid)
-            if f is None:  # an authored note: a member hub names exactly one other person
-                people = names_in(self.notes.get(lid, ""))
-                if len(people) == 1 and people[0] != key:
-                    members.add(people[0])
-                    about += 1
-                continue
-            m = member_of(f, rel, key)
-            if m is not None:
-                members.add(m)
-            if m is not None or (f.obj == key if value_key else key in fact_names(f)):
-                about += 1
-        return members, about
+    def is_some_set(self, nid: str) -> bool:
+        """Whether the statements ``nid`` links directly are the complete set of some person
+        or value they name (the library holds at least one index)."""
+        facts = [f for lid in self.links.get(nid, ()) if (f := self.facts.get(lid))]
+        keys = {(r, n) for f in facts for n in fact_names(f) for r in PERSON_RELS}
+        keys |= {(f.kind, f.obj) for f in facts if f.kind in VALUE_RELS}
+        return any(judge_set(facts, r, k) for r, k in sorted(keys))
 
-    def _entity_page(self, linked: list[str], key: str) -> bool:
-        kinds = {f.kind for f in (self.facts.get(lid) for lid in linked)
-                 if f is not None and key in fact_names(f)}
-        return bool(kinds & set(ATTR_KINDS)) and len(kinds) >= 3
+
+def concerns(f: Fact, rel: str, key: str) -> bool:
+    """Whether statement ``f`` is about the key of ``(rel, key)``: it states the value, or it
+    names the person."""
+    if rel in VALUE_RELS:
+        return f.kind == rel and f.obj == key
+    return key in fact_names(f)
+
+
+def _parent_of(f: Fact, key: str) -> str | None:
+    """The parent a parent/child statement names, unless it names ``key`` at all."""
+    if key in (f.subj, f.obj):
+        return None
+    if f.kind in ("father_of", "mother_of"):
+        return f.subj
+    if f.kind == "child_of":
+        return f.obj
+    return None
+
+
+def verified_member(f: Fact, rel: str, key: str, kids: set[str]) -> str | None:
+    """The member of ``(rel, key)`` that statement ``f`` shows, checked the same way for every
+    relation: the statement must name the key on the relation's side (``key``'s job is the
+    value; ``key`` is the father of the member), and a grandchild must be the child of one of
+    ``kids``, the key's known children."""
+    if rel == "grandchildren":
+        p = _parent_of(f, key)
+        if p is None or p not in kids:
+            return None
+        return f.obj if f.kind != "child_of" else f.subj
+    return member_of(f, rel, key)
+
+
+def judge_set(facts: Iterable[Fact], rel: str, key: str, known_kids: set[str] = frozenset()
+              ) -> set[str]:
+    """The members of ``(rel, key)`` a note showing ``facts`` is the complete set of, or an
+    empty set when it is not that set (rules 1-3 of :class:`LinkJudgedKnowledge`)."""
+    facts = list(dict.fromkeys(facts))
+    if not facts:
+        return set()
+    kids = set(known_kids)
+    if rel == "grandchildren":
+        kids |= {m for f in facts if (m := member_of(f, "children", key))}
+    members: set[str] = set()
+    concern = 0  # statements about the key (rule 2)
+    centre = 0  # those that count for the centre (rule 3)
+    others: dict[tuple[str, str], int] = {}
+    person_set = rel not in VALUE_RELS
+    for f in facts:
+        m = verified_member(f, rel, key, kids)
+        if m is not None:
+            members.add(m)
+        about = m is not None or concerns(f, rel, key)
+        concern += about
+        # A person's centre is counted on relation statements only: one friendship and the
+        # friend's city make a note about the friend, not the friend's whole list.
+        counts = not person_set or f.kind not in ATTR_KINDS
+        centre += about and counts
+        if counts:
+            for name in fact_names(f):
+                if name != key and not (rel == "grandchildren" and name in kids):
+                    others[("person", name)] = others.get(("person", name), 0) + 1
+        if f.kind in VALUE_RELS and not (f.kind == rel and f.obj == key):
+            others[(f.kind, f.obj)] = others.get((f.kind, f.obj), 0) + 1
+    if not members or 2 * concern < len(facts):
+        return set()
+    if any(n >= centre for n in others.values()):
+        return set()
+    if _shared_key(facts, members, rel, key, kids):
+        return set()
+    return members
+
+
+def _shared_key(facts: list[Fact], members: set[str], rel: str, key: str, kids: set[str]) -> bool:
+    """Whether some other person or value is stated with *every* member: the note may then be
+    the set's intersection with that key (``key``'s friends who live in Fenmarch, a couple's
+    children, a card), not the set."""
+    shared: set | None = None
+    for m in members:
+        with_m = set()
+        for f in facts:
+            names = fact_names(f)
+            if m not in names:
+                continue
+            with_m |= {("person", n) for n in names if n != m}
+            if f.kind in VALUE_RELS and f.subj == m:
+                with_m.add((f.kind, f.obj))
+        shared = with_m if shared is None else shared & with_m
+        if not shared:
+            return False
+    drop = {("person", key), (rel, key)} | {("person", k) for k in kids if rel == "grandchildren"}
+    return bool((shared or set()) - drop)
 
 
 #: Words of a set's own sentences and their common variants: a reading-order hint only.
@@ -475,9 +696,19 @@ REL_HINTS = {
 
 
 def hinted_relations(text: str) -> set[str]:
-    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses."""
-    toks = set(tokens(text))
+    """The person relations whose words (:data:`REL_HINTS`) ``text`` uses, outside any
+    sentence that holds a question or an answer statement (those name the question's
+    relations, not the note's)."""
+    toks = set(tokens(own_text(text)))
     return {rel for rel, words in REL_HINTS.items() if words & toks}
+
+
+def own_text(text: str) -> str:
+    """``text`` without the sentences that hold a question or an answer statement: what the
+    note says about itself (``Friends of X.`` in ``Friends of X. How many friends does X
+    have?``)."""
+    return " ".join(x for x in sentences(text)
+                    if not embeds_question(x) and parse_statement(x) is None)
 
 
 def plural_forms(value: str) -> tuple[str, ...]:
@@ -487,26 +718,21 @@ def plural_forms(value: str) -> tuple[str, ...]:
     return value, (f"{head} {pl}" if head else pl)
 
 
-def names_key(text: str, key: str) -> bool:
-    """Whether ``text`` names ``key``: a person's full name, or a value or its plural."""
-    if key in names_in(text):
-        return True
-    if key[:1].isupper() and " " in key:  # a person not named here
-        return False
-    return any(mentions(text, form) for form in plural_forms(key))
-
-
-def note_keys(text: str) -> list[tuple[str, str | None]]:
-    """Every person (kind ``None``) and job/hobby/city value (its kind) ``text`` names; values
-    also as plurals."""
-    out: list[tuple[str, str | None]] = [(p, None) for p in names_in(text)]
+def names_other_value(text: str, key: str) -> bool:
+    """Whether ``text`` names a job, hobby or city value other than ``key`` (or its plural)."""
     words = set(tokens(text))
-    for kind, v, forms, form_words in _VALUE_FORMS:
-        if words & form_words and any(mentions(text, f) for f in forms):
-            out.append((v, kind))
-    return out
+    return any(v != key and words & form_words and any(mentions(text, f) for f in forms)
+               for v, forms, form_words in _VALUE_FORMS)
 
 
-#: (kind, value, its forms, their words) for every job, hobby and city, computed once.
-_VALUE_FORMS = tuple((kind, v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
-                     for kind, vocab in VALUE_KINDS for v in vocab)
+#: (value, its forms, their words) for every job, hobby and city, computed once.
+_VALUE_FORMS = tuple((v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
+                     for _, vocab in VALUE_KINDS for v in vocab)
+
+
+def names_key(text: str, key: str) -> bool:
+    """Whether ``text`` names ``key``: a person in any letter case or form
+    (:func:`~kbgym_agents.scripted.text.names_person`), or a value or its plural."""
+    if key[:1].isupper() and " " in key:
+        return names_person(text, key)
+    return any(mentions(text, form) for form in plural_forms(key))

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from kbgym_agents.base import Action, BaseAgent
 from kbgym_agents.scripted.curator import added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
-from kbgym_agents.scripted.text import parse_observation, tokens
+from kbgym_agents.scripted.text import names_person, newest, parse_observation, tokens
 from kbgym.protocol.phantomwiki import parse_sentence
 from kbgym.scoring import f1_score
 
@@ -357,18 +357,22 @@ class PWKnowledge(ResultLedger):
     pages: dict[tuple[str, int], list[tuple[str, str]]] = field(default_factory=dict)
     links: dict[str, list[str]] = field(default_factory=dict)
     titles: dict[str, Title] = field(default_factory=dict)
+    #: every note shown that is not an article sentence (authored), in the order shown
+    authored: dict[str, str] = field(default_factory=dict)
 
     def note(self, nid: str, text: str) -> None:
         self.notes[nid] = text
         p = parse_sentence(text)
         if p is not None:
             key = (p.predicate, p.subject)
-            if key not in self.own or _id_key(nid) < _id_key(self.own[key][0]):
-                self.own[key] = (nid, p.objects)
+            if key not in self.own or newest((nid, self.own[key][0])) == nid:
+                self.own[key] = (nid, p.objects)  # the one conflict policy: the newest wins
             for o in p.objects:
                 self.reverse.setdefault((p.predicate, o), set()).add(p.subject)
             self.titles.pop(nid, None)
+            self.authored.pop(nid, None)
         else:
+            self.authored[nid] = text
             t = parse_title(text)
             if t is not None:
                 self.titles[nid] = t
@@ -376,6 +380,7 @@ class PWKnowledge(ResultLedger):
     def forget(self, nid: str) -> None:
         super().forget(nid)
         self.titles.pop(nid, None)
+        self.authored.pop(nid, None)
 
     def objects(self, pred: str, person: str) -> tuple[str, ...]:
         row = self.own.get((pred, person))
@@ -400,6 +405,8 @@ class Engine:
         self.done: set[tuple[str, str]] = set()
         self.attr_done: set[tuple[str, str]] = set()
         self.absorbed: set[str] = set()
+        self.reads: dict[str, int] = {}  # authored notes read per person
+        self.hint: set[str] = set()  # the question's relation words (order reads only)
         self.visited: set[tuple[str, str]] = set()  # (pred, person) lookups
         self.visited_attrs: set[tuple[str, str]] = set()
         self.incomplete = False
@@ -422,56 +429,71 @@ class Engine:
         return True
 
     # -- indexes -----------------------------------------------------------------------
+    #: The most authored notes naming one person read for that person's lookups.
+    MAX_READS = 3
+
     def _indexes_for(self, person: str, group: frozenset) -> list[str]:
-        out = []
-        for nid, t in self.kb.titles.items():
-            if nid in self.absorbed or t.person != person:
-                continue
-            if first_group(t.rel) & group:
-                out.append(nid)
-        def single(t: Title) -> bool:
-            return len(t.chain) == 1 and t.attr is None
+        """Unread authored notes naming ``person`` in any wording (only these may save a
+        lookup), at most :attr:`MAX_READS` read per person. Wording orders them, nothing
+        more: a title that parses as an index of one of the group's relations first (a
+        whole-question index before a one-relation one), then other titles of the person,
+        then the rest in the order shown."""
+        def rank(nid: str) -> tuple:
+            t = self.kb.titles.get(nid)
+            if t is not None and t.person == person and first_group(t.rel) & group:
+                return (0, len(t.chain) == 1 and t.attr is None)
+            return (1 if t is not None and t.person == person else 2, False)
 
-        return sorted(out, key=lambda n: (single(self.kb.titles[n]), _id_key(n)))
+        left = self.MAX_READS - self.reads.get(person, 0)
+        out = [nid for nid, text in self.kb.authored.items()
+               if nid not in self.absorbed and nid not in self.kb.links
+               and names_person(text, person)]
+        return sorted(out, key=lambda n: (rank(n), -self._overlap(n), _id_key(n)))[:max(0, left)]
 
-    def absorb(self, nid: str) -> None:
-        """Trust a read index: dry-run its evaluation over the linked sentences and mark every
-        lookup it makes complete."""
-        t = self.kb.titles.get(nid)
+    def _overlap(self, nid: str) -> int:
+        """How many of the question's relation and attribute words a note uses (an order)."""
+        return len(self.hint & set(tokens(self.kb.notes.get(nid, ""))))
+
+    def absorb(self, nid: str, person: str) -> None:
+        """What a read note naming ``person`` is worth comes from the sentences its links
+        show, whatever its wording (docs/protocol.md §9.6). Each sentence states a person's
+        whole list for one relation. Hop by hop from ``person``, a note that links the
+        sentences of relation ``r`` for some of the people the previous hop reached promises
+        ``r`` for all of them: the others have none (a niece index links the daughters
+        sentences of the siblings who have daughters). A relation it links for nobody of a
+        hop, it promises nothing about."""
         self.absorbed.add(nid)
-        if t is None or nid not in self.kb.links:
-            return
-        saved = self.fetch
-        self.fetch = False
-        try:
-            marks: list = []
-            self._dry(t, marks)
-        finally:
-            self.fetch = saved
-        for kind, pred, person in marks:
-            (self.done if kind == "rel" else self.attr_done).add((pred, person))
-
-    def _dry(self, t: Title, marks: list) -> None:
-        before_v, before_a = set(self.visited), set(self.visited_attrs)
-        self.visited, self.visited_attrs = set(), set()
-        members = _run(self.follow({t.person}, t.chain))
-        if t.attr is not None:
-            self.visited_attrs |= {(t.attr, m) for m in members}
-        marks += [("rel", p, q) for p, q in self.visited]
-        marks += [("attr", p, q) for p, q in self.visited_attrs]
-        self.visited |= before_v
-        self.visited_attrs |= before_a
+        kb = self.kb
+        sents = {}
+        for lid in kb.links.get(nid, ()):
+            ps = parse_sentence(kb.notes.get(lid, ""))
+            if ps is not None:
+                sents[lid] = ps
+        frontier, seen = {person}, {person}
+        while frontier and sents:
+            hop = {lid: ps for lid, ps in sents.items() if ps.subject in frontier}
+            if not hop:
+                break
+            for pred in {ps.predicate for ps in hop.values()}:
+                target = self.attr_done if pred in ATTR_WORDS else self.done
+                target.update((pred, q) for q in frontier)
+            for lid in hop:
+                del sents[lid]
+            frontier = {o for ps in hop.values() if ps.predicate not in ATTR_WORDS
+                        for o in ps.objects} - seen
+            seen |= frontier
 
     def _try_indexes(self, person: str, group: frozenset) -> Plan:
         if not self.use_indexes:
             return
         for nid in self._indexes_for(person, group):
-            if all((p, person) in self.done for p in group):
+            if all((p, person) in self.done or (p, person) in self.kb.own for p in group):
                 return
             if not self._can_fetch() and nid not in self.kb.links:
                 return
+            self.reads[person] = self.reads.get(person, 0) + 1
             yield from self._read(nid)
-            self.absorb(nid)
+            self.absorb(nid, person)
 
     # -- lookups -----------------------------------------------------------------------
     def _implied(self, pred: str, person: str) -> bool:
@@ -532,7 +554,7 @@ class Engine:
                 # the sentences of a lookup; they say nothing about whether the person's own
                 # sentence is further down, so the page is judged by its sentences only.
                 on = [_mentions(t, person) and bool(words & set(tokens(t)))
-                      for nid, t in hits if nid not in kb.titles]
+                      for nid, t in hits if nid not in kb.authored]
                 end = len(hits) < kb.page_size or not on or not on[-1]
                 if "friend" in need:
                     # A friend list is a long sentence: shorter notes naming the person outrank
@@ -644,6 +666,9 @@ class Engine:
 
     def evaluate(self, q: PWQuestion) -> Plan:
         """The answer text of ``q``."""
+        self.hint = {w for r in q.index_chain for w in tokens(f"{r} {plural(r)}")}
+        if q.index_attr:
+            self.hint |= set(tokens(f"{ATTR_WORDS[q.index_attr]} {ATTR_PLURAL[q.index_attr]}"))
         if q.person is not None and self.use_indexes and self._can_fetch():
             yield from self._opening(q)
         people = yield from self.members(q)
@@ -678,8 +703,18 @@ class Engine:
             for nid, t in sorted(self.kb.titles.items(), key=lambda kv: _id_key(kv[0])):
                 if t == want and nid not in self.absorbed:
                     yield from self._read(nid)
-                    self.absorb(nid)
+                    self.absorb(nid, q.person)
                     return
+        # No title says it covers the question: the first note on the page naming the person
+        # may still link what it needs (the wording only ordered the reads above).
+        page = self.kb.pages.get((group_query(group, q.person), 1)) or []
+        shown = [nid for nid, text in page if nid in self.kb.authored
+                 and nid not in self.absorbed and names_person(text, q.person)]
+        if shown:
+            nid = max(shown, key=lambda n: (self._overlap(n), -_id_key(n)[0]))
+            self.reads[q.person] = self.reads.get(q.person, 0) + 1
+            yield from self._read(nid)
+            self.absorb(nid, q.person)
 
 
 def _run(plan: Plan):

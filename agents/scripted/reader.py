@@ -5,9 +5,10 @@ use (``Felix Abernathy is married to``, ``the father of Nora Vance``, ``cooper``
 until the on-topic hits end (see :class:`~kbgym_agents.scripted.knowledge.Tier`), and several people's
 attribute notes are fetched with one query (``born Felix Abernathy Nora Vance``).
 
-Index notes are used whenever the library has them, in any wording: an authored note that
-names the key the reader is enumerating is read, and when its links show a member set it is
-taken as complete (the curation promise); see :class:`ScriptedReader`. A note that states the
+Index notes are used whenever the library has them, in any wording: a note that names the
+key the reader is enumerating is read, and it is taken as the complete set when its links show
+it (the curation promise; the rules are properties of links and truth, docs/protocol.md §9.6,
+:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`). A note that states the
 question's answer outright (an answer statement) is answered from. Three readers share this
 plan: :class:`ScriptedReader` (the exam reader), :class:`StrictReader` (the first one, which
 credits only this project's own titles) and :class:`EvidenceReader` (locate and expand).
@@ -24,7 +25,13 @@ import random
 from collections.abc import Callable, Generator
 
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.knowledge import Knowledge, LinkJudgedKnowledge, Tier, plural_forms
+from kbgym_agents.scripted.knowledge import (
+    MAX_SUBNOTES,
+    Knowledge,
+    LinkJudgedKnowledge,
+    Tier,
+    plural_forms,
+)
 from kbgym_agents.scripted.queries import (
     children_query,
     friends_query,
@@ -62,10 +69,17 @@ class ScriptedReader(BaseAgent):
       job/hobby/city set is searched by the bare value plus its plural (``cooper coopers``),
       which finds ``Coopers.`` as well as ``People whose job is cooper.``. Notes that show up
       on any other page are considered too.
-    - **Judgement.** A candidate is read, and its links decide whether it is a complete index
-      for the set (:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`).
+    - **Judgement.** A candidate is read (with the notes it links, when they must be read to
+      know what it shows), and its links alone decide whether it is the complete set
+      (:class:`~kbgym_agents.scripted.knowledge.LinkJudgedKnowledge`). A rejected candidate
+      costs its read and nothing else; reads that might not pay stop when
+      :attr:`reserve` of the budget is left or :attr:`max_wasted` were wasted.
+    - **Originals.** Once per episode, in a library where an index was found, an original of
+      a big set is read to learn whether originals carry links
+      (:attr:`explore`).
     - **Statements.** §3 sentences are believed whoever wrote them (the newest wins on a
-      conflict), and so are answer statements (``The job of the spouse of X is baker.``).
+      conflict, :func:`~kbgym_agents.scripted.text.newest`), and so are answer statements
+      (``The job of the spouse of X is baker.``).
 
     ``batch`` is how many people one attribute query asks about (``value_batch`` when the
     query also names the value sought, which makes the wanted note stand out); ``page_size`` and
@@ -73,6 +87,13 @@ class ScriptedReader(BaseAgent):
 
     name = "scripted-reader"
     knowledge_cls: type[Knowledge] = LinkJudgedKnowledge
+    #: The share of the budget kept for the plan itself: notes that might not pay (candidates,
+    #: sub-notes, an original) are read only while more steps than that are left.
+    reserve = 0.4
+    #: Whether an original is read once per episode to learn if originals carry links.
+    explore = True
+    #: Wasted reads after which an episode reads no more notes that might not pay.
+    max_wasted = 4
 
     def __init__(self, *, page_size: int = 5, max_page: int = 12, batch: int = 2,
                  value_batch: int = 4):
@@ -100,6 +121,9 @@ class ScriptedReader(BaseAgent):
         self._question: ParsedQuestion | None = None
         self._guess: str | None = None
         self._attempts: dict[tuple[str, str], int] = {}
+        self._steps_left: int | None = None
+        self._budget: int | None = None
+        self._wasted = 0
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -111,7 +135,9 @@ class ScriptedReader(BaseAgent):
             e = obs.entries[-1]
             self.kb.ingest_entry(e.name, e.args, e.result)
         steps_left = observation.get("steps_left", obs.remaining)
+        self._steps_left = steps_left
         if self._plan is None:
+            self._budget = steps_left
             self._question = parse_question(obs.question)
             self._plan = self._run()
             action = next(self._plan)
@@ -183,10 +209,14 @@ class ScriptedReader(BaseAgent):
 
     # -- sets --------------------------------------------------------------------------
     def _complete(self, rel: str, key: str, query: str, tier: Tier,
-                  done: Callable[[], bool] | None = None, index_rel: str | None = None) -> Plan:
+                  done: Callable[[], bool] | None = None, index_rel: str | None = None,
+                  fallback: tuple[str, Tier] | None = None) -> Plan:
         """Make the set ``(rel, key)`` complete: page through ``query`` until its on-topic hits
         end, reading an index note for the key as soon as one is in sight. ``done`` stops early
-        (a single-valued relation found). Returns ``"complete"`` or ``""``."""
+        (a single-valued relation found). When a page is crowded with authored notes (two or
+        more: they are read as candidates, not part of the set), paging starts again with
+        ``fallback``, a query only the set's sentences match well. Returns ``"complete"`` or
+        ``""``."""
         kb = self.kb
         page = 1
         irel = index_rel or rel
@@ -197,18 +227,75 @@ class ScriptedReader(BaseAgent):
                 return "complete"
             if done is not None and done():
                 return ""
-            for nid in kb.index_candidates(irel, key, ((irel, key),)):
-                yield from self._read(nid)
-                if kb.absorb_index(nid, irel, key):
-                    kb.complete.add((rel, key))
-                    return "complete"
+            if (yield from self._indexed(irel, key)):
+                kb.complete.add((rel, key))
+                return "complete"
             if page > self.max_page:
                 return ""
+            if page > 2 and self.explore and self._can_spare():  # a big set: worth a try
+                nid = kb.exploration(irel, key)
+                if nid is not None:
+                    yield from self._read(nid)
+                    if not kb.links.get(nid):
+                        self._wasted += 1
+                    continue  # originals carry links: they are candidates now
             yield from self._search(query, tier, page)
             if kb.exhausted(query, page):
                 kb.complete.add((rel, key))
                 return "complete"
             page += 1
+            hits = kb.pages.get((query, page - 1)) or []
+            if fallback is not None and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
+                (query, tier), fallback, page = fallback, None, 1
+
+    def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None) -> Plan:
+        """Read and judge the candidates for ``(rel, key)`` in sight; ``True`` when one is the
+        complete set. A rejected candidate costs its read and changes nothing else.
+        ``stop`` ends the reading early (what was wanted showed up in a read)."""
+        tried: set[str] = set()
+        while True:  # asked again after each judgement: what a read showed reorders the rest
+            cands = [c for c in self.kb.index_candidates(rel, key, ((rel, key),))
+                     if c not in tried]
+            if not cands or (cands[0] not in self.kb.links and not self._can_spare()):
+                return False
+            tried.add(cands[0])
+            if (yield from self._judge(cands[0], rel, key)):
+                return True
+            if stop is not None and stop():
+                return False
+
+    def _can_spare(self) -> bool:
+        """Whether a step may go to a read that might not pay (a candidate, a sub-note, an
+        original): while more than the :attr:`reserve` share of the budget is left, so the
+        plan without it still fits, and while fewer than :attr:`max_wasted` reads of this
+        episode were wasted (a rejected candidate and its sub-notes, an original without
+        links)."""
+        if self._wasted >= self.max_wasted:
+            return False
+        if self._steps_left is None or self._budget is None:
+            return True
+        return self._steps_left > round(self.reserve * self._budget)
+
+    def _judge(self, nid: str, rel: str, key: str) -> Plan:
+        """Read ``nid`` and the notes it links that must be read to know what it shows (at
+        most :data:`MAX_SUBNOTES`), then judge it by its links."""
+        kb = self.kb
+        fresh = nid not in kb.links
+        if fresh:
+            kb.note_candidate_read(rel, key)
+        yield from self._read(nid)
+        reads = 0
+        while True:
+            pending = kb.unread_subnotes(nid, rel, key)
+            if not pending or reads + len(pending) > MAX_SUBNOTES or not self._can_spare():
+                break
+            for sub in pending:
+                yield from self._read(sub)
+            reads += len(pending)
+        if kb.absorb_index(nid, rel, key):
+            return True
+        self._wasted += reads + fresh
+        return False
 
     # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------
     def _discover(self, rel: str, key: str) -> Plan:
@@ -259,8 +346,15 @@ class ScriptedReader(BaseAgent):
 
     def _holders(self, kind: str, value: str) -> Plan:
         """Everyone whose job/hobby/city is ``value``."""
-        yield from self._complete(kind, value, *self._value_query(value))
+        yield from self._complete(kind, value, *self._value_query(value),
+                                  fallback=self._sentence_query(kind, value))
         return self.kb.holders(kind, value)
+
+    def _sentence_query(self, kind: str, value: str) -> tuple[str, Tier] | None:
+        """The words of the value's own §3 sentences (``job is cooper``), for paging past
+        authored notes that crowd the value's pages."""
+        words = {"job": "job is", "hobby": "hobby is", "city": "lives in the city of"}[kind]
+        return f"{words} {value}", Tier(tokens(value))
 
     # -- attributes --------------------------------------------------------------------
     def _attr(self, name: str, kind: str) -> Plan:
@@ -387,15 +481,27 @@ class ScriptedReader(BaseAgent):
         """Which of ``cands`` have ``kind`` = ``value``, found by asking for the value together
         with ``value_batch`` names at a time (``Fenmarch Felix Abernathy Nora Vance ...``): a
         candidate's own note holds the value and both name tokens, so it ranks on page 1.
-        A candidate not seen with the value is presumed not to have it."""
+        A candidate not seen with the value is presumed not to have it, unless authored notes
+        crowded the page (two or more): then the batch is asked again in the words of the
+        value's sentences (``lives in the city of Fenmarch Felix Abernathy ...``), and from
+        then on every batch is."""
         kb = self.kb
         todo = [c for c in cands if kb.attr(c, kind) is None
                 and c not in kb.index_members.get((kind, value), ())]
+        words = ""
         for i in range(0, len(todo), self.value_batch):
             if stop():
                 break
             group = todo[i:i + self.value_batch]
-            yield from self._search(f"{value} " + " ".join(group))
+            query = f"{words}{value} " + " ".join(group)
+            yield from self._search(query)
+            hits = kb.pages.get((query, 1)) or []
+            if not words and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
+                sentence = self._sentence_query(kind, value)
+                if sentence is not None:
+                    words = sentence[0].removesuffix(value)
+                    if not stop():
+                        yield from self._search(f"{words}{value} " + " ".join(group))
         return [c for c in cands if kb.attr(c, kind) == value
                 or c in kb.index_members.get((kind, value), ())]
 
@@ -419,11 +525,16 @@ class ScriptedReader(BaseAgent):
             yield from self._search(*self._value_query(value))
             if matches():
                 return matches()[0]
+        for nid in kb.joint_candidates([v for _, v in conds]):  # may be the join itself
+            if not self._can_spare():
+                break
+            yield from self._read(nid)
+            if matches():
+                return matches()[0]
         for kind, value in conds:
-            if kb.index_candidates(kind, value, ((kind, value),)):
-                yield from self._holders(kind, value)
-                if matches():
-                    return matches()[0]
+            yield from self._indexed(kind, value, stop=lambda: bool(matches()))
+            if matches():
+                return matches()[0]
         cands = sorted((yield from self._holders("job", conds[0][1])))
         if cands:
             self._guess = cands[0]
@@ -464,14 +575,19 @@ class ScriptedReader(BaseAgent):
         return ", ".join(sorted(kids & fy)) or "unknown"
 
     def _plan_qc8_grandchildren(self, q):
+        """A grandchildren note is verified through the children: a candidate naming a parent
+        not known to be X's child is judged again once X's children are complete."""
         kb = self.kb
         x = q.X
         yield from self._grandchildren_discovery(x)
-        for nid in kb.index_candidates("grandchildren", x):
-            yield from self._read(nid)
-            if kb.absorb_index(nid, "grandchildren", x):
-                return str(len(kb.index_members[("grandchildren", x)]))
+        if (yield from self._indexed("grandchildren", x)):
+            return str(len(kb.index_members[("grandchildren", x)]))
         kids = yield from self._children(x)
+        if (yield from self._indexed("grandchildren", x)):
+            return str(len(kb.index_members[("grandchildren", x)]))
+        return (yield from self._grandchildren_by_children(kids))
+
+    def _grandchildren_by_children(self, kids: set[str]) -> Plan:
         grand: set[str] = set()
         for kid in self._order(kids):
             grand |= (yield from self._children(kid))
@@ -485,9 +601,8 @@ class ScriptedReader(BaseAgent):
         kb = self.kb
         job = q.slots["job"]
         friends = sorted((yield from self._friends(q.X)))
-        if (("job", job) not in kb.complete
-                and kb.index_candidates("job", job, (("job", job),))):
-            yield from self._holders("job", job)
+        if ("job", job) not in kb.complete and (yield from self._indexed("job", job)):
+            kb.complete.add(("job", job))
         if ("job", job) in kb.complete:
             return str(len(set(friends) & kb.holders("job", job)))
         jobs = yield from self._attrs(friends, "job")
@@ -545,6 +660,9 @@ class StrictReader(ScriptedReader):
 
     name = "scripted-reader-strict"
     knowledge_cls = Knowledge
+    reserve = 0.0
+    explore = False
+    max_wasted = 10 ** 9
 
     def _discover(self, rel: str, key: str) -> Plan:
         return ""
@@ -553,9 +671,23 @@ class StrictReader(ScriptedReader):
     def _value_query(self, value: str) -> tuple[str, Tier]:
         return value_query(value)
 
+    def _sentence_query(self, kind: str, value: str) -> tuple[str, Tier] | None:
+        return None
+
     def _grandchildren_discovery(self, x: str) -> Plan:
         yield from self._search(*children_query(x))
         return ""
+
+    def _plan_qc8_grandchildren(self, q):
+        """The first reader's plan: a grandchildren note with links is taken as it is."""
+        kb = self.kb
+        x = q.X
+        yield from self._grandchildren_discovery(x)
+        for nid in kb.index_candidates("grandchildren", x):
+            yield from self._read(nid)
+            if kb.absorb_index(nid, "grandchildren", x):
+                return str(len(kb.index_members[("grandchildren", x)]))
+        return (yield from self._grandchildren_by_children((yield from self._children(x))))
 
 
 class EvidenceReader(ScriptedReader):

@@ -53,6 +53,45 @@ def names_in(text: str) -> list[str]:
     return out
 
 
+def person_forms(name: str) -> tuple[tuple[str, ...], ...]:
+    """The token sequences that name a person in any letter case: ``felix abernathy``,
+    ``f. abernathy``, ``abernathy, felix`` and ``abernathy, f.``."""
+    toks = tokens(name)
+    if len(toks) < 2:
+        return (tuple(toks),)
+    first, last = toks[0], toks[-1]
+    return (tuple(toks), (first[0], last), (last, first), (last, first[0]))
+
+
+def names_person(text: str, name: str) -> bool:
+    """Whether ``text`` names the person ``name`` in any of :func:`person_forms` (only where
+    to look: what a note is worth is judged from its links)."""
+    have = tokens(text)
+    for want in person_forms(name):
+        n = len(want)
+        if any(tuple(have[i:i + n]) == want for i in range(len(have) - n + 1)):
+            return True
+    return False
+
+
+def newest(ids):
+    """The one conflict policy of the scripted readers: of several statements of a
+    single-valued fact (a job, a hobby, a city, a birth date, a spouse, a father or mother; in
+    PhantomWiki a person's list for one relation), the note with the highest id, the newest,
+    wins. ``ids`` is any iterable of note ids; ``None`` when it is empty."""
+    best = None
+    for nid in ids:
+        if best is None or id_order(nid) > id_order(best):
+            best = nid
+    return best
+
+
+def id_order(nid: str) -> tuple[int, str]:
+    """The sort key of a note id (its number: s9999 before s10000)."""
+    digits = "".join(ch for ch in nid if ch.isdigit())
+    return (int(digits) if digits else -1, nid)
+
+
 def mentions(text: str, phrase: str) -> bool:
     """Whether ``text`` contains ``phrase`` as whole words (ignoring case)."""
     want = tokens(phrase)

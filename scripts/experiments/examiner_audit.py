@@ -1,0 +1,254 @@
+"""The examiner audits itself: generated libraries, the reader's rho next to the ideal
+navigator's, truthful libraries that lose F1, harmful ones nobody flags (issue 18).
+
+    python scripts/experiments/examiner_audit.py [--seeds 0,1,2] [--libraries 20]
+                                  [--per-group 100] [--m 15] [--resamples 2000] [--out DIR]
+
+Per seed: the default universe (500 people); the canonical library (``scripted-index``
+trained on train[:100] x 2 epochs, which also makes the probe: n per group of exact, share2,
+share1, share0); B1; and ``--libraries`` libraries of :func:`kbgym_agents.zoo.generated.
+generate_libraries` over the keys of the same 100 training questions (random mixes of index
+shapes, text forms, harms and noise). Every arm is examined by ``scripted-reader`` on the
+probe; every exam row carries the ideal navigator's steps and F1 (docs/protocol.md §12.6).
+
+It prints one line per library (rho per group with its mark, rho_nav, false statements by the
+misinformation metric, whether it is flagged), then:
+
+- per group, Spearman(rho_reader, rho_nav) over every arm of every seed (B1 and the canonical
+  library included);
+- truthful libraries with an F1 loss (F1↓ on some group): must be 0;
+- harmful libraries flagged neither by F1↓ nor by a false statement: must be 0;
+- noisy libraries (stray links) with an F1 loss;
+- the canonical library pooled over the seeds: rho with its CI, rho_nav, the share of the
+  navigator's saving the reader captured;
+- per shape and text form, the mean share captured on the libraries that have it (where the
+  reader still leaves steps on the table), and every blind-spot line the probe table raised;
+- wall times of each stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from kbgym.env.config import KBGymConfig
+from kbgym.library.graph import Library
+from kbgym.library.snapshot import load_snapshot
+from kbgym.metrics.misinformation import misinformation
+from kbgym.plugins import make_agent
+from kbgym.runs.gradient import examine_probe
+from kbgym.runs.probe import make_probe_from_run, mark, probe_table
+from kbgym.runs.train import TrainConfig, train
+from kbgym.universe import UniverseConfig, generate
+from kbgym_agents.zoo.generated import generate_libraries
+
+GROUPS = ("exact", "share2", "share1", "share0")
+
+
+def ranks(xs: list[float]) -> list[float]:
+    """Average ranks (1-based), ties sharing the mean of their positions."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation (Pearson's on average ranks); None when undefined."""
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
+
+
+def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
+    """Every arm of one seed: its per-group cells, kind and misinformation count."""
+    t0 = time.perf_counter()
+    u = generate(UniverseConfig(seed=seed))
+    run = out / f"seed{seed}" / "scripted-index"
+    if not (run / "kb_epoch_2.json").exists():
+        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
+              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
+    canonical, _ = load_snapshot(run / "kb_epoch_2.json")
+    probe = make_probe_from_run(u, run, per_group=args.per_group, seed=seed)
+    probe["splits"] = {g: probe["splits"][g] for g in GROUPS}
+    times["train+probe"] += time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    trained = u.split("train")[:100]
+    generated = generate_libraries(u, seed, args.libraries, questions=trained)
+    times["generate"] += time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    reader = make_agent(args.reader)
+    cfg = KBGymConfig(m=args.m)
+    arms = {"B1": (Library.from_universe(u), {"kind": "B1"}),
+            "scripted-index": (canonical, {"kind": "canonical"})}
+    for g in generated:
+        kind = "harmful" if g.harms else ("noisy" if g.noise else "truthful")
+        arms[g.name] = (g.library, {"kind": kind, "shapes": g.shapes, "forms": g.text_forms,
+                                    "harms": g.harms, "noise": g.noise})
+    rows = {name: examine_probe(u, lib, reader, probe, cfg) for name, (lib, _) in arms.items()}
+    times["examine"] += time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    table = probe_table(rows, probe, seed=seed, resamples=args.resamples)
+    b1 = {r["qid"]: r for r in rows["B1"]}
+    out_rows = []
+    for name, (lib, meta) in arms.items():
+        cells = {g: table["groups"][g]["all"][name] for g in GROUPS}
+        lost = sum(1 for r in rows[name] if r["f1"] < b1[r["qid"]]["f1"])
+        false = misinformation(lib, u)["false_statements"] if name != "B1" else 0
+        out_rows.append({"seed": seed, "name": name, **meta, "cells": cells, "lost": lost,
+                         "false": false, "rows": rows[name] if name in ("B1", "scripted-index")
+                         else None})
+    times["table"] += time.perf_counter() - t0
+    return out_rows
+
+
+def slim(cell: dict) -> dict:
+    keys = ("n", "rho", "ci", "f1", "f1_diff", "star", "f1_loss", "rho_nav", "rho_nav_ci",
+            "nav_f1", "nav_f1_loss", "blind_spot")
+    return {k: cell.get(k) for k in keys}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--libraries", type=int, default=20, help="generated libraries per seed")
+    ap.add_argument("--per-group", type=int, default=100)
+    ap.add_argument("--m", type=int, default=15, help="the exam budget M")
+    ap.add_argument("--reader", default="scripted-reader")
+    ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--out", default="runs/audit")
+    args = ap.parse_args()
+    seeds = [int(s) for s in args.seeds.split(",")]
+    out = Path(args.out)
+    times: dict[str, float] = defaultdict(float)
+    t_all = time.perf_counter()
+    arms: list[dict] = []
+    for seed in seeds:
+        arms += run_seed(seed, args, out, times)
+        print(f"seed {seed} done ({time.perf_counter() - t_all:.0f}s)", flush=True)
+
+    def flagged(a: dict) -> bool:
+        return any(c["f1_loss"] for c in a["cells"].values()) or a["false"] > 0
+
+    def f1_loss(a: dict) -> bool:
+        return any(c["f1_loss"] for c in a["cells"].values())
+
+    print(f"\nreader {args.reader}, M = {args.m}, seeds {args.seeds}, n = {args.per_group} per "
+          "group; per group: rho(mark) / rho_nav; lost = questions below B1's F1; false = "
+          "false statements (misinformation metric)")
+    print(f"{'arm':16s}{'kind':10s}" + "".join(f"{g:>17s}" for g in GROUPS)
+          + f"{'lost':>6s}{'false':>6s}  flag  shapes | forms | harms")
+    for a in arms:
+        cells = "".join(
+            f"{c['rho']:7.3f}{mark(c):3s}/{c['rho_nav']:6.3f}" if c.get("rho_nav") is not None
+            else f"{c['rho']:7.3f}{mark(c):3s}/{'-':>6s}" for c in a["cells"].values())
+        desc = " ".join(a.get("shapes", ())) + " | " + " ".join(a.get("forms", ())) + " | " \
+            + " ".join(a.get("harms", ()) + a.get("noise", ()))
+        print(f"{a['name']:16s}{a['kind']:10s}{cells}{a['lost']:6d}{a['false']:6d}  "
+              f"{'yes' if flagged(a) else '-':4s}  {desc if a['kind'] not in ('B1', 'canonical') else ''}")
+
+    print("\nSpearman(rho_reader, rho_nav) over all arms of all seeds:")
+    spear = {}
+    for g in GROUPS:
+        pts = [(a["cells"][g]["rho"], a["cells"][g]["rho_nav"]) for a in arms
+               if a["cells"][g].get("rho_nav") is not None]
+        spear[g] = spearman([p[0] for p in pts], [p[1] for p in pts])
+        s = f"{spear[g]:.3f}" if spear[g] is not None else "n/a"
+        print(f"  {g:8s} {s}  ({len(pts)} arms)")
+    truthful = [a for a in arms if a["kind"] == "truthful"]
+    harmful = [a for a in arms if a["kind"] == "harmful"]
+    noisy = [a for a in arms if a["kind"] == "noisy"]
+    bad_truth = [a["name"] for a in truthful if f1_loss(a)]
+    unflagged = [a["name"] for a in harmful if not flagged(a)]
+    print(f"\ntruthful libraries: {len(truthful)}, with F1↓: {len(bad_truth)} {bad_truth}; "
+          f"with any question below B1: {sum(1 for a in truthful if a['lost'])}")
+    print(f"harmful libraries: {len(harmful)}, flagged by F1↓: "
+          f"{sum(1 for a in harmful if f1_loss(a))}, by false statements: "
+          f"{sum(1 for a in harmful if a['false'])}, flagged by neither: {len(unflagged)} "
+          f"{unflagged}")
+    print(f"noisy libraries (stray links): {len(noisy)}, with F1↓: "
+          f"{sum(1 for a in noisy if f1_loss(a))}")
+
+    # the canonical library, pooled over the seeds
+    pooled = {"B1": [], "scripted-index": []}
+    pprobe = {"seed": 0, "splits": {g: [] for g in GROUPS}}
+    for a in arms:
+        if a["rows"] is not None:
+            pooled[a["name"]] += [{**r, "qid": f"{a['seed']}:{r['qid']}"} for r in a["rows"]]
+            if a["name"] == "B1":
+                for r in a["rows"]:
+                    pprobe["splits"][r["split"]].append(f"{a['seed']}:{r['qid']}")
+    ptable = probe_table(pooled, pprobe, resamples=args.resamples)
+    print("\ncanonical scripted-index library, pooled over the seeds:")
+    for g in GROUPS:
+        c = ptable["groups"][g]["all"]["scripted-index"]
+        bs = c.get("blind_spot") or {}
+        share = bs.get("share")
+        nav = (f"rho_nav {c['rho_nav']:.3f} [{c['rho_nav_ci'][0]:.3f}, {c['rho_nav_ci'][1]:.3f}]"
+               if c.get("rho_nav") is not None else "rho_nav n/a")
+        print(f"  {g:8s} rho {c['rho']:.3f}{mark(c)} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]  {nav}"
+              f"  share captured {share:.2f}" if share is not None else
+              f"  {g:8s} rho {c['rho']:.3f}{mark(c)} [{c['ci'][0]:.3f}, {c['ci'][1]:.3f}]  {nav}")
+
+    print("\nshare of the navigator's saving the reader captured, mean over the truthful and "
+          "noisy libraries with each shape / text form (exact, share2):")
+    by_trait: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for a in truthful + noisy:
+        shares = []
+        for g in ("exact", "share2"):
+            bs = a["cells"][g].get("blind_spot") or {}
+            shares.append(bs.get("share"))
+        for t in a["shapes"] + a["forms"]:
+            by_trait[t].append(tuple(shares))
+    for t in sorted(by_trait):
+        vals = by_trait[t]
+        cols = []
+        for i in range(2):
+            xs = [v[i] for v in vals if v[i] is not None]
+            cols.append(f"{statistics.fmean(xs):.2f}" if xs else "  - ")
+        print(f"  {t:18s} {cols[0]:>6s} {cols[1]:>6s}   ({len(vals)} libraries)")
+    spots = [(a["name"], g) for a in arms for g in GROUPS
+             if (a["cells"][g].get("blind_spot") or {}).get("flagged")]
+    print(f"\nblind spots flagged by the probe table: {len(spots)}")
+    for name, g in spots:
+        a = next(x for x in arms if x["name"] == name)
+        bs = a["cells"][g]["blind_spot"]
+        print(f"  {name:14s} {g:8s} navigator saves {bs['nav_saving']:.2f}, reader "
+              f"{bs['reader_saving']:.2f} (share {bs['share']:.2f})  "
+              f"{' '.join(a.get('shapes', ()))} | {' '.join(a.get('forms', ()))}")
+    total = time.perf_counter() - t_all
+    print("\nwall times: " + ", ".join(f"{k} {v:.0f}s" for k, v in times.items())
+          + f", total {total:.0f}s")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "audit.json").write_text(json.dumps({
+        "args": vars(args), "spearman": spear, "truthful_f1_loss": bad_truth,
+        "harmful_unflagged": unflagged,
+        "arms": [{k: v for k, v in a.items() if k != "rows"} | {
+            "cells": {g: slim(c) for g, c in a["cells"].items()}} for a in arms],
+        "canonical_pooled": {g: slim(ptable["groups"][g]["all"]["scripted-index"])
+                             for g in GROUPS},
+        "times": dict(times, total=total)}, indent=1, default=list))
+    print(f"details in {out / 'audit.json'}")
+
+
+if __name__ == "__main__":
+    main()
