@@ -8,10 +8,11 @@ Retrieval (probe, forward) — the fields, in the order the model writes them:
 
 ========== ==================================================================================
 evidence    the shown note that matters most for the question, copied (with a schema: one
-            of the shown notes' texts, or empty)
-target      the person or fact to find next
+            of the texts of the shown notes tied to the question, or empty)
 matching    (questions asking "How many") the ids of the shown notes that count
-answer      the answer when the notes give it, else empty
+answer      the answer when the notes give it, else empty (with a schema: one of
+            :func:`answer_choices`)
+target      the person or fact to find next
 read        the id of one shown note to read, else empty
 search      words to search for, else empty
 ========== ==================================================================================
@@ -19,8 +20,10 @@ search      words to search for, else empty
 The action: ``answer`` when the answer field is filled (for a "How many" question with ids in
 ``matching``, the number of distinct shown ids listed); else ``read`` of an offered index note
 (:meth:`~kbgym_agents.llm.guards.StepView.index_offers`); else ``search`` of the words, at the
-first page of them not yet asked for; else ``read`` of any shown note not yet read; else the
-cheapest unseen step (:func:`kbgym_agents.llm.guards.cheapest_unseen`).
+first page of them not yet asked for; else a search of the target's words the same way; else
+``read`` of any shown note not yet read; else the cheapest unseen step
+(:func:`kbgym_agents.llm.guards.cheapest_unseen`). An answer no shown note offers
+(:func:`answer_choices`) is ignored before the last step.
 
 Curation (backward) — ``key`` (one thing the question names), ``title`` (its index note's
 title), ``members`` (ids of shown notes about the key), ``search`` (words to find more of
@@ -43,14 +46,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbgym_agents.llm.guards import StepView, cheapest_unseen, last_step_answer
+from kbgym_agents.llm.guards import UNKNOWN, StepView, cheapest_unseen, last_step_answer
 from kbgym_agents.scripted.text import parse_observation, result_hits
 
 FIELDS_JSON = ("schema", "json_schema", "object", "off")
 NOTES_MAX = 240
 QUERY_MAX = 100
 TITLE_MAX = 100
-_EMPTY = {"", "none", "null", "n/a", "empty", "-", "nothing"}
+#: What the answer field says while the notes do not give the answer yet.
+NOT_YET = "not yet"
+_EMPTY = {"", "none", "null", "n/a", "empty", "-", "nothing", NOT_YET}
 _ADDED = re.compile(r"^(?:added|duplicate of) ([A-Za-z_]*\d+)")
 
 READER_PROTOCOL = """
@@ -58,8 +63,8 @@ READER_PROTOCOL = """
 ## How to reply
 Reply with one JSON object and nothing else, with these fields in this order:
 {"evidence": "the shown note that matters most for the question, copied exactly",
+ "answer": "the short answer if the notes give it, else \"not yet\"",
  "target": "the person or fact to find next",
- "answer": "the short answer if the notes give it, else empty",
  "read": "the id of one shown note to read, else empty",
  "search": "words to search for, else empty"}
 For a question asking "How many", put "matching": [the ids of the shown notes that count]
@@ -141,6 +146,46 @@ def _object(props: dict[str, Any]) -> dict:
 # -- retrieval -----------------------------------------------------------------------------
 
 
+_NAME = re.compile(r"\b[A-Z][A-Za-z-]+(?: [A-Z][A-Za-z-]+)+\b")
+_WHO = ("who ", "whose ", "which ")
+_LINKING = frozenset(("of", "to", "the", "a", "an", "in", "on", "by", "with", "for"))
+
+
+def asks_for_a_name(question: str) -> bool:
+    return question.strip().lower().startswith(_WHO)
+
+
+def answer_choices(view: StepView) -> list[str]:
+    """The answers the shown notes tied to the question offer
+    (:meth:`~kbgym_agents.llm.guards.StepView.relevant`): for a who/whose/which question the
+    full names they
+    show; otherwise what a note says a thing *is* (``... is baker.`` gives ``baker``) and a
+    last capitalised word that is no name (``... the city of Dunmore.`` gives ``Dunmore``);
+    for a "How many" question the numbers 0-40. ``unknown`` only on the last step."""
+    if is_counting(view.question):
+        out = [str(i) for i in range(41)]
+    elif asks_for_a_name(view.question):
+        out = list(dict.fromkeys(n for text in view.relevant().values()
+                                 for n in _NAME.findall(text)
+                                 if n.split()[0] not in ("Friends", "Children", "About")))
+    else:
+        out = []
+        for text in view.relevant().values():
+            body = text.strip().rstrip(".")
+            if " is " in body:
+                tail = body.rsplit(" is ", 1)[1]
+                if tail and len(tail.split()) <= 3 and not any(c.isupper() for c in tail) \
+                        and tail.split()[-1] not in _LINKING:
+                    out.append(tail)
+            last = body.rsplit(" ", 1)[-1]
+            if last[:1].isupper() and not _NAME.search(body[-(len(last) + 30):]):
+                out.append(last)
+        out = list(dict.fromkeys(out))
+    if view.last_step:
+        out.append(UNKNOWN)
+    return out
+
+
 def reader_schema(view: StepView) -> dict:
     """This step's schema for the retrieval fields (see the module text)."""
     counting = is_counting(view.question)
@@ -148,16 +193,17 @@ def reader_schema(view: StepView) -> dict:
     props: dict[str, Any] = {}
     if shown:
         props["evidence"] = {"type": "string",
-                             "enum": [""] + list(dict.fromkeys(view.shown.values()))}
+                             "enum": [""] + list(dict.fromkeys(view.relevant().values()))}
     if counting and shown:
         props["matching"] = {"type": "array", "items": {"type": "string", "enum": shown},
                              "maxItems": 40}
+    choices = answer_choices(view)
     if view.last_step:
-        props["answer"] = _string(QUERY_MAX, 1)
+        props["answer"] = {"type": "string", "enum": choices}
         return _object(props)
-    props["target"] = _string(NOTES_MAX)
     if not view.nothing_shown:
-        props["answer"] = _string(QUERY_MAX)
+        props["answer"] = {"type": "string", "enum": [NOT_YET] + choices}
+    props["target"] = _string(NOTES_MAX, 1)
     unread = view.unread()
     if unread:
         props["read"] = _ids(unread)
@@ -188,26 +234,32 @@ def reader_action(obj: dict | None, view: StepView) -> FieldsDecision:
     if view.last_step:
         return FieldsDecision({"action": "answer", "text": answer} if answer
                               else last_step_answer(), "last", obj)
+    if answer and how != "count" and answer not in answer_choices(view):
+        answer, how = "", "unshown"  # an answer no shown note offers: ignored
     if answer and not view.nothing_shown:
         return FieldsDecision({"action": "answer", "text": answer}, how, obj)
     read = _text(obj.get("read"))
     readable = bool(read) and read in view.shown and read not in view.read
     if readable and read in {nid for nid, _, _ in view.index_offers()}:
         return FieldsDecision({"action": "read", "id": read}, "read", obj)
-    query = _text(obj.get("search"))[:QUERY_MAX]
-    if query:
-        page = 1
-        while (query, page) in view.searched and page < 12:
-            if not view.searched[(query, page)]:
-                page = 0  # that query's pages ran out
-                break
-            page += 1
-        if page and (query, page) not in view.searched:
-            return FieldsDecision({"action": "search", "query": query, "page": page},
-                                  "search", obj)
+    for key, how in (("search", "search"), ("target", "target")):
+        query = _text(obj.get(key))[:QUERY_MAX]
+        page = _next_page(view, query) if query else 0
+        if page:
+            return FieldsDecision({"action": "search", "query": query, "page": page}, how, obj)
     if readable:
         return FieldsDecision({"action": "read", "id": read}, "read", obj)
     return FieldsDecision(cheapest_unseen(view), "fallback", obj)
+
+
+def _next_page(view: StepView, query: str) -> int:
+    """The first page of ``query`` not yet asked for, 0 when its pages ran out."""
+    page = 1
+    while (query, page) in view.searched:
+        if not view.searched[(query, page)] or page >= 12:
+            return 0
+        page += 1
+    return page
 
 
 # -- curation ------------------------------------------------------------------------------

@@ -20,11 +20,14 @@ step like any other and always shows something not shown before (or an empty pag
 :class:`StepView` also finds **index offers**: a shown note that is not one of the corpus's
 one-sentence facts (an authored note), names a key of the question (a person, a job, a hobby
 or a city the question names) and was never read. Reading it shows every note it links to.
+:meth:`StepView.relevant` keeps the shown notes tied to the question's keys by the names
+they share.
 Nothing here looks at the library: a view is a pure function of the observation text.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,8 +119,32 @@ class StepView:
                 out.append((nid, text, key))
         return out
 
+    def relevant(self, rounds: int = 3) -> dict[str, str]:
+        """The shown notes tied to the question: those naming one of its keys, then those
+        naming a person such a note names, and so on (``rounds`` hops, one per round); all
+        shown notes when none is."""
+        names = {k for k in self.keys if " " in k}
+        values = [k for k in self.keys if " " not in k]
+        found: dict[str, str] = {}
+        for _ in range(rounds):
+            grew = False
+            for nid, text in self.shown.items():
+                if nid in found:
+                    continue
+                if any(n in text for n in names) or any(_names(text, v) for v in values):
+                    found[nid] = text
+                    names.update(_FULL_NAME.findall(text))
+                    grew = True
+            if not grew:
+                break
+        keep = [nid for nid in self.shown if nid in found]
+        return {nid: self.shown[nid] for nid in keep} if keep else dict(self.shown)
+
     def unread(self) -> list[str]:
         return [nid for nid in self.shown if nid not in self.read]
+
+
+_FULL_NAME = re.compile(r"\b[A-Z][a-z][A-Za-z-]* [A-Z][a-z][A-Za-z-]*\b")
 
 
 def _names(text: str, key: str) -> bool:

@@ -223,7 +223,7 @@ def answer_lines(table: dict, label: str) -> list[str]:
     steps = ("lowers its steps" if hi < 1 else "raises its steps" if lo > 1
              else "does not change its steps measurably")
     dlo, dhi = c["f1_diff_ci"]
-    f1 = ("keeps its F1" if dlo >= 0 or (dlo < 0 < dhi) else "loses F1")
+    f1 = "loses F1" if dhi < 0 else "keeps its F1"  # formula (1) with delta 0
     return [f"{label}: on exact the trained library {steps} (rho {c['rho']:.3f}, 95% CI "
             f"{lo:.3f}-{hi:.3f}) and {f1} (F1 {c['f1']:.3f} vs B1 "
             f"{c['f1'] - c['f1_diff']:.3f}, dF1 95% CI {dlo:+.3f}..{dhi:+.3f})"]

@@ -127,7 +127,7 @@ class ToyPolicy:
         recent = text.split("Recent actions (oldest first):", 1)[-1]
         system = system_of(body)
         if '"finished": false' in system or '"evidence": "' in system:
-            return self.fields(text, head, question, recent)
+            return self.fields(text, head, question, recent, body)
         if "[phase 2" in head:
             if "-> added " not in recent and "duplicate of" not in recent:
                 return Intent("add", {"text": f"Notes for the question: {question}"})
@@ -145,8 +145,9 @@ class ToyPolicy:
         return Intent("answer", {"text": word})
 
 
-    def fields(self, text: str, head: str, question: str, recent: str) -> Raw:
-        """The same policy in the fields mode: fills the fields and lets the agent act."""
+    def fields(self, text: str, head: str, question: str, recent: str, body: dict) -> Raw:
+        """The same policy in the fields mode: fills the fields and lets the agent act (under a
+        schema, the answer is the first one it offers, as a constrained model's would be)."""
         hits = _HIT.findall(recent)
         if "[phase 2" in head:
             linked = "- link_many(" in recent
@@ -156,6 +157,10 @@ class ToyPolicy:
         if "- search(" not in recent:
             return Raw(content=json.dumps({"target": question, "search": question}))
         word = hits[0][1].rstrip(".").split()[-1] if hits else "unknown"
+        schema = (body.get("response_format") or {}).get("schema") or {}
+        offered = schema.get("properties", {}).get("answer", {}).get("enum")
+        if offered:
+            word = next((a for a in offered if a != "not yet"), offered[0])
         return Raw(content=json.dumps({"evidence": hits[0][1] if hits else "", "target": "",
                                        "answer": word, "read": "", "search": ""}))
 

@@ -44,14 +44,17 @@ def test_the_schema_follows_the_guards():
     assert list(first["properties"]) == ["target", "search"]  # nothing to quote or answer yet
     assert first["required"] == list(first["properties"])
     mid = reader_schema(view(Q, SEARCHED, 9))
-    assert list(mid["properties"]) == ["evidence", "target", "answer", "read", "search"]
+    assert list(mid["properties"]) == ["evidence", "answer", "target", "read", "search"]
     assert mid["properties"]["read"]["enum"] == ["", "s0001", "s0002", "s0003"]
     assert mid["properties"]["evidence"]["enum"] == [
         "", "Ann Bell is married to Tom Reed.", "Ann Bell's job is potter.",
         "Friends of Ann Bell: everyone Ann Bell is a friend of."]
+    # answers are what the notes tied to the question offer, or "not yet"
+    assert mid["properties"]["answer"]["enum"] == ["not yet", "potter"]
+    assert mid["properties"]["target"]["minLength"] == 1
     last = reader_schema(view(Q, SEARCHED, 1))
     assert list(last["properties"]) == ["evidence", "answer"]
-    assert last["properties"]["answer"]["minLength"] == 1
+    assert last["properties"]["answer"]["enum"] == ["potter", "unknown"]
     count = reader_schema(view("How many friends does Ann Bell have?", SEARCHED, 9))
     assert list(count["properties"])[:2] == ["evidence", "matching"]
     assert count["properties"]["matching"]["items"]["enum"] == ["s0001", "s0002", "s0003"]
@@ -59,8 +62,11 @@ def test_the_schema_follows_the_guards():
 
 def test_reader_action_takes_one_action():
     v = view(Q, SEARCHED, 9)
+    assert reader_action({"answer": "potter", "search": "x"}, v).action == \
+        {"action": "answer", "text": "potter"}
+    # an answer no shown note offers is ignored (before the last step)
     assert reader_action({"answer": "baker", "search": "x"}, v).action == \
-        {"action": "answer", "text": "baker"}
+        {"action": "search", "query": "x", "page": 1}
     # an offered index note is read before a search; another note only when no search is given
     assert reader_action({"answer": "", "read": "s0003", "search": "x"}, v).action == \
         {"action": "read", "id": "s0003"}
@@ -77,6 +83,9 @@ def test_reader_action_takes_one_action():
         assert d.how == "fallback" and d.action == {"action": "search", "query": Q, "page": 1}
     assert reader_action({"answer": ""}, view(Q, SEARCHED, 1)).action == \
         {"action": "answer", "text": "unknown"}
+    # the target's words are searched when no search is given
+    assert reader_action({"answer": "not yet", "target": "the job of Tom Reed"}, v).action \
+        == {"action": "search", "query": "the job of Tom Reed", "page": 1}
 
 
 def test_a_count_is_the_number_of_matching_shown_ids():
