@@ -125,7 +125,8 @@ class LLMAgent:
                  flat_single: bool = False, question_timeout_s: float | None = None,
                  prices: Any = None, skill_set: str = "full", guards: bool = True,
                  offers: bool = True, fields_json: str = "schema",
-                 demo: str | None = "retrieval_fields_demo", _shared: tuple | None = None):
+                 demo: str | None = "retrieval_fields_demo", first_search: bool | None = None,
+                 _shared: tuple | None = None):
         if role not in ROLE_SKILLS:
             raise ConfigError(f"unknown role {role!r}; expected one of {', '.join(ROLE_SKILLS)}")
         if tool_mode not in TOOL_MODES:
@@ -159,6 +160,8 @@ class LLMAgent:
         self.offers = offers
         self.fields_json = fields_json
         self.demo = demo
+        # the fields mode's first step is the agent's (its worked turns start after it)
+        self.first_search = tool_mode == "fields" if first_search is None else first_search
         if demo:
             load_turns(demo)  # a missing or malformed file fails here, not at the first step
         if _shared is None:
@@ -199,7 +202,8 @@ class LLMAgent:
                         flat_single=self.flat_single,
                         question_timeout_s=self.question_timeout_s, prices=self.prices,
                         skill_set=self.skill_set, guards=self.guards, offers=self.offers,
-                        fields_json=self.fields_json, demo=self.demo, _shared=self._shared)
+                        fields_json=self.fields_json, demo=self.demo,
+                        first_search=self.first_search, _shared=self._shared)
 
     def act(self, observation: Mapping, info: Mapping | None = None) -> Any:
         steps = self._decide(observation)
@@ -230,6 +234,10 @@ class LLMAgent:
         self._begin()
         view = (StepView.of(str(observation["text"]))
                 if phase_name(observation["phase"]) in RETRIEVAL_PHASES else None)
+        if (view is not None and self.first_search and view.nothing_shown
+                and view.question and not view.searched):
+            self.agent_stats.count("first_search", "guards")
+            return cheapest_unseen(view)  # the question's own words: no call needed
         hint = None
         for _ in range(len(MODES) + 1):
             request, messages = self._prepare(observation, view, hint)
@@ -422,6 +430,7 @@ class LLMAgent:
             "max_retries": c.retry.max_retries, "timeout_s": c.retry.timeout_s,
             "question_timeout_s": self.question_timeout_s,
             "skill_set": self.skill_set, "guards": self.guards, "offers": self.offers,
+            "first_search": self.first_search,
             "demo": ({"name": self.demo, "digest": skill_digest(load_skill(self.demo))}
                      if self.demo and self.tool_mode == "fields" else None),
             "skills": {phase: {"name": name, "digest": skill_digest(self.skills[phase])}
@@ -470,7 +479,8 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
                    extra_body: Mapping[str, Any] | None = None, skill_set: str = "full",
                    guards: bool = True, offers: bool = True,
                    fields_json: str = "schema",
-                   demo: str | None = "retrieval_fields_demo") -> LLMAgent:
+                   demo: str | None = "retrieval_fields_demo",
+                   first_search: bool | None = None) -> LLMAgent:
     """Build an agent for ``role`` (reader, forward, backward, trainer).
 
     Reasoning models (gpt-5*, o1/o3/o4*) get the paper's settings unless told otherwise:
@@ -492,4 +502,5 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
     return LLMAgent(caller, role, skills=skills, tool_mode=tool_mode, toolset=toolset,
                     typed_links=typed_links, json_mode=json_mode, flat_single=flat_single,
                     question_timeout_s=question_timeout_s, prices=prices, skill_set=skill_set,
-                    guards=guards, offers=offers, fields_json=fields_json, demo=demo)
+                    guards=guards, offers=offers, fields_json=fields_json, demo=demo,
+                    first_search=first_search)

@@ -160,7 +160,9 @@ def answer_choices(view: StepView) -> list[str]:
     (:meth:`~kbgym_agents.llm.guards.StepView.relevant`): for a who/whose/which question the
     full names they
     show; otherwise what a note says a thing *is* (``... is baker.`` gives ``baker``) and a
-    last capitalised word that is no name (``... the city of Dunmore.`` gives ``Dunmore``);
+    last capitalised word that is no name (``... the city of Dunmore.`` gives ``Dunmore``),
+    leaving out the notes about X itself when the question asks about someone related to X
+    (``the job of the spouse of X``);
     for a "How many" question the numbers 0-40. ``unknown`` only on the last step."""
     if is_counting(view.question):
         out = [str(i) for i in range(41)]
@@ -170,8 +172,13 @@ def answer_choices(view: StepView) -> list[str]:
                                  if n.split()[0] not in ("Friends", "Children", "About")))
     else:
         out = []
+        # "the job of the spouse of X": a note about X itself does not answer it
+        others = [k for k in view.keys if " " in k
+                  and re.search(r"\bof the [a-z]+ of " + re.escape(k), view.question)]
         for text in view.relevant().values():
             body = text.strip().rstrip(".")
+            if any(body.startswith(k + " ") or body.startswith(k + "'s ") for k in others):
+                continue
             if " is " in body:
                 tail = body.rsplit(" is ", 1)[1]
                 if tail and len(tail.split()) <= 3 and not any(c.isupper() for c in tail) \

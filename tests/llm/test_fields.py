@@ -49,12 +49,17 @@ def test_the_schema_follows_the_guards():
     assert mid["properties"]["evidence"]["enum"] == [
         "", "Ann Bell is married to Tom Reed.", "Ann Bell's job is potter.",
         "Friends of Ann Bell: everyone Ann Bell is a friend of."]
-    # answers are what the notes tied to the question offer, or "not yet"
-    assert mid["properties"]["answer"]["enum"] == ["not yet", "potter"]
+    # answers are what the notes tied to the question offer, or "not yet"; Ann Bell's own
+    # job does not answer a question about her spouse
+    assert mid["properties"]["answer"]["enum"] == ["not yet"]
+    spouse = SEARCHED + ["- search(query=\"Tom Reed's job is\", page=1) -> page 1:\n"
+                         "- s0009: Tom Reed's job is baker.\n- s0010: Una Reed's job is cook."]
+    assert reader_schema(view(Q, spouse, 8))["properties"]["answer"]["enum"] == \
+        ["not yet", "baker"]
     assert mid["properties"]["target"]["minLength"] == 1
     last = reader_schema(view(Q, SEARCHED, 1))
     assert list(last["properties"]) == ["evidence", "answer"]
-    assert last["properties"]["answer"]["enum"] == ["potter", "unknown"]
+    assert last["properties"]["answer"]["enum"] == ["unknown"]
     count = reader_schema(view("How many friends does Ann Bell have?", SEARCHED, 9))
     assert list(count["properties"])[:2] == ["evidence", "matching"]
     assert count["properties"]["matching"]["items"]["enum"] == ["s0001", "s0002", "s0003"]
@@ -62,7 +67,8 @@ def test_the_schema_follows_the_guards():
 
 def test_reader_action_takes_one_action():
     v = view(Q, SEARCHED, 9)
-    assert reader_action({"answer": "potter", "search": "x"}, v).action == \
+    v_job = view("What is the job of Ann Bell?", SEARCHED, 9)
+    assert reader_action({"answer": "potter", "search": "x"}, v_job).action == \
         {"action": "answer", "text": "potter"}
     # an answer no shown note offers is ignored (before the last step)
     assert reader_action({"answer": "baker", "search": "x"}, v).action == \
@@ -153,7 +159,9 @@ def test_a_fields_training_iteration_is_all_valid(server, universe):
     assert [r["action"] for r in rows] == ["search", "answer", "search", "add", "link_many",
                                            "done"]
     assert all(r["valid"] for r in rows)
-    assert agent.stats["decisions"] == {"fields": 6}
+    # the first step is the agent's own search of the question: five calls for six steps
+    assert agent.stats["decisions"] == {"fields": 5}
+    assert agent.stats["guards"] == {"first_search": 1} and agent.stats["calls"] == 5
     bodies = server.chat_requests()
     assert all("tools" not in b and b["response_format"]["type"] == "json_object"
                for b in bodies)
@@ -167,7 +175,7 @@ def test_a_fields_training_iteration_is_all_valid(server, universe):
 @pytest.mark.parametrize("style, expected", [("json_schema", "json_schema"),
                                              ("object", "json_object"), ("off", None)])
 def test_fields_json_styles_as_sent(server, style, expected):
-    agent = make("reader", server, tool_mode="fields", fields_json=style)
+    agent = make("reader", server, tool_mode="fields", fields_json=style, first_search=False)
     assert agent.act(FIRST, {})["action"] == "search"
     body = server.chat_requests()[-1]
     assert (body.get("response_format") or {}).get("type") == expected
@@ -175,10 +183,18 @@ def test_fields_json_styles_as_sent(server, style, expected):
 
 def test_unreadable_replies_are_counted():
     with FakeServer(Script([Raw(content="I think I should search.")])) as srv:
-        agent = make("reader", srv, tool_mode="fields")
+        agent = make("reader", srv, tool_mode="fields", first_search=False)
         assert agent.act(FIRST, {}) == {"action": "search", "query": "What is the job of Ann "
                                       "Bell?", "page": 1}
     assert agent.stats["fields"] == {"unreadable": 1}
+
+
+def test_the_first_step_is_the_agents_own_search(server):
+    agent = make("reader", server, tool_mode="fields")
+    assert agent.act(FIRST, {}) == {"action": "search", "query": "What is the job of Ann Bell?",
+                                    "page": 1}
+    assert server.chat_requests() == [] and agent.stats["guards"] == {"first_search": 1}
+    assert make("reader", server, tool_mode="tools").first_search is False
 
 
 def test_bad_settings_are_refused(server):
@@ -188,3 +204,33 @@ def test_bad_settings_are_refused(server):
         make("reader", server, fields_json="yaml")
     with pytest.raises(ConfigError, match="unknown skill"):
         make("reader", server, skill_set="small", toolset="evidence")
+
+
+def test_retrieval_steps_send_the_worked_turns_first(server):
+    from kbgym_agents.llm.skills import load_turns
+
+    agent = make("reader", server, tool_mode="fields", skill_set="small", first_search=False)
+    agent.act(FIRST, {})
+    messages = server.chat_requests()[-1]["messages"]
+    turns = list(load_turns("retrieval_fields_demo"))
+    assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2)
+    assert messages[1:-1] == turns and messages[-1] == {"role": "user",
+                                                        "content": FIRST["text"]}
+    for t in turns:  # every worked reply is one the agent reads as fields
+        if t["role"] == "assistant":
+            assert read_object(t["content"]) is not None
+    make("reader", server, tool_mode="fields", demo=None, first_search=False).act(FIRST, {})
+    assert len(server.chat_requests()[-1]["messages"]) == 2
+    assert agent.meta["demo"]["name"] == "retrieval_fields_demo"
+
+
+def test_the_cli_steers_the_mode_and_skills_by_environment(server, monkeypatch):
+    from kbgym_agents.llm import factories
+
+    monkeypatch.setenv("KBGYM_LLM_TOOL_MODE", "fields")
+    monkeypatch.setenv("KBGYM_LLM_SKILLS", "small")
+    monkeypatch.setenv("KBGYM_LLM_FIELDS_JSON", "json_schema")
+    agent = factories.reader(model="fake", base_url=server.url)
+    assert (agent.tool_mode, agent.skill_set, agent.fields_json) == \
+        ("fields", "small", "json_schema")
+    assert agent.skill_names == {"probe": "retrieval_small", "forward": "retrieval_small"}

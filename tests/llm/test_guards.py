@@ -195,7 +195,8 @@ def test_guarded_reader_on_a_real_exam_is_offered_and_reads_the_index(universe):
     assert [r["action"] for r in rows] == ["search", "read", "answer"]
     assert rows[1]["input"] == {"id": index}
     assert rows[2]["input"] == {"text": str(len(children))} and summary["f1"] == 1.0
-    assert agent.stats["fields"] == {"count": 1, "read": 1, "search": 1}
+    assert agent.stats["fields"] == {"count": 1, "read": 1}  # the search was the agent's
+    assert agent.stats["guards"] == {"first_search": 1}
 
 
 def parse(action):
