@@ -123,15 +123,27 @@ def llm_reader(args):
                           question_timeout_s=args.question_timeout, **args.fast)
 
 
-def exam_llm(universe, lib: Library, probe: dict, args, out: Path) -> tuple[list[dict], dict]:
-    """The LLM reader on every probe question not yet in ``out/rows.jsonl`` (appended one by
-    one, with the seconds each took); returns all rows and the reader's counters."""
+def done_rows(probe: dict, out: Path) -> list[dict]:
+    """The rows in ``out/rows.jsonl`` for the probe's questions, in probe order."""
+    path = out / "rows.jsonl"
+    rows = read_jsonl(path) if path.exists() else []
+    order = {(g, q): i for i, (g, gids) in enumerate(probe["splits"].items()) for q in gids}
+    seen: dict = {}
+    for r in rows:
+        seen.setdefault((r["split"], r["qid"]), r)
+    return sorted((r for k, r in seen.items() if k in order), key=lambda r: order[
+        (r["split"], r["qid"])])
+
+
+def exam_llm(universe, lib: Library, probe: dict, args, out: Path,
+             groups: list[str]) -> dict:
+    """The LLM reader on the questions of ``groups`` not yet in ``out/rows.jsonl`` (appended
+    one by one, with the seconds each took); returns the reader's counters."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "rows.jsonl"
-    done = read_jsonl(path) if path.exists() else []
-    have = {(r["split"], r["qid"]) for r in done}
+    have = {(r["split"], r["qid"]) for r in done_rows(probe, out)}
     qs, splits = probe_questions(probe)
-    todo = {g: [q for q in gids if (g, q) not in have] for g, gids in splits.items()}
+    todo = {g: [q for q in splits[g] if (g, q) not in have] for g in groups if g in splits}
     reader = llm_reader(args)
     t = [time.perf_counter()]
 
@@ -149,11 +161,7 @@ def exam_llm(universe, lib: Library, probe: dict, args, out: Path) -> tuple[list
         examine(universe, lib, reader, KBGymConfig(m=args.m), split=list(todo),
                 questions=qs, splits=todo, label=out.name, progress=keep)
     reader.close()
-    rows = read_jsonl(path)
-    order = {(g, q): i for i, (g, gids) in enumerate(splits.items()) for q in gids}
-    rows = sorted((r for r in rows if (r["split"], r["qid"]) in order),
-                  key=lambda r: order[(r["split"], r["qid"])])
-    return rows, reader.stats
+    return reader.stats
 
 
 def exam_scripted(universe, lib: Library, probe: dict, args) -> list[dict]:
@@ -319,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--other", default="entity-pages", choices=[k for k in ZOO
                                                                if k != "scripted-index"])
     p.add_argument("--parts", default="reader,curator")
+    p.add_argument("--arms", default=",".join(ARMS),
+                   help="the arms the LLM reader examines in this run (the tables use every "
+                        "arm's rows so far)")
     p.add_argument("--curator-questions", type=int, default=20)
     p.add_argument("--tool-mode", default="fields",
                    choices=["auto", "tools", "single", "text", "fields"])
@@ -335,7 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     args.fast = {}
     parts = {x.strip() for x in args.parts.split(",") if x.strip()}
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     try:
+        if set(arms) - set(ARMS):
+            raise ConfigError(f"--arms: expected some of {', '.join(ARMS)}, got {args.arms!r}")
         if parts - {"reader", "curator"} or not parts:
             raise ConfigError(f"--parts: expected reader and/or curator, got {args.parts!r}")
         if not args.model and not args.fake:
@@ -363,9 +377,15 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(libs)} arms, m = {args.m}, model {args.model}", flush=True)
             scripted = {arm: exam_scripted(universe, lib, probe, args)
                         for arm, lib in libs.items()}
-            llm, stats = {}, {}
-            for arm, lib in libs.items():
-                llm[arm], stats[arm] = exam_llm(universe, lib, probe, args, out / f"llm_{arm}")
+            stats = {}
+            for group in groups:  # group by group, so a cut run has whole comparisons
+                for arm in arms:
+                    stats[f"{group}/{arm}"] = exam_llm(universe, libs[arm], probe, args,
+                                                       out / f"llm_{arm}", [group])
+            llm = {arm: done_rows(probe, out / f"llm_{arm}") for arm in libs}
+            llm = {arm: rows for arm, rows in llm.items() if rows}
+            if "B1" not in llm:
+                raise ConfigError("no LLM rows on B1 yet: examine it first (--arms B1)")
             t_llm = probe_table(llm, probe, resamples=args.resamples)
             t_scr = probe_table(scripted, probe, resamples=args.resamples)
             other = f"other = {args.other}"
