@@ -321,7 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--people", type=int, default=0, help="a small generated universe instead")
     p.add_argument("--train-size", type=int, default=100, help="the curators' training questions")
-    p.add_argument("--groups", default="exact,share0")
+    p.add_argument("--groups", default="exact,share0", help="the probe's groups")
+    p.add_argument("--exam-groups", default="",
+                   help="the groups the LLM reader examines in this run (default: all)")
     p.add_argument("--n", type=int, default=24, help="questions per group")
     p.add_argument("--m", type=int, default=15, help="the exam budget")
     p.add_argument("--other", default="entity-pages", choices=[k for k in ZOO
@@ -378,7 +380,9 @@ def main(argv: list[str] | None = None) -> int:
             scripted = {arm: exam_scripted(universe, lib, probe, args)
                         for arm, lib in libs.items()}
             stats = {}
-            for group in groups:  # group by group, so a cut run has whole comparisons
+            now = [g for g in (args.exam_groups.split(",") if args.exam_groups else groups)
+                   if g in groups]
+            for group in now:  # group by group, so a cut run has whole comparisons
                 for arm in arms:
                     stats[f"{group}/{arm}"] = exam_llm(universe, libs[arm], probe, args,
                                                        out / f"llm_{arm}", [group])
