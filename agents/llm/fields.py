@@ -13,7 +13,7 @@ matching    (questions asking "How many") the ids of the shown notes that count
 answer      the answer when the notes give it, else empty (with a schema: one of
             :func:`answer_choices`)
 target      the person or fact to find next
-read        the id of one shown note to read, else empty
+read        the id of one shown note to read, else empty (with a schema: an authored one)
 search      words to search for, else empty
 ========== ==================================================================================
 
@@ -211,9 +211,9 @@ def reader_schema(view: StepView) -> dict:
     if not view.nothing_shown:
         props["answer"] = {"type": "string", "enum": [NOT_YET] + choices}
     props["target"] = _string(NOTES_MAX, 1)
-    unread = view.unread()
-    if unread:
-        props["read"] = _ids(unread)
+    readable = view.unread_authored()
+    if readable:
+        props["read"] = _ids(readable)
     props["search"] = _string(QUERY_MAX)
     return _object(props)
 

@@ -140,6 +140,11 @@ class StepView:
         keep = [nid for nid in self.shown if nid in found]
         return {nid: self.shown[nid] for nid in keep} if keep else dict(self.shown)
 
+    def unread_authored(self) -> list[str]:
+        """Shown notes never read that are not one of the corpus's sentence forms (a fact's
+        own note shows nothing more when read)."""
+        return [nid for nid in self.unread() if parse_fact(self.shown[nid]) is None]
+
     def unread(self) -> list[str]:
         return [nid for nid in self.shown if nid not in self.read]
 

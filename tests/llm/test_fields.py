@@ -45,7 +45,8 @@ def test_the_schema_follows_the_guards():
     assert first["required"] == list(first["properties"])
     mid = reader_schema(view(Q, SEARCHED, 9))
     assert list(mid["properties"]) == ["evidence", "answer", "target", "read", "search"]
-    assert mid["properties"]["read"]["enum"] == ["", "s0001", "s0002", "s0003"]
+    # only authored notes are worth a read: a fact's note shows nothing more
+    assert mid["properties"]["read"]["enum"] == ["", "s0003"]
     assert mid["properties"]["evidence"]["enum"] == [
         "", "Ann Bell is married to Tom Reed.", "Ann Bell's job is potter.",
         "Friends of Ann Bell: everyone Ann Bell is a friend of."]
