@@ -278,8 +278,9 @@ def curator_run(universe, args, out: Path) -> dict:
         "valid_share": share(steps),
         "valid_share_by_phase": {p: share(rs) for p, rs in sorted(by_phase.items())},
         "edits": edits, "kb_size": rep["kb_size"],
-        "structure": {k: s.get(k) for k in ("precision", "recall", "n_index", "families",
-                                             "families_by_title") if k in s},
+        "structure": {k: s.get(k) for k in ("index_nodes", "scorable", "precision", "recall",
+                                             "links_scored", "links_correct", "families",
+                                             "character", "out_degree") if k in s},
         "false_statements": rep["misinformation"].get("false_statements"),
         "forward_f1": rep["train_forward"]["by_epoch"],
         "noops": sum(r["action"] == "__noop__" for r in steps),
@@ -293,8 +294,10 @@ def curator_lines(c: dict) -> list[str]:
     return [f"LLM curator, {c['questions']} training questions x 1 epoch: {c['steps']} steps, "
             f"valid actions {_f(c['valid_share'])} ({phases}), no-ops {c['noops']}",
             f"  edits: {edits}; library {c['kb_size']}",
-            f"  structure: index precision {_f(st.get('precision'))}, recall "
-            f"{_f(st.get('recall'))}; false statements {c['false_statements']}"]
+            f"  structure: {st.get('index_nodes')} index notes ({st.get('scorable')} scorable), "
+            f"families {st.get('families')}, character {st.get('character')}; index "
+            f"precision {_f(st.get('precision'))}, recall {_f(st.get('recall'))}; false "
+            f"statements {c['false_statements']}"]
 
 
 # -- main ------------------------------------------------------------------------------------
