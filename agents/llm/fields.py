@@ -20,9 +20,10 @@ search      words to search for, else empty
 The action: ``answer`` when the answer field is filled (for a "How many" question with ids in
 ``matching``, the number of distinct shown ids listed); else ``read`` of an offered index note
 (:meth:`~kbgym_agents.llm.guards.StepView.index_offers`); else ``search`` of the words, at the
-first page of them not yet asked for; else a search of the target's words the same way; else
-``read`` of any shown note not yet read; else the cheapest unseen step
-(:func:`kbgym_agents.llm.guards.cheapest_unseen`). An answer no shown note offers
+first page of them not yet asked for; else a search of the target's words the same way (at
+most :data:`AGENT_PAGES` pages); else ``read`` of any shown note not yet read; else the
+cheapest unseen step (:func:`kbgym_agents.llm.guards.cheapest_unseen`) — unless that would
+page a search past :data:`AGENT_PAGES`, where the agent answers ``unknown`` (stuck). An answer no shown note offers
 (:func:`answer_choices`) is ignored before the last step.
 
 Curation (backward) — ``key`` (one thing the question names), ``title`` (its index note's
@@ -51,6 +52,8 @@ from kbgym_agents.scripted.text import parse_observation, result_hits
 
 FIELDS_JSON = ("schema", "json_schema", "object", "off")
 NOTES_MAX = 240
+#: The pages the agent itself asks for of one query (the model's own words page on freely).
+AGENT_PAGES = 2
 QUERY_MAX = 100
 TITLE_MAX = 100
 #: What the answer field says while the notes do not give the answer yet.
@@ -252,11 +255,16 @@ def reader_action(obj: dict | None, view: StepView) -> FieldsDecision:
     for key, how in (("search", "search"), ("target", "target")):
         query = _text(obj.get(key))[:QUERY_MAX]
         page = _next_page(view, query) if query else 0
-        if page:
+        if page and (key == "search" or page <= AGENT_PAGES):
             return FieldsDecision({"action": "search", "query": query, "page": page}, how, obj)
     if readable:
         return FieldsDecision({"action": "read", "id": read}, "read", obj)
-    return FieldsDecision(cheapest_unseen(view), "fallback", obj)
+    step = cheapest_unseen(view)
+    if step["action"] == "search" and step.get("page", 1) > AGENT_PAGES:
+        # the model asks for nothing new and the agent would only page on: a guess now
+        # costs one step, paging to the budget's end costs them all
+        return FieldsDecision({"action": "answer", "text": UNKNOWN}, "stuck", obj)
+    return FieldsDecision(step, "fallback", obj)
 
 
 def _next_page(view: StepView, query: str) -> int:

@@ -235,3 +235,15 @@ def test_the_cli_steers_the_mode_and_skills_by_environment(server, monkeypatch):
     assert (agent.tool_mode, agent.skill_set, agent.fields_json) == \
         ("fields", "small", "json_schema")
     assert agent.skill_names == {"probe": "retrieval_small", "forward": "retrieval_small"}
+
+
+def test_a_stuck_reader_guesses_instead_of_paging_to_the_end():
+    q = "What is the hobby of the father of Ann Bell?"
+    pages = [f"- search(query='the hobby of Ann Bell', page={p}) -> page {p}:\n{HITS}"
+             for p in (1, 2)]
+    v = view(q, [f"- search(query='{q}', page=1) -> page 1:\n{HITS}"] + pages, 11)
+    d = reader_action({"answer": "not yet", "target": "the hobby of Ann Bell"}, v)
+    assert d.how == "stuck" and d.action == {"action": "answer", "text": "unknown"}
+    # the model's own words still page on
+    d = reader_action({"answer": "not yet", "search": "the hobby of Ann Bell"}, v)
+    assert d.action == {"action": "search", "query": "the hobby of Ann Bell", "page": 3}
