@@ -151,6 +151,8 @@ def _object(props: dict[str, Any]) -> dict:
 
 _NAME = re.compile(r"\b[A-Z][A-Za-z-]+(?: [A-Z][A-Za-z-]+)+\b")
 _WHO = ("who ", "whose ", "which ")
+_KIN = ("(?:spouse|husband|wife|father|mother|parent|brother|sister|sibling|child|son|daughter"
+        "|grandchild|friend)")
 _LINKING = frozenset(("of", "to", "the", "a", "an", "in", "on", "by", "with", "for"))
 
 
@@ -175,9 +177,10 @@ def answer_choices(view: StepView) -> list[str]:
                                  if n.split()[0] not in ("Friends", "Children", "About")))
     else:
         out = []
-        # "the job of the spouse of X": a note about X itself does not answer it
+        # "the job of the spouse of X", "the city the mother of X lives in": a note about X
+        # itself does not answer it
         others = [k for k in view.keys if " " in k
-                  and re.search(r"\bof the [a-z]+ of " + re.escape(k), view.question)]
+                  and re.search(rf"\bthe {_KIN} of " + re.escape(k), view.question)]
         for text in view.relevant().values():
             body = text.strip().rstrip(".")
             if any(body.startswith(k + " ") or body.startswith(k + "'s ") for k in others):
@@ -188,7 +191,7 @@ def answer_choices(view: StepView) -> list[str]:
                         and tail.split()[-1] not in _LINKING:
                     out.append(tail)
             last = body.rsplit(" ", 1)[-1]
-            if last[:1].isupper() and not _NAME.search(body[-(len(last) + 30):]):
+            if last[:1].isupper() and not re.search(_NAME.pattern + "$", body):
                 out.append(last)
         out = list(dict.fromkeys(out))
     if view.last_step:

@@ -247,3 +247,15 @@ def test_a_stuck_reader_guesses_instead_of_paging_to_the_end():
     # the model's own words still page on
     d = reader_action({"answer": "not yet", "search": "the hobby of Ann Bell"}, v)
     assert d.action == {"action": "search", "query": "the hobby of Ann Bell", "page": 3}
+
+
+def test_a_note_about_x_does_not_answer_a_question_about_xs_mother():
+    hits = ("- s0001: Ann Bell lives in the city of Dunmore.\n"
+            "- s0002: Eve Moss is the mother of Ann Bell.\n"
+            "- s0003: Eve Moss lives in the city of Elmbury.")
+    v = view("In which city does the mother of Ann Bell live?",
+             [f"- search(query='x', page=1) -> page 1:\n{hits}"], 9)
+    assert reader_schema(v)["properties"]["answer"]["enum"] == ["not yet", "Elmbury"]
+    v = view("In which city does Ann Bell live?",
+             [f"- search(query='x', page=1) -> page 1:\n{hits}"], 9)
+    assert reader_schema(v)["properties"]["answer"]["enum"] == ["not yet", "Dunmore", "Elmbury"]
