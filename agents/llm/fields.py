@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbgym_agents.llm.guards import UNKNOWN, StepView, cheapest_unseen, last_step_answer
+from kbgym_agents.llm.toolcalls import first_object, json_candidate
 from kbgym_agents.scripted.text import parse_observation, result_hits
 
 FIELDS_JSON = ("schema", "json_schema", "object", "off")
@@ -100,8 +101,6 @@ def _text(value: Any) -> str:
 
 def read_object(text: str | None) -> dict | None:
     """The first JSON object in a reply text (fenced or bare), else None."""
-    from kbgym_agents.llm.toolcalls import first_object, json_candidate
-
     if not text:
         return None
     candidate = json_candidate(text)
