@@ -23,8 +23,8 @@ The action: ``answer`` when the answer field is filled (for a "How many" questio
 first page of them not yet asked for; else a search of the target's words the same way (at
 most :data:`AGENT_PAGES` pages); else ``read`` of any shown note not yet read; else the
 cheapest unseen step (:func:`kbgym_agents.llm.guards.cheapest_unseen`) — unless that would
-page a search past :data:`AGENT_PAGES`, where the agent answers ``unknown`` (stuck). An answer no shown note offers
-(:func:`answer_choices`) is ignored before the last step.
+page a search past :data:`AGENT_PAGES`, where the agent answers ``unknown`` (stuck). An
+answer no shown note offers (:func:`answer_choices`) is ignored before the last step.
 
 Curation (backward) — ``key`` (one thing the question names), ``title`` (its index note's
 title), ``members`` (ids of shown notes about the key), ``search`` (words to find more of
@@ -35,9 +35,10 @@ not link yet; else ``search`` of the words; else ``done``.
 
 With a JSON schema (``fields_json="schema"``, llama.cpp's ``response_format`` form, or
 ``"json_schema"``, OpenAI's), each step's schema follows the guards: no ``evidence`` or
-``answer`` before anything was shown, only ``evidence`` and ``answer`` on the last step, ids drawn from the shown
-notes, bounded lengths, the evidence one of the shown notes' texts. Everything is read from
-``obs["text"]``.
+``answer`` before anything was shown, only ``evidence`` and ``answer`` on the last step, ids
+drawn from the shown notes (reads: authored ones), the evidence one of the texts of the shown
+notes tied to the question, answers from :func:`answer_choices`, bounded lengths. Everything
+is read from ``obs["text"]``.
 """
 
 from __future__ import annotations

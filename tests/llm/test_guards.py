@@ -35,9 +35,9 @@ def reply(mode: str, intent: Intent):
     if mode != "fields":
         return intent
     a = intent.args
-    return Raw(content=json.dumps({
-        "evidence": "", "target": "", "answer": a.get("text", "") if intent.name == "answer" else "",
-        "read": a.get("id", ""), "search": a.get("query", "")}))
+    answer = a.get("text", "") if intent.name == "answer" else ""
+    return Raw(content=json.dumps({"evidence": "", "target": "", "answer": answer,
+                                   "read": a.get("id", ""), "search": a.get("query", "")}))
 
 
 def test_the_view_reads_only_the_observation():
