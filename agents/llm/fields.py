@@ -20,8 +20,8 @@ search      words to search for, else empty
 The action: ``answer`` when the answer field is filled (for a "How many" question with ids in
 ``matching``, the number of distinct shown ids listed); else ``read`` of an offered index note
 (:meth:`~kbgym_agents.llm.guards.StepView.index_offers`); else ``search`` of the words, at the
-first page of them not yet asked for; else a search of the target's words the same way (at
-most :data:`AGENT_PAGES` pages); else ``read`` of any shown note not yet read; else the
+first page of them not yet asked for (at most :data:`MODEL_PAGES` pages); else a search of
+the target's words the same way (at most :data:`AGENT_PAGES` pages); else ``read`` of any shown note not yet read; else the
 cheapest unseen step (:func:`kbgym_agents.llm.guards.cheapest_unseen`) — unless that would
 page a search past :data:`AGENT_PAGES`, where the agent answers ``unknown`` (stuck). An
 answer no shown note offers (:func:`answer_choices`) is ignored before the last step.
@@ -54,8 +54,11 @@ from kbgym_agents.scripted.text import parse_observation, result_hits
 
 FIELDS_JSON = ("schema", "json_schema", "object", "off")
 NOTES_MAX = 240
-#: The pages the agent itself asks for of one query (the model's own words page on freely).
+#: The pages the agent asks for of one query: of the target's words or its own fallback
+#: search, and of the model's own words (a 1.5B reader otherwise pages one query to the end of
+#: its budget).
 AGENT_PAGES = 2
+MODEL_PAGES = 3
 QUERY_MAX = 100
 TITLE_MAX = 100
 #: What the answer field says while the notes do not give the answer yet.
@@ -258,7 +261,7 @@ def reader_action(obj: dict | None, view: StepView) -> FieldsDecision:
     for key, how in (("search", "search"), ("target", "target")):
         query = _text(obj.get(key))[:QUERY_MAX]
         page = _next_page(view, query) if query else 0
-        if page and (key == "search" or page <= AGENT_PAGES):
+        if page and page <= (MODEL_PAGES if key == "search" else AGENT_PAGES):
             return FieldsDecision({"action": "search", "query": query, "page": page}, how, obj)
     if readable:
         return FieldsDecision({"action": "read", "id": read}, "read", obj)

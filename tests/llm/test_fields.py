@@ -243,9 +243,12 @@ def test_a_stuck_reader_guesses_instead_of_paging_to_the_end():
     v = view(q, [f"- search(query='{q}', page=1) -> page 1:\n{HITS}"] + pages, 11)
     d = reader_action({"answer": "not yet", "target": "the hobby of Ann Bell"}, v)
     assert d.how == "stuck" and d.action == {"action": "answer", "text": "unknown"}
-    # the model's own words still page on
+    # the model's own words page on to page 3, then they are stuck too
     d = reader_action({"answer": "not yet", "search": "the hobby of Ann Bell"}, v)
     assert d.action == {"action": "search", "query": "the hobby of Ann Bell", "page": 3}
+    third = view(q, [f"- search(query='{q}', page=1) -> page 1:\n{HITS}"] + pages + [
+        f"- search(query='the hobby of Ann Bell', page=3) -> page 3:\n{HITS}"], 10)
+    assert reader_action({"search": "the hobby of Ann Bell"}, third).how == "stuck"
 
 
 def test_a_note_about_x_does_not_answer_a_question_about_xs_mother():
