@@ -14,7 +14,18 @@ trainer     forward (1) and backward (2)        RETRIEVAL, then CURATION
 ========== ==================================== ===========================
 
 RETRIEVAL is one file, so the reader and the forward curator send byte-identical system
-messages (in the ``text`` tool mode both get the same tool appendix too).
+messages (in the ``text`` tool mode both get the same tool appendix too). ``skill_set="small"``
+swaps in the short skills written for small models (``retrieval_small``, ``curation_small``).
+
+Retrieval steps (probe, forward) pass through the guards of :mod:`kbgym_agents.llm.guards` in
+every tool mode: only ``answer`` on the last step, no ``answer`` before anything was shown,
+a repeated identical call asked again once with a one-line hint and then replaced by the
+cheapest unseen step. Authored notes that name a key of the question and were never read are
+offered to the model in one line after the observation (``offers``); the observation itself is
+sent as given. In the ``fields`` mode (:mod:`kbgym_agents.llm.fields`) the model fills fields
+and the agent picks the action; retrieval steps there are preceded by a few worked turns
+(``demo``, ``agents/prompts/retrieval_fields_demo.md``: a fixed prefix, so a prompt cache
+holds it).
 
 A call that still fails after the SDK's retries, a reply without any call, and a step after
 the per-question wall-clock cap all return ``None``, which the env answers with ``ERROR: no
@@ -25,12 +36,31 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbgym_agents.llm.client import CallResult, ChatCaller
-from kbgym_agents.llm.skills import load_skill, skill_digest
+from kbgym_agents.llm.fields import (
+    CURATOR_PROTOCOL,
+    FIELDS_JSON,
+    READER_PROTOCOL,
+    CurationView,
+    curator_action,
+    curator_schema,
+    read_object,
+    reader_action,
+    reader_schema,
+    response_format,
+)
+from kbgym_agents.llm.guards import (
+    StepView,
+    action_name,
+    cheapest_unseen,
+    last_step_answer,
+    repeat_hint,
+)
+from kbgym_agents.llm.skills import SKILL_SETS, load_skill, load_turns, skill_digest
 from kbgym_agents.llm.toolcalls import (
     MODES,
     Reading,
@@ -49,6 +79,11 @@ ROLE_SKILLS: dict[str, dict[str, str]] = {
     "trainer": {"forward": "retrieval", "backward": "curation"},
 }
 TOOL_MODES: tuple[str, ...] = (*MODES, "auto")
+RETRIEVAL_PHASES = ("probe", "forward")
+#: The text mode's line on the last step (the tools mode forces ``answer`` by name instead).
+LAST_STEP_LINE = "This is your last action: reply with answer."
+#: At most this many index offers are added after an observation.
+MAX_OFFERS = 2
 #: auto mode: the next mode to try when the server refuses a request or answers in text.
 _FALLBACK = {"tools": "single", "single": "text"}
 #: a 400 that names these is a refusal of the tool mode (not, say, a context overflow)
@@ -62,12 +97,15 @@ class AgentStats:
 
     steps: int = 0
     noops: int = 0                 # steps answered with None
-    how: dict = field(default_factory=dict)   # tool_call / act / text / none -> count
+    how: dict = field(default_factory=dict)   # tool_call / act / text / fields / none -> count
+    fields: dict = field(default_factory=dict)  # fields mode: how the action was chosen
+    guards: dict = field(default_factory=dict)  # guard -> times it changed a decision
     mode: str = "tools"            # the tool mode in use (auto mode may move it on)
     switches: list = field(default_factory=list)  # [from, to, reason]
 
-    def count(self, how: str) -> None:
-        self.how[how] = self.how.get(how, 0) + 1
+    def count(self, how: str, counter: str = "how") -> None:
+        table = getattr(self, counter)
+        table[how] = table.get(how, 0) + 1
 
 
 class LLMAgent:
@@ -85,17 +123,28 @@ class LLMAgent:
                  skills: Mapping[str, str] | None = None, tool_mode: str = "auto",
                  toolset: str = "paper", typed_links: bool = False, json_mode: bool = False,
                  flat_single: bool = False, question_timeout_s: float | None = None,
-                 prices: Any = None, _shared: tuple | None = None):
+                 prices: Any = None, skill_set: str = "full", guards: bool = True,
+                 offers: bool = True, fields_json: str = "schema",
+                 demo: str | None = "retrieval_fields_demo", first_search: bool | None = None,
+                 _shared: tuple | None = None):
         if role not in ROLE_SKILLS:
             raise ConfigError(f"unknown role {role!r}; expected one of {', '.join(ROLE_SKILLS)}")
         if tool_mode not in TOOL_MODES:
             raise ConfigError(f"unknown tool mode {tool_mode!r}; expected one of "
                               f"{', '.join(TOOL_MODES)}")
+        if skill_set not in SKILL_SETS:
+            raise ConfigError(f"unknown skill set {skill_set!r}; expected one of "
+                              f"{', '.join(SKILL_SETS)}")
+        if fields_json not in FIELDS_JSON:
+            raise ConfigError(f"unknown fields_json {fields_json!r}; expected one of "
+                              f"{', '.join(FIELDS_JSON)}")
         self.caller = caller
         self.role = role
         names = dict(ROLE_SKILLS[role])
         if toolset == "evidence":  # the skills that also describe locate, expand and types
             names = {phase: f"{name}_evidence" for phase, name in names.items()}
+        if skill_set == "small":
+            names = {phase: f"{name}_small" for phase, name in names.items()}
         names.update(skills or {})
         self.skill_names = names
         self.skills = {phase: load_skill(name) for phase, name in names.items()}
@@ -106,12 +155,22 @@ class LLMAgent:
         self.flat_single = flat_single
         self.question_timeout_s = question_timeout_s
         self.prices = prices
+        self.skill_set = skill_set
+        self.guards = guards
+        self.offers = offers
+        self.fields_json = fields_json
+        self.demo = demo
+        # the fields mode's first step is the agent's (its worked turns start after it)
+        self.first_search = tool_mode == "fields" if first_search is None else first_search
+        if demo:
+            load_turns(demo)  # a missing or malformed file fails here, not at the first step
         if _shared is None:
             start = "tools" if tool_mode == "auto" else tool_mode
             _shared = (AgentStats(mode=start),)
         self._shared = _shared
         self.last_usage: tuple[int, int, int] = (0, 0, 0)
         self.last_reading: Reading | None = None
+        self.last_fields: dict | None = None
         self.last_error: str | None = None
         self._deadline: float | None = None
         self.tokens_in = 0
@@ -142,29 +201,79 @@ class LLMAgent:
                         typed_links=self.typed_links, json_mode=self.json_mode,
                         flat_single=self.flat_single,
                         question_timeout_s=self.question_timeout_s, prices=self.prices,
-                        _shared=self._shared)
+                        skill_set=self.skill_set, guards=self.guards, offers=self.offers,
+                        fields_json=self.fields_json, demo=self.demo,
+                        first_search=self.first_search, _shared=self._shared)
 
     def act(self, observation: Mapping, info: Mapping | None = None) -> Any:
-        self._begin()
-        for _ in range(len(MODES)):
-            request, messages = self._prepare(observation)
-            result = self.caller.call(messages, deadline=self._deadline,
-                                      **self._seeded(request.fields))
-            done, action = self._finish(request, result)
-            if done:
-                return action
-        return self._noop("no mode left")
+        steps = self._decide(observation)
+        result = None
+        try:
+            while True:
+                request, messages = steps.send(result)
+                result = self.caller.call(messages, deadline=self._deadline,
+                                          **self._seeded(request.fields))
+        except StopIteration as stop:
+            return stop.value
 
     async def aact(self, observation: Mapping, info: Mapping | None = None) -> Any:
+        steps = self._decide(observation)
+        result = None
+        try:
+            while True:
+                request, messages = steps.send(result)
+                result = await self.caller.acall(messages, deadline=self._deadline,
+                                                 **self._seeded(request.fields))
+        except StopIteration as stop:
+            return stop.value
+
+    def _decide(self, observation: Mapping) -> Generator[tuple[Request, list[dict]],
+                                                         CallResult, Any]:
+        """One decision: yields each call to make (a mode switch or a re-ask makes another)
+        and returns the action."""
         self._begin()
-        for _ in range(len(MODES)):
-            request, messages = self._prepare(observation)
-            result = await self.caller.acall(messages, deadline=self._deadline,
-                                             **self._seeded(request.fields))
-            done, action = self._finish(request, result)
-            if done:
+        view = (StepView.of(str(observation["text"]))
+                if phase_name(observation["phase"]) in RETRIEVAL_PHASES else None)
+        if (view is not None and self.first_search and view.nothing_shown
+                and view.question and not view.searched):
+            self.agent_stats.count("first_search", "guards")
+            return cheapest_unseen(view)  # the question's own words: no call needed
+        hint = None
+        for _ in range(len(MODES) + 1):
+            request, messages = self._prepare(observation, view, hint)
+            result = yield request, messages
+            done, action = self._finish(request, result, observation, view)
+            if not done:
+                continue
+            if view is None or not self.guards or action is None:
                 return action
+            verdict, value = self._guard(action, view, observation, reasked=hint is not None)
+            if verdict == "reask":
+                hint = value
+                continue
+            return value
         return self._noop("no mode left")
+
+    def _guard(self, action: Any, view: StepView, observation: Mapping,
+               reasked: bool) -> tuple[str, Any]:
+        """("act", the action to take) or ("reask", the hint line) for a retrieval step."""
+        tools = self._tools(observation)
+        name = action_name(action)
+        if view.last_step and "answer" in tools:
+            if name != "answer":
+                self.agent_stats.count("last_step", "guards")
+                return "act", last_step_answer()
+            return "act", action
+        if name == "answer" and view.nothing_shown:
+            self.agent_stats.count("early_answer", "guards")
+            return "act", cheapest_unseen(view)
+        if view.is_repeat(action):
+            if not reasked:
+                self.agent_stats.count("reask", "guards")
+                return "reask", repeat_hint(action)
+            self.agent_stats.count("repeat_replaced", "guards")
+            return "act", cheapest_unseen(view)
+        return "act", action
 
     def _seeded(self, fields: Mapping[str, Any]) -> Mapping[str, Any]:
         seed = getattr(self, "_seed", None)
@@ -180,6 +289,7 @@ class LLMAgent:
     def _begin(self) -> None:
         self.last_usage = (0, 0, 0)
         self.last_reading = None
+        self.last_fields = None
         self.last_error = None
         self.agent_stats.steps += 1
 
@@ -191,17 +301,52 @@ class LLMAgent:
                               f"a role that plays it ({', '.join(_roles_for(name))})")
         return self.skills[name]
 
-    def _prepare(self, observation: Mapping) -> tuple[Request, list[dict]]:
+    def _tools(self, observation: Mapping) -> tuple[str, ...]:
+        return tuple(s["function"]["name"] for s in
+                     phase_schemas(observation["phase"], self.toolset, self.typed_links))
+
+    def _prepare(self, observation: Mapping, view: StepView | None = None,
+                 hint: str | None = None) -> tuple[Request, list[dict]]:
         phase = observation["phase"]
         system = self.system_message(phase)
         schemas = phase_schemas(phase, self.toolset, self.typed_links)
-        request = build_request(self.agent_stats.mode, schemas, json_mode=self.json_mode,
-                                flat_single=self.flat_single)
-        messages = [{"role": "system", "content": system + request.system_suffix},
-                    {"role": "user", "content": str(observation["text"])}]
+        mode = self.agent_stats.mode
+        last = view is not None and self.guards and view.last_step \
+            and "answer" in self._tools(observation)
+        if last and mode == "single":
+            schemas = [s for s in schemas if s["function"]["name"] == "answer"]
+        if mode == "fields":
+            if view is not None:
+                suffix, schema = READER_PROTOCOL, reader_schema(view)
+            else:
+                suffix = CURATOR_PROTOCOL
+                schema = curator_schema(CurationView.of(str(observation["text"])))
+            request = build_request(mode, schemas, fields_suffix=suffix,
+                                    response_format=response_format(schema, self.fields_json))
+        else:
+            request = build_request(mode, schemas, json_mode=self.json_mode,
+                                    flat_single=self.flat_single)
+            if last and mode == "tools":  # the same tools (a prompt cache keeps them), forced
+                request = Request(mode, request.system_suffix, {
+                    **request.fields,
+                    "tool_choice": {"type": "function", "function": {"name": "answer"}}})
+        user = str(observation["text"])
+        extra = [LAST_STEP_LINE] if last and mode == "text" else []
+        if view is not None and self.offers and not view.last_step:
+            extra += [f"Offer: {nid} is an index note naming {key}; read {nid} to see every "
+                      "note it links to." for nid, _, key in view.index_offers()[:MAX_OFFERS]]
+        if hint:
+            extra.append(hint)
+        if extra:
+            user += "\n\n" + "\n".join(extra)
+        demo = list(load_turns(self.demo)) if (mode == "fields" and view is not None
+                                                and self.demo) else []
+        messages = [{"role": "system", "content": system + request.system_suffix}, *demo,
+                    {"role": "user", "content": user}]
         return request, messages
 
-    def _finish(self, request: Request, result: CallResult) -> tuple[bool, Any]:
+    def _finish(self, request: Request, result: CallResult, observation: Mapping | None = None,
+                view: StepView | None = None) -> tuple[bool, Any]:
         t_in, t_out, cached = self.last_usage
         self.last_usage = (t_in + result.tokens_in, t_out + result.tokens_out,
                            cached + result.tokens_cached)
@@ -218,6 +363,8 @@ class LLMAgent:
                 return False, None  # the same step, asked again in the next mode
             return True, self._noop(result.error)
         message = result.completion.choices[0].message
+        if request.mode == "fields":
+            return True, self._fields_action(message, observation, view)
         reading = read_reply(message)
         self.last_reading = reading
         stats.count(reading.how)
@@ -232,6 +379,23 @@ class LLMAgent:
         if reading.how == "none":
             return True, self._noop("no call")
         return True, reading.action
+
+    def _fields_action(self, message: Any, observation: Mapping | None,
+                       view: StepView | None) -> Any:
+        content = getattr(message, "content", None)
+        if content is None and isinstance(message, Mapping):
+            content = message.get("content")
+        obj = read_object(content if isinstance(content, str) else None)
+        if view is not None:
+            decision = reader_action(obj, view)
+        else:
+            decision = curator_action(obj, CurationView.of(str((observation or {})["text"])))
+        stats = self.agent_stats
+        stats.count("fields")
+        stats.count(decision.how if obj is not None else "unreadable", "fields")
+        self.last_reading = Reading(decision.action, "fields")
+        self.last_fields = obj
+        return decision.action
 
     def _switch(self, mode: str, reason: str) -> None:
         stats = self.agent_stats
@@ -257,12 +421,18 @@ class LLMAgent:
                         parallel_tool_calls=False)
         if self.tool_mode == "text" and self.json_mode:
             sent["response_format"] = {"type": "json_object"}
+        if self.tool_mode == "fields":
+            sent["fields_json"] = self.fields_json
         out = {
             "model": c.model, "role": self.role, "base_url_env": c.endpoint.base_url_env,
             "api_key_env": c.endpoint.api_key_env, "sampling": c.sampling.as_sent(),
             "request": sent, "toolset": self.toolset, "typed_links": self.typed_links,
             "max_retries": c.retry.max_retries, "timeout_s": c.retry.timeout_s,
             "question_timeout_s": self.question_timeout_s,
+            "skill_set": self.skill_set, "guards": self.guards, "offers": self.offers,
+            "first_search": self.first_search,
+            "demo": ({"name": self.demo, "digest": skill_digest(load_skill(self.demo))}
+                     if self.demo and self.tool_mode == "fields" else None),
             "skills": {phase: {"name": name, "digest": skill_digest(self.skills[phase])}
                        for phase, name in sorted(self.skill_names.items())},
         }
@@ -279,6 +449,8 @@ class LLMAgent:
         a = self.agent_stats
         out = {**self.caller.stats.as_dict(), "steps": a.steps, "noops": a.noops,
                "decisions": dict(sorted(a.how.items())), "mode": a.mode,
+               "fields": dict(sorted(a.fields.items())),
+               "guards": dict(sorted(a.guards.items())),
                "switches": [list(s) for s in a.switches]}
         if self.prices is not None:
             from kbgym_agents.llm.cost import PriceTable
@@ -304,7 +476,11 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
                    question_timeout_s: float | None = None, toolset: str = "paper",
                    typed_links: bool = False, json_mode: bool = False, flat_single: bool = False,
                    skills: Mapping[str, str] | None = None, prices: Any = None,
-                   extra_body: Mapping[str, Any] | None = None) -> LLMAgent:
+                   extra_body: Mapping[str, Any] | None = None, skill_set: str = "full",
+                   guards: bool = True, offers: bool = True,
+                   fields_json: str = "schema",
+                   demo: str | None = "retrieval_fields_demo",
+                   first_search: bool | None = None) -> LLMAgent:
     """Build an agent for ``role`` (reader, forward, backward, trainer).
 
     Reasoning models (gpt-5*, o1/o3/o4*) get the paper's settings unless told otherwise:
@@ -325,4 +501,6 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
                         extra_body=extra_body)
     return LLMAgent(caller, role, skills=skills, tool_mode=tool_mode, toolset=toolset,
                     typed_links=typed_links, json_mode=json_mode, flat_single=flat_single,
-                    question_timeout_s=question_timeout_s, prices=prices)
+                    question_timeout_s=question_timeout_s, prices=prices, skill_set=skill_set,
+                    guards=guards, offers=offers, fields_json=fields_json, demo=demo,
+                    first_search=first_search)

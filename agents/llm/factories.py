@@ -24,6 +24,8 @@ ENV_OPTIONS = {
     "question_timeout_s": "KBGYM_LLM_QUESTION_TIMEOUT",
     "timeout_s": "KBGYM_LLM_TIMEOUT",
     "max_retries": "KBGYM_LLM_MAX_RETRIES",
+    "skill_set": "KBGYM_LLM_SKILLS",
+    "fields_json": "KBGYM_LLM_FIELDS_JSON",
 }
 _NUMERIC = {"max_tokens": int, "question_timeout_s": float, "timeout_s": float,
             "max_retries": int}
@@ -69,6 +71,6 @@ def backward(**opts: Any) -> LLMAgent:
 def judge(**opts: Any) -> LLMJudge:
     """The §6.3 dedup judge, ``judge(a, b) -> bool``."""
     opts = _options(opts)
-    for key in ("tool_mode", "question_timeout_s"):
+    for key in ("tool_mode", "question_timeout_s", "skill_set", "fields_json"):
         opts.pop(key, None)
     return make_judge(**opts)

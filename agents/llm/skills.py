@@ -1,7 +1,9 @@
 """Skills (SPEC §9.5): agent-side prompt files under ``agents/prompts/``, loaded by name.
 
 ``retrieval`` is the reader's and the forward phase's system message, byte for byte the same
-file for both; ``curation`` is the backward phase's. A name may also be a path to a file.
+file for both; ``curation`` is the backward phase's. ``retrieval_small`` and ``curation_small``
+are the short skills for small models (the ``small`` skill set, under 300 tokens each). A name
+may also be a path to a file.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from pathlib import Path
 
 from kbgym.errors import ConfigError
 
-SKILLS: tuple[str, ...] = ("retrieval", "curation", "judge")
+SKILLS: tuple[str, ...] = ("retrieval", "curation", "judge", "retrieval_small",
+                           "curation_small")
+#: ``full``: the skills above; ``small``: their ``_small`` versions.
+SKILL_SETS: tuple[str, ...] = ("full", "small")
 
 
 @lru_cache(maxsize=None)
@@ -30,6 +35,21 @@ def load_skill(name: str) -> str:
     if not path.is_file():
         raise ConfigError(f"no such skill file: {name}")
     return path.read_bytes().decode("utf-8")
+
+
+@lru_cache(maxsize=None)
+def load_turns(name: str) -> tuple[dict, ...]:
+    """Worked chat turns from ``agents/prompts/{name}.md``: each ``=== user`` or
+    ``=== assistant`` line opens a message (text before the first one is a comment)."""
+    text = load_skill(name)
+    turns: list[dict] = []
+    for line in text.split("\n"):
+        if line.startswith("=== ") and line[4:].strip() in ("user", "assistant"):
+            turns.append({"role": line[4:].strip(), "content": []})
+        elif turns:
+            turns[-1]["content"].append(line)
+    return tuple({"role": t["role"], "content": "\n".join(t["content"]).strip("\n")}
+                 for t in turns)
 
 
 def skill_digest(text: str) -> str:

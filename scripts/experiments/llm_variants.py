@@ -23,6 +23,12 @@ text        JSON in text: no tools; the reply is one ``{"name", "arguments"}`` o
 json        with ``text``: also ``response_format={"type": "json_object"}``
 v0          the first observation layout (counter line before the history, what
             ``kbgym/KBGym-v0`` keeps), where the environment still offers it
+tools       the standard tools mode; ``single``: the single ``act`` tool forced by name
+fields      the fields mode: the model fills fields, the agent acts (a JSON schema per step)
+noschema    with ``fields``: ``response_format`` json_object without the schema
+small       the short skills for small models (``retrieval_small``)
+noguards    the guards off (answer at any step, repeats passed through)
+nooffers    no index offers after the observation
 ========== =============================================================================
 
 ``--variants base,v0`` is the before/after measurement of the observation layout: same
@@ -76,7 +82,9 @@ from kbgym.runs.rows import test_row  # noqa: E402
 from kbgym.scoring import score_block  # noqa: E402
 from kbgym.universe import UniverseConfig, generate  # noqa: E402
 
-ATOMS = ("base", "collapse", "plan", "text", "json", "v0")
+ATOMS = ("base", "collapse", "plan", "text", "json", "v0", "tools", "single", "fields",
+         "noschema", "small", "noguards", "nooffers")
+MODE_ATOMS = ("text", "tools", "single", "fields")
 #: The first observation layout, for environments that offer more than one.
 FIRST_LAYOUT = {"obs_layout": "counter_first"}
 EVAL_SPLITS = ("test_in", "test_out", "eval")
@@ -91,8 +99,16 @@ def parse_variant(name: str) -> dict[str, Any]:
                           f"join names from {', '.join(ATOMS)} with +")
     if "json" in atoms and "text" not in atoms:
         raise ConfigError(f"variant {name!r}: json needs text (text+json)")
+    if "noschema" in atoms and "fields" not in atoms:
+        raise ConfigError(f"variant {name!r}: noschema needs fields (fields+noschema)")
+    modes = [a for a in atoms if a in MODE_ATOMS]
+    if len(modes) > 1:
+        raise ConfigError(f"variant {name!r}: more than one tool mode ({', '.join(modes)})")
     return {"collapse": "collapse" in atoms, "plan": "plan" in atoms,
-            "text": "text" in atoms, "json": "json" in atoms, "v0": "v0" in atoms}
+            "text": "text" in atoms, "json": "json" in atoms, "v0": "v0" in atoms,
+            "mode": modes[0] if modes else None, "schema": "noschema" not in atoms,
+            "small": "small" in atoms, "guards": "noguards" not in atoms,
+            "offers": "nooffers" not in atoms}
 
 
 def env_layout_kwargs(settings: dict) -> dict:
@@ -163,19 +179,21 @@ class StepTimer:
         action = self.agent.act(observation, info)
         usage = self.agent.last_usage
         self.steps.append({"step": self._k, "seconds": time.perf_counter() - t,
-                           "tokens_in": usage[0], "tokens_cached": usage[2]})
+                           "tokens_in": usage[0], "tokens_cached": usage[2],
+                           "fields": getattr(self.agent, "last_fields", None)})
         return action
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.agent, name)
 
 
-def pick_questions(universe, categories: list[str], per_category: int
+def pick_questions(universe, categories: list[str], per_category: int,
+                   from_splits: tuple[str, ...] = EVAL_SPLITS
                    ) -> tuple[dict, dict[str, list[str]]]:
-    """The first ``per_category`` questions of each category over the evaluation splits, in
-    split order: (questions by qid, {category: qids})."""
+    """The first ``per_category`` questions of each category over ``from_splits`` (the
+    evaluation splits by default), in split order: (questions by qid, {category: qids})."""
     splits: dict[str, list[str]] = {c: [] for c in categories}
-    for split in EVAL_SPLITS:
+    for split in from_splits:
         for qid in universe.splits.get(split, []):
             q = universe.question(qid)
             if q.category in splits and len(splits[q.category]) < per_category \
@@ -235,10 +253,13 @@ def paired_f1(rows: list[dict], base: list[dict], seed: int, name: str,
 def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
                 out: Path) -> dict:
     opts = dict(model=args.model, base_url=args.base_url, api_key_env=args.api_key_env,
-                tool_mode="text" if settings["text"] else args.tool_mode,
+                tool_mode=settings["mode"] or args.tool_mode,
                 json_mode=settings["json"], max_tokens=args.max_tokens,
                 temperature=args.temperature, timeout_s=args.timeout, max_retries=2,
-                question_timeout_s=args.question_timeout)
+                question_timeout_s=args.question_timeout,
+                skill_set="small" if settings["small"] else args.skills,
+                guards=settings["guards"], offers=settings["offers"],
+                fields_json=args.fields_json if settings["schema"] else "object")
     if settings["plan"]:
         opts["skills"] = {"probe": "retrieval_plan"}
     env_cfg = KBGymConfig.make(m=args.m, memory_k=args.memory_k,
@@ -268,6 +289,12 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
             fh.seek(log_at)
             server_log = log_cache_counts(fh.read().decode("utf-8", "replace"))
     trace = read_jsonl(exam_dir / "trace.jsonl")
+    with open(exam_dir / "steps.jsonl", "w", encoding="utf-8") as fh:  # what each step said
+        for step, row in zip(timer.steps, trace):
+            fh.write(json.dumps({"qid": row["qid"], "step": step["step"],
+                                 "action": row["action"], "input": row["input"],
+                                 "seconds": round(step["seconds"], 3),
+                                 "fields": step["fields"]}) + "\n")
     by_step = defaultdict(list)
     for s in timer.steps:
         by_step[s["step"]].append(s["seconds"])
@@ -276,7 +303,7 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
     return {
         "settings": {**settings, "tool_mode": opts["tool_mode"],
                      "obs_layout": env_layout_kwargs(settings).get("obs_layout", "current"),
-                     "skill": "retrieval_plan" if settings["plan"] else "retrieval"},
+                     "skill": reader.skill_names["probe"]},
         "score": score_block(rows),
         "by_category": {c: score_block([r for r in rows if r["split"] == c]) for c in splits},
         "seconds": {"wall": round(wall, 3),
@@ -288,6 +315,8 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
         "invalid": sum(not r["valid"] for r in trace),
         "noops": sum(r["action"] == "__noop__" for r in trace),
         "decisions": stats["decisions"], "mode": stats["mode"], "switches": stats["switches"],
+        "fields": stats["fields"], "guards": stats["guards"],
+        "seconds_per_question": wall / max(1, len(rows)),
         "api": {k: stats[k] for k in ("calls", "ok", "retries", "failed", "errors")},
         "rows": rows,
     }
@@ -299,14 +328,19 @@ def _f(x, spec=".3f") -> str:
 
 def print_summary(results: dict, m: int) -> None:
     names = list(results)
-    print("\nvariant            n    F1    EM  answered steps  dF1 vs first [95% CI]     W/L")
+    w = max([16] + [len(n) + 2 for n in names])
+    cats = list(next(iter(results.values()))["by_category"])
+    print(f"\n{'variant':{w}s}   n    F1  ({' / '.join(cats)})    EM  answered steps  s/q  "
+          "dF1 vs first [95% CI]     W/L")
     for name in names:
         r = results[name]
         s, p = r["score"], r["paired"]
         ci = f"[{p['ci'][0]:+.2f},{p['ci'][1]:+.2f}]" if p.get("ci") else ""
         delta = f"{p['delta_f1']:+.3f}" if p.get("delta_f1") is not None else "-"
-        print(f"{name:16s}{s['n']:4d}{_f(s['f1'], '6.2f')}{_f(s['em'], '6.2f')}"
-              f"{_f(1 - s['unanswered_rate'], '10.2f')}{_f(s['mean_steps'], '6.2f')}  "
+        by = " / ".join(_f(r["by_category"][c]["f1"], ".2f") for c in cats)
+        print(f"{name:{w}s}{s['n']:4d}{_f(s['f1'], '6.2f')}  ({by}){_f(s['em'], '6.2f')}"
+              f"{_f(1 - s['unanswered_rate'], '10.2f')}{_f(s['mean_steps'], '6.2f')}"
+              f"{r['seconds_per_question']:5.0f}  "
               f"{delta:>7s} {ci:17s}{p.get('wins', 0):3d}/{p.get('losses', 0)}")
     print("\nvariant         s/step " + "".join(f"{'@' + str(k):>7s}" for k in range(1, m + 1))
           + "   tok in  cached share  tok out repeats invalid noops")
@@ -329,6 +363,12 @@ def print_summary(results: dict, m: int) -> None:
         print("\nserver log (llama-cpp-python): " + "; ".join(parts))
     print("\nreplies read as: " + "; ".join(
         f"{n} {json.dumps(results[n]['decisions'], sort_keys=True)}" for n in names))
+    acted = {n: (results[n]["fields"], results[n]["guards"]) for n in names
+             if results[n]["fields"] or results[n]["guards"]}
+    if acted:
+        print("fields chose / guards changed: " + "; ".join(
+            f"{n} {json.dumps(f, sort_keys=True)} / {json.dumps(g, sort_keys=True)}"
+            for n, (f, g) in acted.items()))
 
 
 def start_fake(args):
@@ -362,7 +402,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-category", type=int, default=5)
     p.add_argument("--m", type=int, default=8, help="the exam budget")
     p.add_argument("--memory-k", type=int, default=30)
-    p.add_argument("--tool-mode", default="single", choices=["auto", "tools", "single", "text"])
+    p.add_argument("--tool-mode", default="single",
+                   choices=["auto", "tools", "single", "text", "fields"])
+    p.add_argument("--skills", default="full", choices=["full", "small"],
+                   help="the skill set of variants without 'small'")
+    p.add_argument("--fields-json", default="schema", choices=["schema", "json_schema"],
+                   help="the fields mode's response_format: llama.cpp's json_object with a "
+                        "schema, or OpenAI's json_schema")
+    p.add_argument("--from-splits", default=",".join(EVAL_SPLITS),
+                   help="the splits questions are picked from, in order (add train for more "
+                        "questions on B1)")
     p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per call")
@@ -398,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
         library = load_snapshot(args.library)[0] if args.library else \
             Library.from_universe(universe)
         cats = [c.strip() for c in args.categories.split(",") if c.strip()]
-        qs, splits = pick_questions(universe, cats, args.per_category)
+        qs, splits = pick_questions(universe, cats, args.per_category,
+                                    tuple(x for x in args.from_splits.split(",") if x))
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

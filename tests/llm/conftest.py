@@ -49,6 +49,6 @@ def _no_endpoint_env(monkeypatch):
     """Tests never reach a real endpoint by accident."""
     for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "KBGYM_LLM_TOOL_MODE", "KBGYM_LLM_MODEL",
                 "KBGYM_LLM_MAX_TOKENS", "KBGYM_LLM_QUESTION_TIMEOUT", "KBGYM_LLM_TIMEOUT",
-                "KBGYM_LLM_MAX_RETRIES"):
+                "KBGYM_LLM_MAX_RETRIES", "KBGYM_LLM_SKILLS", "KBGYM_LLM_FIELDS_JSON"):
         monkeypatch.delenv(var, raising=False)
 

@@ -116,13 +116,18 @@ class ToyPolicy:
 
     forward/probe: search the question, then answer the last word of the first hit.
     backward: add an index-like note, link it to the first hit of the forward search, done.
+    In the fields mode (the system message lists the fields) it fills the fields to the same
+    effect and the agent acts.
     """
 
-    def __call__(self, body: dict) -> Intent:
+    def __call__(self, body: dict) -> Intent | Raw:
         text = observation_of(body)
         lines = text.split("\n")
         head, question = lines[0], (lines[1] if len(lines) > 1 else "")
         recent = text.split("Recent actions (oldest first):", 1)[-1]
+        system = system_of(body)
+        if '"finished": false' in system or '"evidence": "' in system:
+            return self.fields(text, head, question, recent, body)
         if "[phase 2" in head:
             if "-> added " not in recent and "duplicate of" not in recent:
                 return Intent("add", {"text": f"Notes for the question: {question}"})
@@ -138,6 +143,33 @@ class ToyPolicy:
         hits = _HIT.findall(recent)
         word = hits[0][1].rstrip(".").split()[-1] if hits else "unknown"
         return Intent("answer", {"text": word})
+
+
+    def fields(self, text: str, head: str, question: str, recent: str, body: dict) -> Raw:
+        """The same policy in the fields mode: fills the fields and lets the agent act (under a
+        schema, the answer is the first one it offers, as a constrained model's would be)."""
+        hits = _HIT.findall(recent)
+        if "[phase 2" in head:
+            linked = "- link_many(" in recent
+            return Raw(content=json.dumps({
+                "key": question, "title": f"Notes for the question: {question}",
+                "members": [h[0] for h in hits[:2]], "search": "", "finished": linked}))
+        if "- search(" not in recent:
+            return Raw(content=json.dumps({"target": question, "search": question}))
+        word = hits[0][1].rstrip(".").split()[-1] if hits else "unknown"
+        schema = (body.get("response_format") or {}).get("schema") or {}
+        offered = schema.get("properties", {}).get("answer", {}).get("enum")
+        if offered:
+            word = next((a for a in offered if a != "not yet"), offered[0])
+        return Raw(content=json.dumps({"evidence": hits[0][1] if hits else "", "target": "",
+                                       "answer": word, "read": "", "search": ""}))
+
+
+def system_of(body: dict) -> str:
+    for m in body.get("messages", []):
+        if m.get("role") == "system":
+            return str(m.get("content") or "")
+    return ""
 
 
 class Script:

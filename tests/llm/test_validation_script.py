@@ -1,0 +1,56 @@
+"""scripts/experiments/llm_validation.py against the fake server: the same probe questions in
+every arm, group by group and resumable, one table per reader, and the curator's figures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "llm_validation.py"
+SMALL = ["--fake", "--people", "60", "--n", "3", "--train-size", "12", "--resamples", "100",
+         "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def validation():
+    spec = importlib.util.spec_from_file_location("llm_validation", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_validation_on_the_fake_server(validation, tmp_path, capsys):
+    out = tmp_path / "v"
+    assert validation.main(SMALL + ["--out", str(out), "--parts", "reader", "--arms", "B1",
+                                    "--exam-groups", "exact"]) == 0
+    b1 = [json.loads(x) for x in (out / "llm_B1" / "rows.jsonl").open()]
+    assert {r["split"] for r in b1} == {"exact"} and len(b1) == 3
+    assert validation.main(SMALL + ["--out", str(out), "--curator-questions", "2"]) == 0
+    printed = capsys.readouterr().out
+    result = json.loads((out / "validation.json").read_text())
+    probe = json.loads((out / "probe.json").read_text())
+    assert {g: len(v) for g, v in probe["splits"].items()} == {"exact": 3, "share0": 3}
+    rows = {arm: [json.loads(x) for x in (out / f"llm_{arm}" / "rows.jsonl").open()]
+            for arm in ("B1", "trained", "other")}
+    for arm, rs in rows.items():  # every arm on the same questions, none asked twice
+        assert sorted((r["split"], r["qid"]) for r in rs) == sorted(
+            (g, q) for g, qs in probe["splits"].items() for q in qs), arm
+    assert all("seconds" in r for rs in rows.values() for r in rs)
+    for key in ("llm_table", "scripted_table"):
+        cells = result[key]["groups"]["exact"]["all"]
+        assert set(cells) == {"B1", "trained", "other"} and cells["B1"]["n"] == 3
+    c = result["curator"]
+    assert c["questions"] == 2 and c["valid_share"] == 1.0 and c["edits"]["add"] >= 1
+    assert set(c["structure"]) >= {"precision", "recall"}
+    assert "LLM reader (fake, fields, skills small)" in printed
+    assert "scripted-reader, the same questions" in printed and "LLM curator" in printed
+
+
+def test_bad_parts_are_a_one_line_error(validation, tmp_path, capsys):
+    assert validation.main(["--fake", "--parts", "judge", "--out", str(tmp_path)]) == 2
+    assert validation.main(["--fake", "--arms", "B2", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "--parts" in err[0] and "--arms" in err[1]
