@@ -48,8 +48,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbgym.protocol.errors import is_error
 from kbgym_agents.llm.guards import UNKNOWN, StepView, cheapest_unseen, last_step_answer
 from kbgym_agents.llm.toolcalls import first_object, json_candidate
+from kbgym_agents.scripted.curator import added_id
 from kbgym_agents.scripted.text import parse_observation, result_hits
 
 FIELDS_JSON = ("schema", "json_schema", "object", "off")
@@ -64,7 +66,6 @@ TITLE_MAX = 100
 #: What the answer field says while the notes do not give the answer yet.
 NOT_YET = "not yet"
 _EMPTY = {"", "none", "null", "n/a", "empty", "-", "nothing", NOT_YET}
-_ADDED = re.compile(r"^(?:added|duplicate of) ([A-Za-z_]*\d+)")
 
 READER_PROTOCOL = """
 
@@ -307,11 +308,11 @@ class CurationView:
                 view.shown.setdefault(nid, note)
             if e.name == "search" and "query" in args:
                 view.searched.add(str(args["query"]))
-            m = _ADDED.match(e.result)
-            if e.name == "add" and m is not None and "text" in args:
-                view.added[str(args["text"])] = m.group(1)
-                view.shown.setdefault(m.group(1), str(args["text"]))
-            if e.name in ("link", "link_many") and not e.result.startswith("ERROR"):
+            added = added_id(e.result) if e.name == "add" else None
+            if added is not None and "text" in args:
+                view.added[str(args["text"])] = added
+                view.shown.setdefault(added, str(args["text"]))
+            if e.name in ("link", "link_many") and not is_error(e.result):
                 targets = args.get("targets") or [args.get("target")]
                 view.linked.setdefault(str(args.get("source")), set()).update(
                     str(t) for t in targets if t)
