@@ -87,7 +87,9 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
     from kbgym.runs.report import find_probe_table
 
     run_dir = Path(run_dir)
-    table = find_probe_table(run_dir, probe_table)  # a bad table stops before anything else
+    # every input is read first: a bad one stops before anything else (matplotlib included)
+    table = find_probe_table(run_dir, probe_table)
+    series = read_jsonl(run_dir / "series.jsonl")
     plt = _pyplot()
     out = Path(out) if out else run_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -114,7 +116,6 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None,
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
 
-    series = read_jsonl(run_dir / "series.jsonl")
     if series:
         its = [s["iteration"] for s in series]
         fig, ax = plt.subplots(figsize=(6, 4))
