@@ -138,4 +138,6 @@ def cmd_report(args) -> int:
 
         print(render_markdown(rep), end="")
         print("wrote " + ", ".join(str(p) for p in rep["_written"]))
+        if rep.get("_note"):
+            print(rep["_note"])
     return 0

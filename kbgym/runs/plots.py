@@ -12,6 +12,17 @@ from kbgym.runs.logs import read_jsonl
 GROUP_ORDER = ("exact", "exact_matched", "share2", "share1", "share0")
 
 
+NO_PLOTS = "plots skipped: matplotlib is not installed (pip install 'kbgym[plot]')"
+
+
+def plotting_available() -> bool:
+    """Whether the ``plot`` extra is installed: the demo and ``kbgym reproduce`` then write
+    their figures, and otherwise say ``NO_PLOTS`` and write everything else."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def _pyplot():
     try:
         import matplotlib

@@ -18,6 +18,7 @@ from kbgym.library import Library
 from kbgym.library.apply import read_result
 from kbgym.runs.drift import drift_report, repair_pass
 from kbgym.runs.logs import read_jsonl
+from kbgym.runs.plots import plotting_available
 from kbgym.universe import UniverseConfig, generate
 from kbgym.library.drift import carry_library
 from kbgym.universe.drift import PREFIX, drift
@@ -215,8 +216,9 @@ def test_cli_drift_resume_from_library_report_and_replay(u1, tmp_path, capsys):
     assert "drifted n=" in out and "repair actions=" in out
     rep = json.loads((tmp_path / "rep.json").read_text())
     assert rep["run"]["repair_actions"] > 0
-    assert main(["plot", "--run", str(run2), "--out", str(tmp_path / "plots")]) == 0
-    assert (tmp_path / "plots" / "staleness.png").exists()
+    if plotting_available():  # the plot extra; a core install refuses `kbgym plot` in one line
+        assert main(["plot", "--run", str(run2), "--out", str(tmp_path / "plots")]) == 0
+        assert (tmp_path / "plots" / "staleness.png").exists()
     with pytest.raises(SystemExit) as exit_:  # the flag's range, checked by argparse
         main(["drift", "--universe", str(p1), "--changes", "-1", "--out",
               str(tmp_path / "x.json")])
