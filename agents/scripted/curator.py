@@ -125,9 +125,10 @@ def _id_key(nid: str) -> tuple[int, str]:
     return (int(digits) if digits else -1, nid)
 
 
-class _Backward(BaseAgent):
-    """Shared plumbing: fold observations into :class:`Knowledge`, run a plan generator in the
-    backward phase, and call ``done()`` when the plan ends or one step is left."""
+class PlanCurator(BaseAgent):
+    """Shared plumbing of the scripted curators of every world: fold observations into a
+    knowledge store (:meth:`new_knowledge`), start a plan generator in the backward phase
+    (:meth:`start_plan`) and call ``done()`` when the plan ends or one step is left."""
 
     def __init__(self, *, page_size: int = 5, max_page: int = 12, link_batch_max: int = 40):
         self.page_size = page_size
@@ -135,14 +136,23 @@ class _Backward(BaseAgent):
         self.link_batch_max = link_batch_max
         self.reset()
 
+    def new_knowledge(self):
+        return Knowledge(self.page_size)
+
     def reset(self) -> None:
-        self.kb = Knowledge(self.page_size)
+        self.kb = self.new_knowledge()
         self._task: str | None = None
         self._plan: Plan | None = None
         self.steps_left = 0
         self.last_result = ""
         self.question: ParsedQuestion | None = None
         self.gold: str | None = None
+
+    def start_plan(self, obs) -> Plan:
+        """The backward phase's plan, from its observation (the question and the gold)."""
+        self.question = parse_question(obs.question)
+        self.gold = obs.task.gold if obs.task is not None else None
+        return self.plan()
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -158,9 +168,7 @@ class _Backward(BaseAgent):
         if observation.get("phase", 2) != 2:
             return {"action": "answer", "text": "unknown"}  # not a backward agent's phase
         if self._plan is None:
-            self.question = parse_question(obs.question)
-            self.gold = obs.task.gold if obs.task is not None else None
-            self._plan = self.plan()
+            self._plan = self.start_plan(obs)
         if self.steps_left <= 1:
             return {"action": "done"}
         try:
@@ -173,13 +181,13 @@ class _Backward(BaseAgent):
         yield
 
 
-class NoopCurator(_Backward):
+class NoopCurator(PlanCurator):
     """Calls ``done()`` at once: the library is left exactly as it was."""
 
     name = "noop-curator"
 
 
-class ContentWriter(_Backward):
+class ContentWriter(PlanCurator):
     """Writes the verified (gold) answer as one sentence, unless it is already there."""
 
     name = "content-writer"
@@ -194,7 +202,7 @@ class ContentWriter(_Backward):
         yield {"action": "add", "text": sentence}
 
 
-class RandomCurator(_Backward):
+class RandomCurator(PlanCurator):
     """Seeded random valid and invalid backward actions, then ``done()``.
 
     The random stream is owned by the agent (``random.Random(seed)``) and is not reset between
@@ -250,7 +258,7 @@ class RandomCurator(_Backward):
             yield self._random_action()
 
 
-class IndexCurator(_Backward):
+class IndexCurator(PlanCurator):
     """Builds and extends complete, precise index notes for the question's keys (§9.5).
 
     For each key, in the order of :data:`KEYS`: page through the key's search until its

@@ -73,6 +73,11 @@ class ResultLedger:
         self.notes.pop(nid, None)
         self.links.pop(nid, None)
 
+    def ingest(self, obs: Observation) -> None:
+        """Fold every remembered action of an observation (a new phase or episode)."""
+        for e in obs.entries:
+            self.ingest_entry(e.name, e.args, e.result)
+
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         if name == "search" and args is not None:
             query, page = args.get("query"), args.get("page", 1)
@@ -154,10 +159,6 @@ class Knowledge(ResultLedger):
             self.facts[nid] = f
         else:
             self.facts.pop(nid, None)
-
-    def ingest(self, obs: Observation) -> None:
-        for e in obs.entries:
-            self.ingest_entry(e.name, e.args, e.result)
 
     def forget(self, nid: str) -> None:
         super().forget(nid)

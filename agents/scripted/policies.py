@@ -57,7 +57,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.curator import added_id, sync_links
+from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.text import parse_observation, result_hits, tokens
 from kbgym.scoring import f1_score
@@ -666,7 +666,7 @@ class PolicyEvidenceReader(PolicyReader):
 
 
 
-class PolicyIndexCurator(BaseAgent):
+class PolicyIndexCurator(PlanCurator):
     """Backward phase on policies universes: one verified index note per question key
     (module doc). ``stats`` counts added / extended / complete / skipped / unverified indexes,
     links and typed reference links."""
@@ -684,36 +684,12 @@ class PolicyIndexCurator(BaseAgent):
                       "skipped": 0, "unverified": 0, "typed": 0}
         self.reset()
 
-    def reset(self) -> None:
-        self.kb = PolicyKnowledge(self.page_size)
-        self._task: str | None = None
-        self._plan: Plan | None = None
-        self.steps_left = 0
-        self.last_result = ""
+    def new_knowledge(self) -> PolicyKnowledge:
+        return PolicyKnowledge(self.page_size)
 
-    def act(self, observation: dict, info: dict | None = None) -> Action | None:
-        obs = parse_observation(observation["text"])
-        if obs.task != self._task:
-            self.reset()
-            self._task = obs.task
-            for e in obs.entries:
-                self.kb.ingest_entry(e.name, e.args, e.result)
-        elif obs.entries:
-            e = obs.entries[-1]
-            self.kb.ingest_entry(e.name, e.args, e.result)
-            self.last_result = e.result
-        self.steps_left = observation.get("steps_left", obs.remaining) or 0
-        if observation.get("phase", 2) != 2:
-            return {"action": "answer", "text": "unknown"}
-        if self._plan is None:
-            gold = obs.task.gold if obs.task is not None else None
-            self._plan = self.plan(S.parse_question(obs.question), gold)
-        if self.steps_left <= 1:
-            return {"action": "done"}
-        try:
-            return next(self._plan)
-        except StopIteration:
-            return {"action": "done"}
+    def start_plan(self, obs) -> Plan:
+        gold = obs.task.gold if obs.task is not None else None
+        return self.plan(S.parse_question(obs.question), gold)
 
     # -- plan --------------------------------------------------------------------------
     def plan(self, q: ParsedQuestion | None, gold: str | None) -> Plan:

@@ -57,7 +57,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.curator import added_id, sync_links
+from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.text import names_person, newest, parse_observation, tokens
 from kbgym.protocol.phantomwiki import parse_sentence
@@ -797,7 +797,7 @@ class PWReader(BaseAgent):
 
 
 
-class PWIndexCurator(BaseAgent):
+class PWIndexCurator(PlanCurator):
     """Backward phase on PhantomWiki: verified relation indexes for the question's person key
     (see the module docstring). ``stats`` counts added / extended / complete / skipped /
     unverified indexes and links over the agent's lifetime."""
@@ -814,36 +814,12 @@ class PWIndexCurator(BaseAgent):
                       "skipped": 0, "unverified": 0}
         self.reset()
 
-    def reset(self) -> None:
-        self.kb = PWKnowledge(self.page_size)
-        self._task: str | None = None
-        self._plan: Plan | None = None
-        self.steps_left = 0
-        self.last_result = ""
+    def new_knowledge(self) -> PWKnowledge:
+        return PWKnowledge(self.page_size)
 
-    def act(self, observation: dict, info: dict | None = None) -> Action | None:
-        obs = parse_observation(observation["text"])
-        if obs.task != self._task:
-            self.reset()
-            self._task = obs.task
-            for e in obs.entries:
-                self.kb.ingest_entry(e.name, e.args, e.result)
-        elif obs.entries:
-            e = obs.entries[-1]
-            self.kb.ingest_entry(e.name, e.args, e.result)
-            self.last_result = e.result
-        self.steps_left = observation.get("steps_left", obs.remaining) or 0
-        if observation.get("phase", 2) != 2:
-            return {"action": "answer", "text": "unknown"}
-        if self._plan is None:
-            gold = obs.task.gold if obs.task is not None else None
-            self._plan = self.plan(parse_pw_question(obs.question), gold)
-        if self.steps_left <= 1:
-            return {"action": "done"}
-        try:
-            return next(self._plan)
-        except StopIteration:
-            return {"action": "done"}
+    def start_plan(self, obs) -> Plan:
+        gold = obs.task.gold if obs.task is not None else None
+        return self.plan(parse_pw_question(obs.question), gold)
 
     # -- plan --------------------------------------------------------------------------
     def plan(self, q: PWQuestion | None, gold: str | None) -> Plan:
