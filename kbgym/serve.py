@@ -22,8 +22,8 @@ The task API (``/kbgym/splits``, ``/kbgym/tasks``, ``/kbgym/task``, ...) lists q
 (qid, text, split; never golds). The server answers in OpenEnv's *production* mode: HTTP has
 no ``/reset``, ``/step`` or ``/state`` (stateless requests would each build an environment and
 lose it), and building a session costs nothing until its first reset. Frames that are not a
-JSON object (binary frames, arrays, oversized text) are answered with an error and the session
-lives on; a session idle for ``--idle-timeout`` seconds is told so and closed.
+JSON object (binary frames, arrays, oversized or deeply nested text) are answered with an error
+and the session lives on; a session idle for ``--idle-timeout`` seconds is told so and closed.
 
 :class:`KBGymClient` is the typed client; OpenEnv's ``GenericEnvClient`` works as well::
 
@@ -152,8 +152,11 @@ class Shared:
 
     def tasks(self, split: str) -> list[dict]:
         """The questions of ``split`` as task specs: qid, question text, split (no gold)."""
-        if split not in self.universe.splits:
-            raise IndexError(f"unknown split {split!r}")
+        if split not in self.universe.splits:  # OpenEnv would answer an IndexError with
+            from fastapi import HTTPException  # "Invalid task index"
+
+            raise HTTPException(400, f"unknown split {split!r}; known: "
+                                     f"{', '.join(self.universe.splits)}")
         return [{"qid": qid, "question": self.universe.question(qid).text, "split": split}
                 for qid in self.universe.splits[split]]
 
@@ -211,7 +214,8 @@ class KBGymServerEnv(Environment):
                                      f"this server (open: {', '.join(open_splits)})")
         else:
             split = open_splits[0]
-        if library is not None and library not in sh.libraries:
+        if library is not None and (not isinstance(library, str)
+                                    or library not in sh.libraries):
             return self._refusal(f"unknown library {library!r}; this server has "
                                  f"{', '.join(sh.libraries)}")
         if library is not None or self._library is None:
@@ -315,9 +319,13 @@ def _error_frame(message: str, code: WSErrorCode) -> str:
 
 class FrameGuard:
     """ASGI middleware in front of OpenEnv's ``/ws`` loop: a frame that loop would die on (a
-    binary frame, JSON that is not an object, text beyond ``max_chars``) is answered with an
+    binary frame, JSON that is not an object, text beyond ``max_chars``, JSON nested deeper than
+    ``MAX_DEPTH``: OpenEnv's loop dies decoding past Python's recursion limit, or serializing the
+    validation error that echoes a value nested past pydantic's depth limit) is answered with an
     error frame here and never reaches it; a session with no frame for ``idle_s`` seconds is
     told so, closed, and its environment released."""
+
+    MAX_DEPTH = 64  # a KBGym message nests 4 levels
 
     def __init__(self, app: Any, idle_s: float | None, max_chars: int):
         self.app, self.idle_s, self.max_chars = app, idle_s, max_chars
@@ -364,9 +372,30 @@ class FrameGuard:
             data = json.loads(text)
         except ValueError:
             return None  # OpenEnv answers invalid JSON itself and goes on
-        if not isinstance(data, dict):
-            return f"a message must be a JSON object with a type, not {type(data).__name__}"
+        except RecursionError:
+            data = None
+        else:
+            if not isinstance(data, dict):
+                return ("a message must be a JSON object with a type, not "
+                        f"{type(data).__name__}")
+            if not _nested_within(data, self.MAX_DEPTH):
+                data = None
+        if data is None:
+            return f"JSON nested too deeply (at most {self.MAX_DEPTH} levels)"
         return None
+
+
+def _nested_within(data: Any, limit: int) -> bool:
+    """Whether parsed JSON nests at most ``limit`` containers deep (iterative: no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return False
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list)))
+    return True
 
 
 def make_app(universe: Any = None, config: KBGymConfig | Mapping | None = None,

@@ -30,7 +30,7 @@ def add_parser(subparsers) -> None:
                         "use every split and never see a gold")
     p.add_argument("--idle-timeout", type=A.float_range(1, 10**6), default=300.0,
                    help="close a session after this many seconds without a message, "
-                        "1-10^6 (default 300)")
+                        "1-1e+06 (default 300)")
     p.set_defaults(func=cmd_serve)
 
 

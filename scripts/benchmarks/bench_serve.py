@@ -9,10 +9,10 @@ Starts ``kbgym serve`` on 127.0.0.1 (a free port) and opens ``--sessions`` WebSo
 question, from B1 or the server's named library), takes a few steps and closes; it counts as
 crashed when any reply is an error frame or the connection drops. A hostile session (share
 ``--hostile``) does one of: binary frames, JSON that is not an object, an oversized frame,
-invalid JSON, a train reset on a test question, an unknown message type, a disconnect in the
-middle of an episode - then checks that the session still answers a normal step (except after
-the disconnect). Every traffic goes to 127.0.0.1, the loops are bounded by count and by
-``--deadline`` seconds, and the server is stopped at the end.
+invalid JSON, JSON nested too deeply, a train reset on a test question, an unknown message
+type, a disconnect in the middle of an episode - then checks that the session still answers a
+normal step (except after the disconnect). Every traffic goes to 127.0.0.1, the loops are
+bounded by count and by ``--deadline`` seconds, and the server is stopped at the end.
 
 Printed: sessions run per kind, crashed well-behaved sessions, hostile sessions whose
 session died, the server's RSS (MB) every 10 % of the sessions, and the RSS growth between
@@ -82,8 +82,8 @@ async def good_session(url: str, rng: random.Random, train: list[str], test: lis
         return False
 
 
-HOSTILE = ("binary", "array", "number", "oversized", "invalid_json", "test_qid", "unknown_type",
-           "drop_mid_episode")
+HOSTILE = ("binary", "array", "number", "oversized", "invalid_json", "deep", "test_qid",
+           "unknown_type", "drop_mid_episode")
 
 
 async def hostile_session(url: str, rng: random.Random, train: list[str], test: list[str]
@@ -105,6 +105,10 @@ async def hostile_session(url: str, rng: random.Random, train: list[str], test: 
                 await request(ws, "x" * (2 << 20))
             elif kind == "invalid_json":
                 await request(ws, "{not json")
+            elif kind == "deep":  # an object nested past pydantic's or Python's depth limit
+                depth = rng.choice((300, 5000))
+                await request(ws, '{"type": "step", "data": {"action": "search", "args": {}}, '
+                                  '"x": ' + "[" * depth + "]" * depth + "}")
             elif kind == "test_qid":
                 r = await request(ws, {"type": "reset", "data": {"qid": rng.choice(test)}})
                 if "gold" in json.dumps(r):

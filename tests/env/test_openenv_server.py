@@ -207,6 +207,8 @@ def test_named_start_libraries_fork_per_session_and_train_edits_carry_over(serve
         assert "wombat" in r.observation["info"]["result"]
         r = env.reset(qid=qid, library="nope")
         assert "unknown library" in r.observation["text"]
+        r = env.reset(qid=qid, library=["B1"])
+        assert "unknown library" in r.observation["text"]
     with GenericEnvClient(base_url=server).sync() as other:  # another session: its own B1
         other.reset(qid=qid)
         r = other.step({"action": "search", "args": {"query": "wombat Rufus"}})
@@ -224,6 +226,8 @@ def test_the_task_api_lists_questions_without_golds(server, small_universe):
     body = json.dumps(tasks)
     assert "gold" not in body and all(t["question"] == u.question(t["qid"]).text
                                       for t in tasks)
+    r = httpx.post(f"{server}/kbgym/tasks", json={"split": "nope"})
+    assert r.status_code == 400 and "unknown split 'nope'" in r.json()["detail"]
     n = httpx.post(f"{server}/kbgym/num_tasks", json={"split": "train"}).json()
     assert n["num_tasks"] == len(u.splits["train"])
     for route in ("/reset", "/step", "/state"):  # no stateless episode endpoints
@@ -242,7 +246,11 @@ def test_malformed_frames_are_answered_and_the_session_lives_on(server, small_un
             first = json.loads(await ws.recv())
             assert first["type"] == "observation"
             for bad in (b"\x00\xffbinary", "[1, 2, 3]", "42", '"reset"', "null", "{not json",
-                        json.dumps({"type": "step", "data": 5}), "x" * (2 << 20)):
+                        json.dumps({"type": "step", "data": 5}), "x" * (2 << 20),
+                        '{"a":' * 2000 + "1" + "}" * 2000,  # past Python's recursion limit
+                        # past pydantic's depth limit, in the error that echoes the frame
+                        '{"type": "step", "data": {"action": "search", "args": {}}, "x": '
+                        + "[" * 300 + "]" * 300 + "}"):
                 await ws.send(bad)
                 reply = json.loads(await ws.recv())
                 assert reply["type"] == "error", bad[:20]
