@@ -46,7 +46,9 @@ Count = _int_range(1, 1_000_000)
 SplitSize = _int_range(0, 1_000_000)
 Fraction = _float_range(0.0, 1.0)
 Epochs = _int_range(1, 1000)
-People = _int_range(6, 100_000)
+#: 10^6 people (11.7 M notes) generate in about 4 minutes and 8 GB; more would not fit the
+#: machines this is built for.
+People = _int_range(6, 1_000_000)
 Cities = _int_range(1, 10_000)
 FriendDegree = _float_range(0.0, 100.0)
 #: Children per couple: each end of the ``LO-HI`` range.

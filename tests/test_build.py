@@ -52,8 +52,8 @@ def test_flags_override_config(tmp_path):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["--people", "3"], "argument --people: must be between 6 and 100000, got 3"),
-    (["--people", "-5"], "argument --people: must be between 6 and 100000"),
+    (["--people", "3"], "argument --people: must be between 6 and 1000000, got 3"),
+    (["--people", "-5"], "argument --people: must be between 6 and 1000000"),
     (["--distractors", "1.5"], "argument --distractors: must be between 0 and 1"),
     (["--distractors", "-0.1"], "argument --distractors"),
     (["--train", "-4"], "argument --train: must be between 0 and 1000000"),
