@@ -12,7 +12,9 @@ run: ``trace.jsonl`` (one iteration per committed rollout), ``train_log.jsonl``,
 ``series.jsonl``, ``kb_stats.jsonl``, ``kb_epoch_{n}.json`` after the n-th commit (a commit
 is an epoch) and ``meta.json`` - and ``kbgym replay``, ``kbgym probe make / test / table`` and
 ``kbgym report`` work on it unchanged. ``rl_commits.jsonl`` adds one row per commit: the
-groups, the kept rollouts, their reward in the rollout and on re-execution.
+groups, the kept rollouts, their reward in the rollout and on re-execution (a kept rollout
+cut before it answered made no edit and is not re-executed: ``iteration`` and
+``replayed_reward`` null).
 
 Re-execution is the merge: the rollouts of one step started from the same state, so when a
 second kept rollout added notes, the ids it saw (``s0105``) may now be taken; the ids it
@@ -175,7 +177,8 @@ class LibraryLearner:
         for qid, group in groups.items():
             for rollout in self.rule(group):
                 replayed = self.merge(rollout)
-                kept.append({"qid": qid, "iteration": self.iterations,
+                kept.append({"qid": qid,
+                             "iteration": self.iterations if replayed is not None else None,
                              "index": next(i for i, r in enumerate(group) if r is rollout),
                              "reward": rollout["reward"], "replayed_reward": replayed,
                              "group": [r["reward"] for r in group]})
@@ -187,9 +190,14 @@ class LibraryLearner:
         self._write_meta()
         return record
 
-    def merge(self, rollout: dict) -> float:
+    def merge(self, rollout: dict) -> float | None:
         """Re-execute one rollout on the learner's library as the next iteration of the run
-        (ids it created mapped onto the ids created now); returns the reward it earned."""
+        (ids it created mapped onto the ids created now); returns the reward it earned. A
+        rollout the trainer cut before it answered (``over`` false: it never reached the
+        backward phase, so it made no edit) is not re-executed - it would leave an unfinished
+        iteration the run's replay cannot place - and None is returned."""
+        if not rollout.get("over", True):
+            return None
         self.iterations += 1
         env, rec = self.env, self.recorder
         rec.begin(epoch=self.commits, iteration=self.iterations, split="train")

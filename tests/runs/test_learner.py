@@ -126,3 +126,35 @@ def test_remap_maps_every_id_field():
     assert remap({"action": "link_many", "source": "s0100", "targets": ["s0101", "s0007"]},
                  m) == {"action": "link_many", "source": "s0102", "targets": ["s0103", "s0007"]}
     assert remap({"action": "edit", "id": "s0101", "text": "s0100"}, m)["text"] == "s0100"
+
+
+def test_rollouts_cut_before_answering_leave_a_folder_that_replays(small_universe, tmp_path):
+    """TRL cuts a rollout whose model never calls ``answer`` (no tool call, length, tool-call
+    limit): kept by the rule, it made no edit and is not re-executed, so the library stays as
+    it was and every epoch still replays; one group's answering, editing rollout is merged."""
+    u = small_universe
+    learner = LibraryLearner(u, tmp_path / "rl", config=CONFIG)
+    rows = session_rows(u, limit=3)
+    pool = [KBGymSession(u, CONFIG, learner=learner) for _ in range(2)]
+    for step, row in enumerate(rows):
+        before = learner.library.state_key()
+        for g, s in enumerate(pool):
+            s.reset(**row)
+            if step == 1 and g == 1:
+                q = u.question(row["qid"])
+                s.answer(text=q.golds[0])
+                added = s.add(text=f"Index of notes for {q.qid}.")
+                s.link(source=added.split()[1], target=q.support[0])
+            else:
+                s.search(query="who")  # then cut by the trainer: it never answers
+            s.get_reward()
+        rec = learner.commit()
+        (kept,) = rec["kept"]
+        if step == 1:
+            assert kept["index"] == 1 and kept["iteration"] is not None
+            assert learner.library.state_key() != before
+        else:
+            assert kept["iteration"] is None and kept["replayed_reward"] is None
+            assert learner.library.state_key() == before
+    learner.close()
+    assert not any(verify_all_epochs(tmp_path / "rl", u).values())
