@@ -521,7 +521,7 @@
       if (x1 - x0 >= 8) xv = Math.round(xv);
       if (y1 - y0 >= 8) yv = Math.round(yv);
       add(axis, svg("line", { x1: ml, y1: Y(yv), x2: W - mr, y2: Y(yv), stroke: "#edf2f7" }),
-        svg("text", { x: ml - 4, y: Y(yv) + 4, "text-anchor": "end", text: tick(yv) }),
+        svg("text", { x: ml - 8, y: Y(yv) + 4, "text-anchor": "end", text: tick(yv) }),
         svg("text", { x: X(xv), y: H - mb + 14, "text-anchor": "middle", text: tick(xv) }));
     }
     if (o.xlabel) add(axis, svg("text", { x: W - mr, y: H - 3, "text-anchor": "end", text: o.xlabel }));
