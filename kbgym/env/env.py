@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+import weakref
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -104,7 +105,7 @@ class StepInfo(TypedDict, total=False):
     library_version: int
     metrics: dict
     privileged: dict
-    episode: dict
+    episode_summary: dict  # info["episode"] is left to Gymnasium's RecordEpisodeStatistics
     curation: dict
     abandoned: dict
 
@@ -122,7 +123,7 @@ class Episode:
     answer: str | None = None
     f1: float | None = None
     em: float | None = None
-    answered_at: int | None = None
+    answered_at: int = 0  # the phase step of the answer; 0: not answered
     edits: Counter = field(default_factory=Counter)
     terminated: bool = False
     truncated: bool = False
@@ -227,7 +228,7 @@ class KBGymEnv(gym.Env):
         tools = phase_tools("backward") + phase_tools("forward", config.toolset)
         self.action_space = KBActionSpace(
             tools=tuple(dict.fromkeys(tools)), typed_links=config.typed_links,
-            next_id_fn=self._next_id,
+            next_id_fn=_NextId(self),
         )
         self._episode: Episode | None = None
         self._last_obs_text = ""
@@ -531,7 +532,7 @@ class KBGymEnv(gym.Env):
         info: StepInfo = {
             "mode": self.mode.value, "phase": ep.phase.value, "qid": ep.question.qid,
             "steps": ep.steps, "phase_steps": ep.phase_steps, "steps_left": self._steps_left(ep),
-            "action": None, "action_valid": None, "action_error": None, "input": None,
+            "action": None, "action_valid": None, "action_error": None, "input": {},
             "result": result,
             "f1": ep.f1, "em": ep.em, "answered": ep.answer is not None,
             "edits": {k: ep.edits.get(k, 0) for k in EDIT_ACTIONS},
@@ -544,7 +545,7 @@ class KBGymEnv(gym.Env):
                 info["action"] = "__noop__" if act.error == ERR_NO_ACTION \
                     else "__invalid__"
                 info["action_valid"] = False
-                info["input"] = _jsonable(act.args)
+                info["input"] = {"given": _given_text(act.args)}
             else:
                 info["action"] = act.name
                 info["input"] = canonical_args(act)
@@ -590,14 +591,39 @@ class KBGymEnv(gym.Env):
         self._episode = None
 
 
-def _jsonable(value: Any) -> Any:
-    """Given arguments as strict-JSON data (for info and the trace): the value itself when
-    it is JSON (finite numbers only), else its repr cut to 200 characters."""
+class _NextId:
+    """The env's next note number for its action space, through a weak reference (no env <->
+    space cycle: a dropped env is freed without the cycle collector); pickles with its env."""
+
+    def __init__(self, env: KBGymEnv | None):
+        self._env = weakref.ref(env) if env is not None else None
+        self._last = 1
+
+    def __call__(self) -> int:
+        env = self._env() if self._env is not None else None
+        if env is not None:  # a space outliving its env (or copied without it) keeps the last
+            self._last = env._next_id()
+        return self._last
+
+    def __getstate__(self) -> dict:
+        return {"env": self._env() if self._env is not None else None, "last": self._last}
+
+    def __setstate__(self, state: dict) -> None:
+        env = state["env"]
+        self._env = weakref.ref(env) if env is not None else None
+        self._last = state.get("last", 1)
+
+
+def _given_text(value: Any) -> str:
+    """What an unreadable action gave, as text: its compact JSON with sorted keys (finite
+    numbers only), else its repr cut to 200 characters. Agents give anything; a text keeps
+    ``info["input"]`` of one shape for Gymnasium's vector envs, which merge infos key by key
+    into typed arrays."""
     import json
 
     try:
-        json.dumps(value, allow_nan=False)
-        return value
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
     except Exception:
         try:
             return repr(value)[:200]

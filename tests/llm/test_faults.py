@@ -42,7 +42,7 @@ def test_every_fault_kind_is_survived_and_counted(server, universe, tmp_path):
         "ERROR: no action was given"] * 3 + [
         "ERROR: unknown action frobnicate", "ERROR: bad input: could not read an action",
         "ERROR: bad input: id is missing", "ERROR: no action was given"]
-    assert first[4]["input"] == {"x": 1}
+    assert first[4]["input"] == {"given": '{"x":1}'}  # what was given, as text
     assert all(r["tokens_in"] == 0 for r in first if r["action"] == "__noop__"
                and r["step"] in (2, 3, 4))
     assert all(r["tokens_in"] > 0 for r in first if r["action"] == "__invalid__")
