@@ -9,9 +9,11 @@ them run at once (a Ray custom resource on a cluster; the driver's own count loc
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -134,6 +136,74 @@ def run_process(specs: list[dict], out: Path, opts: Options, report: Report) -> 
     return [results[run_id(s)] for s in specs]
 
 
+def ray_address_source(opts: Options) -> str:
+    """Where :func:`ray_address` came from, for error messages."""
+    return "--address" if opts.address else "$RAY_ADDRESS" if os.environ.get(
+        "RAY_ADDRESS") else "the default"
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``[scheme://]host:port`` address, or None."""
+    rest = address.split("://", 1)[-1].split("/", 1)[0]
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host.strip("[]"), int(port)
+
+
+def check_ray_reachable(opts: Options, timeout_s: float = 5.0) -> None:
+    """Refuse, in one line and before anything is written, a cluster address nothing answers
+    on: ``ray.init`` would retry it for minutes, printing its connection warnings."""
+    address = ray_address(opts)
+    if address in ("local", "auto"):
+        return
+    hp = _host_port(address)
+    if hp is None:
+        raise ConfigError(f"{address!r} (from {ray_address_source(opts)}) is not a Ray address: "
+                          "expected HOST:PORT, ray://HOST:PORT, auto or local")
+    try:
+        with socket.create_connection(hp, timeout=timeout_s):
+            pass
+    except OSError as err:
+        reason = "unknown host" if isinstance(err, socket.gaierror) else (
+            err.strerror or type(err).__name__)
+        raise ConfigError(
+            f"no Ray cluster answers at {address} (from {ray_address_source(opts)}): "
+            f"{reason}; start it (ray start --head), fix the address, or pass --address local "
+            "for a private instance") from None
+
+
+@contextlib.contextmanager
+def _loopback_node(on: bool) -> Iterator[None]:
+    """Keep Ray on 127.0.0.1. On Linux, Ray replaces a node address of 127.0.0.1 with the
+    machine's reachable one (``resolve_ip_for_localhost``): a local instance's servers (GCS,
+    raylet, workers) then listen on every interface, and a driver attaching to a cluster
+    started on 127.0.0.1 looks for it on the reachable address. Only Ray's "no cluster"
+    switch (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read at import) keeps the loopback
+    address; it is turned off while the sweep uses Ray and restored afterwards."""
+    if not on:
+        yield
+        return
+    try:
+        from ray._private import ray_constants
+    except ImportError:  # a Ray without the switch: the address check after init decides
+        ray_constants = None
+    var = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+    old_env, old_flag = os.environ.get(var), getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
+    os.environ[var] = "0"  # Ray's own processes read it at import
+    if old_flag is not None:
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if old_flag is not None:
+            ray_constants.ENABLE_RAY_CLUSTER = old_flag
+        if old_env is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = old_env
+
+
 def ray_init_kwargs(opts: Options) -> dict:
     """``ray.init`` arguments: a local start (``address="local"``, which Ray starts afresh
     even when ``RAY_ADDRESS`` is set) sizes the instance (num_cpus, the llm resource) and
@@ -160,40 +230,64 @@ def run_ray(specs: list[dict], out: Path, opts: Options, report: Report) -> list
         import ray
     except ImportError:
         raise ConfigError("the ray executor needs Ray: pip install 'kbgym[ray]'") from None
-    ray.init(**ray_init_kwargs(opts))
-    try:
-        if any(is_llm(s) for s in specs) and "llm" not in ray.cluster_resources():
-            raise ConfigError("this Ray cluster declares no 'llm' resource for the LLM runs; "
-                              "start its nodes with ray start --resources '{\"llm\": K}'")
-        task = ray.remote(num_cpus=1, max_retries=opts.retries,
-                          retry_exceptions=list(transient_errors()))(_ray_task)
-        root = str(Path(out).resolve())
-        slots = opts.llm_slots if opts.llm_slots is not None else len(specs)
-        pending, running, results = list(specs), {}, {}
-        while pending or running:
-            # the llm resource caps LLM runs on the cluster; the driver also keeps at most
-            # --llm-slots of them submitted, which holds on a cluster sized otherwise
-            llm_busy = sum(is_llm(s) for s in running.values())
-            for spec in list(pending):
-                if is_llm(spec):
-                    if llm_busy >= slots:
-                        continue
-                    llm_busy += 1
-                pending.remove(spec)
-                options = {"resources": {"llm": 1}} if is_llm(spec) else {}
-                running[task.options(**options).remote(spec, root, opts.timeout_s)] = spec
-            ready, _ = ray.wait(list(running), num_returns=1)
-            for ref in ready:
-                spec = running.pop(ref)
-                try:
-                    res = ray.get(ref)
-                except Exception as err:  # a RayTaskError wrapping the run's own error
-                    res = _failed(spec, getattr(err, "cause", None) or err)
-                report(res)
-                results[res["id"]] = res
-        return [results[run_id(s)] for s in specs]
-    finally:
-        ray.shutdown()
+    kw = ray_init_kwargs(opts)
+    local = kw["address"] == "local"
+    hp = None if local else _host_port(kw["address"])
+    loopback = local or (hp is not None and hp[0] in ("127.0.0.1", "localhost", "::1"))
+    with _loopback_node(loopback):  # a cluster on 127.0.0.1 is reached there, too
+        try:
+            ctx = ray.init(**kw)
+        except ConnectionError as err:  # e.g. --address auto with no instance running
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            hint = "" if local or os.environ.get("RAY_AUTH_MODE") else (
+                "; a cluster with token authentication also needs RAY_AUTH_MODE=token and its "
+                "token here")
+            raise ConfigError(f"cannot attach to Ray at {kw['address']} (from "
+                              f"{ray_address_source(opts)}): {first}{hint}") from None
+        try:
+            node_ip = (getattr(ctx, "address_info", None) or {}).get("node_ip_address")
+            if local and node_ip != "127.0.0.1":
+                raise ConfigError(
+                    f"the local Ray instance came up on {node_ip}, not 127.0.0.1 only; this "
+                    f"Ray ({ray.__version__}) cannot be kept private: start one yourself and "
+                    "pass --address")
+            return _ray_sweep(ray, specs, out, opts, report)
+        finally:
+            ray.shutdown()
+
+
+def _ray_sweep(ray, specs: list[dict], out: Path, opts: Options, report: Report) -> list[dict]:
+    """The runs as Ray tasks, on the instance :func:`run_ray` started or attached to."""
+    if any(is_llm(s) for s in specs) and "llm" not in ray.cluster_resources():
+        raise ConfigError("this Ray cluster declares no 'llm' resource for the LLM runs; "
+                          "start its nodes with ray start --resources '{\"llm\": K}'")
+    task = ray.remote(num_cpus=1, max_retries=opts.retries,
+                      retry_exceptions=list(transient_errors()))(_ray_task)
+    root = str(Path(out).resolve())
+    slots = opts.llm_slots if opts.llm_slots is not None else len(specs)
+    pending, running, results = list(specs), {}, {}
+    while pending or running:
+        # the llm resource caps LLM runs on the cluster; the driver also keeps at most
+        # --llm-slots of them submitted, which holds on a cluster sized otherwise
+        llm_busy = sum(is_llm(s) for s in running.values())
+        for spec in list(pending):
+            if is_llm(spec):
+                if llm_busy >= slots:
+                    continue
+                llm_busy += 1
+            pending.remove(spec)
+            options = {"resources": {"llm": 1}} if is_llm(spec) else {}
+            running[task.options(**options).remote(spec, root, opts.timeout_s)] = spec
+        ready, _ = ray.wait(list(running), num_returns=1)
+        for ref in ready:
+            spec = running.pop(ref)
+            try:
+                res = ray.get(ref)
+            except Exception as err:  # a RayTaskError wrapping the run's own error
+                res = _failed(spec, getattr(err, "cause", None) or err)
+            report(res)
+            results[res["id"]] = res
+    return [results[run_id(s)] for s in specs]
 
 
 def check_options(executor: str, opts: Options) -> None:
@@ -209,6 +303,12 @@ def check_options(executor: str, opts: Options) -> None:
         raise ConfigError(f"--timeout must be positive, got {opts.timeout_s:g}")
     if executor != "ray" and opts.address not in (None, "local"):
         raise ConfigError("--address applies to the ray executor only")
+    if executor == "ray":
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ConfigError("the ray executor needs Ray: pip install 'kbgym[ray]'")
+        check_ray_reachable(opts)
 
 
 def run_all(specs: list[dict], out: str | Path, executor: str = "process",

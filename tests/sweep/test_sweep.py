@@ -495,3 +495,125 @@ def test_a_crashed_worker_is_replaced_and_its_run_retried(tmp_path, monkeypatch)
     marker.unlink()
     res = sweep(grid, tmp_path / "out2", executor="process", options=Options(jobs=1, retries=0))
     assert [r["status"] for r in res] == ["failed"] and "BrokenProcessPool" in res[0]["error"]
+
+
+def test_a_ray_address_nothing_answers_on_is_a_one_line_error(monkeypatch):
+    """Ray would retry an unreachable address for minutes, printing connection warnings;
+    the sweep refuses it at once, naming where the address came from."""
+    from kbgym.sweep.executors import check_ray_reachable
+
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    with pytest.raises(ConfigError) as err:
+        check_ray_reachable(Options())
+    assert "no Ray cluster answers at 127.0.0.1:1 (from $RAY_ADDRESS)" in str(err.value)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match=r"from --address"):
+        check_ray_reachable(Options(address="127.0.0.1:1"))
+    for bad in ("not an address", "http://", "head:99999", "head"):
+        with pytest.raises(ConfigError, match="is not a Ray address"):
+            check_ray_reachable(Options(address=bad))
+    check_ray_reachable(Options(address="local"))  # nothing to reach: started here
+    check_ray_reachable(Options(address="auto"))  # Ray finds it (or says so in one line)
+    monkeypatch.delenv("RAY_ADDRESS")
+    check_ray_reachable(Options())
+
+
+@pytest.mark.slow
+def test_a_bogus_ray_address_stops_the_sweep_in_one_line(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    grid = write_grid(tmp_path)
+    assert exit_code(["sweep", str(grid), "--out", str(tmp_path / "o"), "--executor", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert "no Ray cluster answers at 127.0.0.1:1" in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+def _descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _listening_addresses(pids: set[int]) -> list[str]:
+    """The local addresses (hex, as /proc/net shows them) of TCP sockets in LISTEN that
+    ``pids`` hold."""
+    inodes = set()
+    for pid in pids:
+        try:
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(fd)
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    found = []
+    for name in ("tcp", "tcp6"):
+        for line in Path(f"/proc/net/{name}").read_text().splitlines()[1:]:
+            f = line.split()
+            if f[3] == "0A" and f[9] in inodes:
+                found.append(f[1].rsplit(":", 1)[0])
+    return found
+
+
+LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}
+
+
+@pytest.mark.slow
+def test_a_local_ray_instance_listens_on_loopback_only(tmp_path, monkeypatch):
+    """Every TCP listener of the local instance (GCS, raylet, workers, agents) is on
+    127.0.0.1, and Ray's switch is restored when the sweep ends."""
+    pytest.importorskip("ray")
+    if not Path("/proc/net/tcp").exists():
+        pytest.skip("reads /proc/net (Linux)")
+    import kbgym.sweep.executors as ex
+
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", raising=False)
+    seen: dict = {}
+    real = ex._ray_sweep
+
+    def probe(ray, specs, out, opts, report):
+        res = real(ray, specs, out, opts, report)  # workers are up now
+        seen["nodes"] = {n["NodeManagerAddress"] for n in ray.nodes()}
+        seen["listening"] = _listening_addresses(_descendants(os.getpid()))
+        return res
+
+    monkeypatch.setattr(ex, "_ray_sweep", probe)
+    grid = write_grid(tmp_path, TINY.replace("seeds: [0, 1]", "seeds: [0]"))
+    res = run_all(expand(load_grid(grid)), tmp_path / "out", "ray", Options(jobs=1))
+    assert [r["status"] for r in res] == ["done"]
+    assert seen["nodes"] == {"127.0.0.1"}
+    assert seen["listening"] and set(seen["listening"]) <= LOOPBACK, seen["listening"]
+    assert "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER" not in os.environ
+    from ray._private import ray_constants
+
+    assert ray_constants.ENABLE_RAY_CLUSTER is True
+
+
+@pytest.mark.slow
+def test_ray_timeout_marks_the_run_timeout(tmp_path, monkeypatch):
+    pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    grid = write_grid(tmp_path, TINY.replace("seeds: [0, 1]", "seeds: [0]"))
+    res = run_all(expand(load_grid(grid)), tmp_path / "out", "ray",
+                  Options(jobs=1, timeout_s=0.05))
+    assert res[0]["status"] == "timeout" and "time limit" in res[0]["error"]
+    assert status(run_dir(tmp_path / "out", res[0]["id"])) == "timeout"
