@@ -228,13 +228,17 @@ def answer_lines(table: dict, label: str) -> list[str]:
     if not c["n"] or not c.get("ci"):
         return []
     lo, hi = c["ci"]
+    b1_f1 = c["f1"] - c["f1_diff"]
+    if c["f1"] == 0 and b1_f1 == 0:  # steps of a reader that never answers right say nothing
+        return [f"{label}: answers no exact question right on either library (F1 0.000), so "
+                f"its steps (rho {c['rho']:.3f}) measure when it gives up, not the library"]
     steps = ("lowers its steps" if hi < 1 else "raises its steps" if lo > 1
              else "does not change its steps measurably")
     dlo, dhi = c["f1_diff_ci"]
     f1 = "loses F1" if dhi < 0 else "keeps its F1"  # formula (1) with delta 0
     return [f"{label}: on exact the trained library {steps} (rho {c['rho']:.3f}, 95% CI "
             f"{lo:.3f}-{hi:.3f}) and {f1} (F1 {c['f1']:.3f} vs B1 "
-            f"{c['f1'] - c['f1_diff']:.3f}, dF1 95% CI {dlo:+.3f}..{dhi:+.3f})"]
+            f"{b1_f1:.3f}, dF1 95% CI {dlo:+.3f}..{dhi:+.3f})"]
 
 
 # -- the curator -----------------------------------------------------------------------------

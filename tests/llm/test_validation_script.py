@@ -54,3 +54,19 @@ def test_bad_parts_are_a_one_line_error(validation, tmp_path, capsys):
     assert validation.main(["--fake", "--arms", "B2", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "--parts" in err[0] and "--arms" in err[1]
+
+
+def test_the_plain_answer_says_when_steps_say_nothing(validation):
+    """A reader that answers nothing right on either library gets no 'keeps its F1' verdict:
+    its steps measure when it gives up."""
+    def table(f1, f1_diff, ci=(0.74, 0.94)):
+        return {"groups": {"exact": {"all": {"trained": {
+            "n": 8, "rho": 0.829, "ci": list(ci), "f1": f1, "f1_diff": f1_diff,
+            "f1_diff_ci": [f1_diff - 0.1, f1_diff + 0.1]}}}}}
+
+    (line,) = validation.answer_lines(table(0.0, 0.0), "LLM")
+    assert "answers no exact question right" in line and "keeps" not in line
+    (line,) = validation.answer_lines(table(0.9, 0.0), "LLM")
+    assert "lowers its steps" in line and "keeps its F1 (F1 0.900 vs B1 0.900" in line
+    (line,) = validation.answer_lines(table(0.5, -0.4), "LLM")
+    assert "loses F1" in line
