@@ -7,6 +7,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +48,23 @@ def content_hash(obj: Any) -> str:
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` via a temp file in the same folder, fsync, then rename."""
+    atomic_write_chunks(path, (text,))
+
+
+def atomic_write_chunks(path: str | os.PathLike, chunks: Iterable[str]) -> str:
+    """:func:`atomic_write_text` of the text ``chunks`` join to, one chunk in memory at a time
+    (a 10^6-person universe file is 2 GB); returns the sha256 hex digest of what was written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    digest = hashlib.sha256()
     try:
         os.fchmod(fd, 0o644)  # mkstemp makes 0600; results are meant to be shared
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            for chunk in chunks:
+                data = chunk.encode("utf-8")
+                digest.update(data)
+                fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -63,6 +74,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+    return digest.hexdigest()
 
 
 def write_canonical(path: str | os.PathLike, obj: Any) -> str:

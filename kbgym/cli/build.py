@@ -98,13 +98,12 @@ def universe_config_from_args(args):
 
 def cmd_build(args) -> int:
     from kbgym.cli.common import check_output_file
-    from kbgym.jsonio import atomic_write_text
     from kbgym.worlds import family
 
     check_output_file(args.out, config=args.config)
     fam = family(getattr(args, "world", "people"))
     u = fam.generate(universe_config_from_args(args))
-    atomic_write_text(args.out, u.dumps())
+    u.write(args.out)  # a chunk at a time: a 10^6-person file is 2 GB of text
     if not args.quiet:
         print(fam.summarize(u))
         print(f"wrote {args.out}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any
@@ -261,26 +263,44 @@ class Universe:
         )
 
     def dumps(self) -> str:
-        """The canonical JSON text of the universe file (SPEC §15.1).
-
-        The same text as ``canonical(self.to_json())``, made faster: people and nodes (nearly
-        all of a large universe) are written by templates instead of as dicts."""
+        """The canonical JSON text of the universe file (SPEC §15.1): the same text as
+        ``canonical(self.to_json())``, made faster (see :meth:`text_chunks`)."""
         if "text" not in self._cache:
-            from kbgym.jsonio import _UNSAFE, _escape, canonical
-
-            obj = self.to_json(lists=False)
-            obj["nodes"], obj["people"] = _NODES_MARK, _PEOPLE_MARK
-            text = canonical(obj)
-            nodes = "[" + ",".join(map(_node_text, self.nodes)) + "]"
-            people = "[" + ",".join(map(_person_text, self.people)) + "]"
-            if not nodes.isascii():
-                nodes = _UNSAFE.sub(_escape, nodes)
-            if not people.isascii():
-                people = _UNSAFE.sub(_escape, people)
-            text = text.replace(f'"{_NODES_MARK}"', nodes, 1).replace(
-                f'"{_PEOPLE_MARK}"', people, 1)
-            self._cache["text"] = text
+            self._cache["text"] = "".join(self.text_chunks())
         return self._cache["text"]
+
+    def text_chunks(self, batch: int = 20_000) -> Iterator[str]:
+        """The universe file's text in pieces that join to :meth:`dumps`: people and nodes
+        (nearly all of a large universe) are written by templates, ``batch`` at a time,
+        instead of as dicts, so :meth:`write` never holds the whole text."""
+        if "text" in self._cache:
+            yield self._cache["text"]
+            return
+        from kbgym.jsonio import _UNSAFE, _escape, canonical
+
+        obj = self.to_json(lists=False)
+        obj["nodes"], obj["people"] = _NODES_MARK, _PEOPLE_MARK
+        text = canonical(obj)
+        lists = sorted((text.index(f'"{mark}"'), mark, items, fn) for mark, items, fn in (
+            (_NODES_MARK, self.nodes, _node_text), (_PEOPLE_MARK, self.people, _person_text)))
+        pos = 0
+        for at, mark, items, fn in lists:
+            yield text[pos:at] + "["
+            for i in range(0, len(items), batch):
+                part = ",".join(map(fn, items[i:i + batch]))
+                if not part.isascii():
+                    part = _UNSAFE.sub(_escape, part)
+                yield "," + part if i else part
+            yield "]"
+            pos = at + len(mark) + 2
+        yield text[pos:]
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the universe file atomically, a chunk at a time, and remember its hash."""
+        from kbgym.jsonio import atomic_write_chunks
+
+        digest = atomic_write_chunks(path, self.text_chunks())
+        self._cache.setdefault("hash", "sha256:" + digest)
 
     @property
     def hash(self) -> str:
