@@ -70,19 +70,21 @@ def _shown(paths: list[Path]) -> str:
 
 
 def check_out(out: str | Path, *, what: str, flags: str, overwrite: bool = False,
-              patterns: Iterable[str] = RUN_FILES, locked: bool = False) -> list[Path]:
+              patterns: Iterable[str] = RUN_FILES, locked: bool = False,
+              name: str = "--out") -> list[Path]:
     """Refuse (one line, nothing written) an ``out`` holding what kbgym wrote unless
     ``overwrite``; returns those entries. ``flags`` names the ways on in the message
-    ("--resume to continue it or --overwrite to replace it"). ``locked``: the caller holds
-    the folder's lock (else a folder another process writes is refused first)."""
+    ("--resume to continue it or --overwrite to replace it"), ``name`` what the folder was
+    given as (a flag, or the argument of a Python call). ``locked``: the caller holds the
+    folder's lock (else a folder another process writes is refused first)."""
     d = Path(out)
     if d.exists() and not d.is_dir():
-        raise ConfigError(f"--out {out}: exists and is not a directory")
+        raise ConfigError(f"{name} {out}: exists and is not a directory")
     if not locked:
         check_unlocked(d)
     taken = written(d, patterns)
     if taken and not overwrite:
-        raise ConfigError(f"--out {out} already holds {what} ({_shown(taken)}); pass {flags}")
+        raise ConfigError(f"{name} {out} already holds {what} ({_shown(taken)}); pass {flags}")
     return taken
 
 

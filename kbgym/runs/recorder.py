@@ -223,11 +223,12 @@ class _RunFolder:
         from kbgym.runs.outdir import check_out, clear
 
         flags = "overwrite=True to replace it, or choose another folder"
-        check_out(root, what="a run", flags=flags, overwrite=overwrite)
+        check_out(root, what="a run", flags=flags, overwrite=overwrite, name="RunRecorder:")
         self._lock = contextlib.ExitStack()
         self._lock.enter_context(run_lock(root))
         try:
-            check_out(root, what="a run", flags=flags, overwrite=overwrite, locked=True)
+            check_out(root, what="a run", flags=flags, overwrite=overwrite, locked=True,
+                      name="RunRecorder:")
             clear(root)
         except BaseException:
             self._lock.close()

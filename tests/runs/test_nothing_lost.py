@@ -203,8 +203,10 @@ def test_the_readme_loop_under_a_recorder_is_a_usable_run(tmp_path, capsys):
     assert "ok: replay matches" in capsys.readouterr().out
     assert main(["report", "--run", str(out)]) == 0
     assert "# KBGym run" in capsys.readouterr().out
-    with pytest.raises(ConfigError, match="overwrite=True"):
+    with pytest.raises(ConfigError, match=r"^RunRecorder: .* already holds a run .*"
+                                          r"overwrite=True") as refused:
         RunRecorder(KBGymEnv(str(u), mode="train"), out)
+    assert "--out" not in str(refused.value)  # said to a Python caller, not a CLI user
     again = RunRecorder(KBGymEnv(str(u), mode="train"), out, overwrite=True)
     again.close()
     assert read_jsonl(out / "train_log.jsonl") == []
