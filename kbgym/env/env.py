@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-import weakref
 from pathlib import Path
 from typing import Any, TypedDict
+import weakref
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -593,25 +593,25 @@ class KBGymEnv(gym.Env):
 
 class _NextId:
     """The env's next note number for its action space, through a weak reference (no env <->
-    space cycle: a dropped env is freed without the cycle collector); pickles with its env."""
+    space cycle: a dropped env is freed without the cycle collector); pickles with its env.
+    A space that outlives its env, or is copied without it, keeps the last number."""
 
-    def __init__(self, env: KBGymEnv | None):
-        self._env = weakref.ref(env) if env is not None else None
-        self._last = 1
+    def __init__(self, env: KBGymEnv):
+        self.__setstate__({"env": env, "last": 1})
 
     def __call__(self) -> int:
-        env = self._env() if self._env is not None else None
-        if env is not None:  # a space outliving its env (or copied without it) keeps the last
+        env = self._env()
+        if env is not None:
             self._last = env._next_id()
         return self._last
 
     def __getstate__(self) -> dict:
-        return {"env": self._env() if self._env is not None else None, "last": self._last}
+        return {"env": self._env(), "last": self._last}
 
     def __setstate__(self, state: dict) -> None:
         env = state["env"]
-        self._env = weakref.ref(env) if env is not None else None
-        self._last = state.get("last", 1)
+        self._env = weakref.ref(env) if env is not None else lambda: None
+        self._last = state["last"]
 
 
 def _given_text(value: Any) -> str:

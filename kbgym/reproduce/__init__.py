@@ -80,14 +80,12 @@ def reproduce(out: str | Path, settings: Settings = FULL, *, executor: str = "pr
                  "skipped": statuses["skipped"],
                  "failed": statuses["failed"] + statuses.get("timeout", 0)},
     }
-    from kbgym.runs.plots import NO_PLOTS, plotting_available
+    from kbgym.runs.plots import want_plots
 
-    if plots and plotting_available():
+    if want_plots(plots, say):
         from kbgym.reproduce.plots import plot_reproduction
 
         rep["plots"] = [p.name for p in plot_reproduction(rep, out)]
-    elif plots:
-        say(NO_PLOTS)
     rep["seconds"] = {"wall": round(time.perf_counter() - t0, 3), "runs_total": round(seconds, 3),
                       "runs_cpu": round(cpu, 3)}
     write_canonical(out / "reproduction.json", rep)

@@ -123,12 +123,10 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     t = time.perf_counter()
     report = write_report(run, u, out / "probe_table.json")
     written = []
-    from kbgym.runs.plots import NO_PLOTS, plot_run, plotting_available
+    from kbgym.runs.plots import plot_run, want_plots
 
-    if plots and plotting_available():
+    if want_plots(plots, say):
         written = plot_run(run, out, out / "probe_table.json")
-    elif plots:
-        say(NO_PLOTS)
     timings["report"] = time.perf_counter() - t
 
     say("")

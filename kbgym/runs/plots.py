@@ -16,11 +16,20 @@ NO_PLOTS = "plots skipped: matplotlib is not installed (pip install 'kbgym[plot]
 
 
 def plotting_available() -> bool:
-    """Whether the ``plot`` extra is installed: the demo and ``kbgym reproduce`` then write
-    their figures, and otherwise say ``NO_PLOTS`` and write everything else."""
+    """Whether the ``plot`` extra (matplotlib) is installed."""
     import importlib.util
 
     return importlib.util.find_spec("matplotlib") is not None
+
+
+def want_plots(plots: bool, say) -> bool:
+    """Whether a command that writes figures besides its tables (the demo, ``kbgym
+    reproduce``, ``kbgym sweep report``) draws them: asked for and possible. Asked for without
+    the plot extra, it says ``NO_PLOTS`` and the command writes everything else."""
+    if plots and not plotting_available():
+        say(NO_PLOTS)
+        return False
+    return plots
 
 
 def _pyplot():

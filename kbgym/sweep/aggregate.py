@@ -468,14 +468,12 @@ def write_sweep_report(out: str | Path, *, prices: PriceTable | None = None,
     write_canonical(out / "report.json", rep)
     atomic_write_text(out / "report.md", render_markdown(rep))
     rep["_written"] = [out / "report.json", out / "report.md"]
-    from kbgym.runs.plots import NO_PLOTS, plotting_available
+    from kbgym.runs.plots import want_plots
 
-    if plots and plotting_available():
+    if want_plots(plots, lambda line: rep.__setitem__("_note", line)):
         from kbgym.sweep.plots import plot_sweep
 
         rep["_written"] += plot_sweep(rep, out)
-    elif plots:
-        rep["_note"] = NO_PLOTS
     return rep
 
 

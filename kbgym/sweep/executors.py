@@ -136,6 +136,9 @@ def run_process(specs: list[dict], out: Path, opts: Options, report: Report) -> 
     return [results[run_id(s)] for s in specs]
 
 
+NEED_RAY = "the ray executor needs Ray: pip install 'kbgym[ray]'"
+
+
 def ray_address_source(opts: Options) -> str:
     """Where :func:`ray_address` came from, for error messages."""
     return "--address" if opts.address else "$RAY_ADDRESS" if os.environ.get(
@@ -229,7 +232,7 @@ def run_ray(specs: list[dict], out: Path, opts: Options, report: Report) -> list
     try:
         import ray
     except ImportError:
-        raise ConfigError("the ray executor needs Ray: pip install 'kbgym[ray]'") from None
+        raise ConfigError(NEED_RAY) from None
     kw = ray_init_kwargs(opts)
     local = kw["address"] == "local"
     hp = None if local else _host_port(kw["address"])
@@ -307,7 +310,7 @@ def check_options(executor: str, opts: Options) -> None:
         import importlib.util
 
         if importlib.util.find_spec("ray") is None:
-            raise ConfigError("the ray executor needs Ray: pip install 'kbgym[ray]'")
+            raise ConfigError(NEED_RAY)
         check_ray_reachable(opts)
 
 
