@@ -9,6 +9,13 @@ actions, costs and budget M:
   ``origin == o`` and not edited, or ``o`` in ``absorbed``; an edited original may no longer
   state its fact, so it does not count) appears in a search page, or in a read result (the
   read note, or a linked note on the page of links shown).
+- **Proven.** A reader that does not know the support must also see that a set is
+  complete. The support of a :data:`SET_KINDS` relation (``X``'s friends, ``X``'s children)
+  is grouped into sets by relation and subject (:meth:`Navigator.sets`); a set is *proven*
+  by a read whose page of links shows every member, or by a search page that holds the
+  first hit after the set's last member in that query's ranking (or shows that the ranking
+  ended: a short or empty page). Members the proving query ranks are proven; the others
+  need a proof of their own. Every other support origin is proven once shown.
 - **Actions.** ``search(query, page)`` shows page ``page`` (1..``max_page``, ``page_size``
   hits) of the library's own search backend, exactly as ``env.step`` does; ``read(id,
   links_page)`` shows the note and one page of ``links_per_page`` links (100, as the env).
@@ -17,16 +24,17 @@ actions, costs and budget M:
   name or value; each key followed by each relation word of the question's class,
   :data:`RELATION_WORDS`) plus every person name shown so far (:func:`roster_names`, the
   bare name). It reads only ids already shown.
-- **Choice.** Each step it takes the action that shows the most support not yet shown; a
-  search is valued by what its page shows plus the best read of a note it newly shows (one
-  read of look-ahead; on the last step before the answer, by its page alone). Ties go to the
-  larger immediate gain, then reads before searches, then id order for reads (and links
-  page), vocabulary order and page for searches.
-- **End.** With all support shown it answers (1 step, F1 1). It fails (F1 0, M steps, like a
-  reader that runs out of budget) when the budget would end first, when no step shows any
-  more support, or when support is gone (an origin no live note carries). A question with
-  empty support (QC5, unanswerable) is answered at once: 1 step. A question whose support is
-  ``unavailable`` gets no figure (None).
+- **Choice.** Each step it takes the action worth most: the support it newly shows plus the
+  support it newly *settles* (shown and proven); a search is valued by its page plus the
+  best read of a note it newly shows (one read of look-ahead; on the last step before the
+  answer, by its page alone). Ties go to the larger immediate gain, then reads before
+  searches, then id order for reads (and links page), vocabulary order and page for
+  searches.
+- **End.** With all support settled it answers (1 step, F1 1). It fails (F1 0, M steps,
+  like a reader that runs out of budget) when the budget would end first, when no step
+  settles any more support, or when support is gone (an origin no live note carries). A
+  question with empty support (QC5, unanswerable) is answered at once: 1 step. A question
+  whose support is ``unavailable`` gets no figure (None).
 
 :meth:`Navigator.optimum` is the exhaustive reference: the fewest steps over *all* plans in
 the same action space (branch and bound, for small universes), used to check the greedy
@@ -66,6 +74,12 @@ RELATION_WORDS: dict[str, tuple[str, ...]] = {
 #: Imported universes (PhantomWiki, corpora) have sentences of their own: no relation words;
 #: their question text carries the relation.
 NO_RELATION_WORDS: dict[str, tuple[str, ...]] = {}
+
+#: The relations whose facts form sets (generated universes, §3): a person's children
+#: (``parent_of``), parents (``child_of``) and friends (``friend_of``). A reader that does not
+#: know the support must see that such a set is complete; every other fact (an attribute, a
+#: marriage, a birthdate, an imported universe's sentence) is complete once shown.
+SET_KINDS = frozenset({"parent_of", "child_of", "friend_of"})
 
 #: Why a navigation ended.
 SHOWN = "shown"  # all support shown, then answer
@@ -163,6 +177,10 @@ class Navigator:
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
+        # origin -> (relation, subject) of a fact in a set; generated universes only (§3)
+        self._set_of: dict[str, tuple[str, str]] = {
+            n.id: (n.fact.kind, n.fact.subject) for n in universe.nodes
+            if n.fact.kind in SET_KINDS} if self.words is RELATION_WORDS else {}
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
@@ -232,6 +250,42 @@ class Navigator:
             hit = self._tokens[node_id] = frozenset(tokenize(self.library[node_id].text))
         return hit
 
+    def sets(self, question: Question) -> list[frozenset[str]]:
+        """The sets a reader must see complete: the question's support of a
+        :data:`SET_KINDS` relation grouped by relation and subject (``X``'s friends, ``X``'s
+        children), in the order of their first origin."""
+        groups: dict[tuple[str, str], set[str]] = {}
+        for o in question.support:
+            fam = self._set_of.get(o)
+            if fam is not None:
+                groups.setdefault(fam, set()).add(o)
+        return [frozenset(g) for g in groups.values()]
+
+    def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
+        """page -> the support whose set ``search(query, page)`` proves complete. For each of
+        ``sets`` (:meth:`sets`) the query ranks, that is the page holding the first hit after
+        the set's last member in the query's ranking, or the end of the ranking (a short or
+        empty page), if the exam's pages reach it; the members the query ranks are proven
+        there."""
+        if not sets:
+            return {}
+        where = self.positions(query)
+        carriers = self.carriers()
+        out: dict[int, set[str]] = {}
+        for fam in sets:
+            ranked: dict[str, int] = {}
+            for o in fam:
+                pos = [where[n] for n in carriers.get(o, ()) if n in where]
+                if pos:
+                    ranked[o] = min(pos)
+            if not ranked:
+                continue
+            last = max(ranked.values())
+            page = (last + 1) // self.page_size + 1  # past a full last page: one more
+            if page <= self.max_page:
+                out.setdefault(page, set()).update(ranked)
+        return {p: frozenset(v) for p, v in out.items()}
+
     def carriers(self) -> dict[str, list[str]]:
         """origin -> the live notes that carry it (SPEC §6.2), in id order."""
         if self._carriers is None:
@@ -271,12 +325,12 @@ class Navigator:
 
 @dataclass
 class _Entry:
-    """One vocabulary query and the pages on which it shows notes that matter (None until
-    its ranking is needed)."""
+    """One vocabulary query and the pages on which it shows or proves support (None until its
+    ranking is needed)."""
 
     query: str
     key: Any
-    pages: list[tuple[int, list[str]]] | None  # (page, relevant ids on it), pages ascending
+    pages: list[tuple[int, list[str], frozenset[str]]] | None  # (page, relevant ids, proven)
     reach: frozenset[str]  # the support its ranking could show: carried by notes it can rank
     via: tuple[str, ...]  # the notes linking to support it can rank
     page_cap: int  # the most support one page can show (page_size notes, each at its most)
@@ -287,18 +341,24 @@ class _Greedy:
     """One greedy navigation. Only two kinds of notes can show support: the carriers of a
     support origin (shown by any page or read that shows them) and the notes linking to one
     (a read of the right links page shows it); every other note matters only through the
-    names it shows.
+    names it shows, or, on a search page, as the hit that proves a set ended.
+
+    A support origin is *settled* when it was shown and, if it belongs to a set
+    (:meth:`Navigator.sets`), its set was proven complete. A step is worth the support it
+    newly shows plus the support it newly settles.
 
     Under BM25 a query can rank only notes sharing one of its tokens, so a query's value is
-    bounded by what the relevant notes holding its tokens could show; its ranking is fetched
-    only when that bound could beat the best step found so far (the same choice, fewer
-    rankings)."""
+    bounded by what the relevant notes holding its tokens could show and settle; its ranking
+    is fetched only when that bound could beat the best step found so far (the same choice,
+    fewer rankings)."""
 
     def __init__(self, nav: Navigator, q: Question):
         self.nav, self.q = nav, q
         lib, lpp = nav.library, nav.links_per_page
         support = frozenset(q.support)
-        self.remaining = set(support)
+        self.families = nav.sets(q)
+        self.unshown = set(support)
+        self.open = set().union(*self.families)  # in a set not yet proven complete
         carried: dict[str, set[str]] = {}
         for o in support:
             for nid in nav.carriers()[o]:
@@ -309,7 +369,8 @@ class _Greedy:
             for src in lib.in_links(target):
                 page = lib[src].links.index(target) // lpp + 1
                 via.setdefault(src, {}).setdefault(page, set()).update(origins)
-        self.via = {s: {p: frozenset(o) for p, o in pages.items()} for s, pages in via.items()}
+        self.via = {s: {p: (frozenset(o), self._whole(o)) for p, o in pages.items()}
+                    for s, pages in via.items()}
         self.relevant = set(self.carried) | set(self.via)
         self.holding: dict[str, list[str]] | None = None  # token -> relevant notes with it
         if nav._lexical:
@@ -324,6 +385,25 @@ class _Greedy:
         self.taken: set[tuple] = set()
         for query in base_vocabulary(q, nav.words):
             self._add_query(query)
+
+    def _whole(self, origins: set[str]) -> frozenset[str]:
+        """The sets whose every member a links page shows: reading it proves them complete."""
+        return frozenset().union(*(f for f in self.families if f <= origins))
+
+    @property
+    def remaining(self) -> set[str]:
+        """The support not yet settled."""
+        return self.unshown | self.open
+
+    def _gain(self, shows: frozenset[str] | set[str], proves: frozenset[str],
+              unshown: set[str] | None = None, open_: set[str] | None = None) -> int:
+        """What a step showing ``shows`` and proving ``proves`` is worth from the given state
+        (the current one by default): support newly shown plus support newly settled."""
+        unshown = self.unshown if unshown is None else unshown
+        open_ = self.open if open_ is None else open_
+        before = unshown | open_
+        after = (unshown - shows) | (open_ - proves)
+        return len(shows & unshown) + len(before) - len(after)
 
     def _add_query(self, query: str) -> None:
         key = self.nav.query_key(query)
@@ -343,52 +423,60 @@ class _Greedy:
         cap = self.nav.page_size * max(map(len, carried), default=0)
         self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand)))
 
-    def _rank(self, entry: _Entry) -> list[tuple[int, list[str]]]:
-        """The pages on which the query shows relevant notes: only the notes it can rank
-        (``entry.cand``) are looked up in its ranking."""
+    def _rank(self, entry: _Entry) -> list[tuple[int, list[str], frozenset[str]]]:
+        """The pages on which the query shows relevant notes or proves a set complete: only
+        the notes it can rank (``entry.cand``) are looked up in its ranking."""
         where = self.nav.positions(entry.query)
         ps = self.nav.page_size
-        found = sorted((where[nid], nid) for nid in entry.cand if nid in where)
-        pages: list[tuple[int, list[str]]] = []
-        for pos, nid in found:
-            page = pos // ps + 1
-            if pages and pages[-1][0] == page:
-                pages[-1][1].append(nid)
-            else:
-                pages.append((page, [nid]))
+        by_page: dict[int, list[str]] = {}
+        for pos, nid in sorted((where[nid], nid) for nid in entry.cand if nid in where):
+            by_page.setdefault(pos // ps + 1, []).append(nid)
+        proven = self.nav.closes(entry.query, self.families)
+        pages = [(p, by_page.get(p, []), proven.get(p, frozenset()))
+                 for p in sorted(set(by_page) | set(proven))]
         entry.pages = pages
         return pages
 
-    def _show(self, ids: Iterable[str]) -> None:
+    def _read_value(self, nid: str, unshown: set[str] | None = None,
+                    open_: set[str] | None = None) -> tuple[int, int]:
+        """(value, links page) of the best read of linking note ``nid``."""
+        best = (0, 0)
+        for page, (origins, whole) in sorted(self.via[nid].items()):
+            gain = self._gain(origins, whole, unshown, open_)
+            if gain > best[0]:
+                best = (gain, page)
+        return best
+
+    def _show(self, ids: Iterable[str], proves: frozenset[str] = frozenset()) -> None:
         nav = self.nav
         for nid in ids:
-            self.remaining.difference_update(self.carried.get(nid, ()))
+            self.unshown.difference_update(self.carried.get(nid, ()))
             self.shown.add(nid)
             for name in nav.names_in(nid):
                 if name not in self.names:
                     self.names.add(name)
                     self._add_query(name)
+        self.open.difference_update(proves)
 
     def _choose(self, left: int) -> tuple[Action, tuple] | None:
-        rem = self.remaining
         best: tuple | None = None
         action: Action | None = None
         for nid in sorted((i for i in self.via if i in self.shown), key=id_num):
-            for page, origins in sorted(self.via[nid].items()):
-                gain = len(origins & rem)
+            for page, (origins, whole) in sorted(self.via[nid].items()):
+                gain = self._gain(origins, whole)
                 if gain:
                     score = (gain, gain, 1, -id_num(nid), -page)
                     if best is None or score > best:
                         best = score
                         pages = self.nav.link_pages(nid)
-                        action = ("read", nid, page if pages > 1 else None)
-        # the most a read of each linking note not yet shown could show now
-        read_gain = {nid: max(len(o & rem) for o in pages.values())
-                     for nid, pages in self.via.items() if nid not in self.shown}
+                        action = ("read", nid, page if pages > 1 else None, whole)
+        # the most a read of each linking note not yet shown could be worth now
+        read_gain = {nid: self._read_value(nid)[0] for nid in self.via if nid not in self.shown}
+        rem = self.remaining
         bounds = []
         for vi, entry in enumerate(self.vocab):
             # a bound on this query's (value, immediate gain): all it could rank, at best
-            imm = min(len(entry.reach & rem), entry.page_cap)
+            imm = min(len(entry.reach & self.unshown), entry.page_cap) + len(entry.reach & rem)
             look = max((read_gain.get(nid, 0) for nid in entry.via), default=0) \
                 if left > 1 else 0
             if imm + look:
@@ -398,26 +486,25 @@ class _Greedy:
             if best is not None and bound <= best:
                 break  # neither this query nor any after it can beat the best step
             entry_pages = entry.pages if entry.pages is not None else self._rank(entry)
-            for page, ids in entry_pages:
+            for page, ids, proves in entry_pages:
                 if (vi, page) in self.taken:
                     continue
                 got: set[str] = set()
                 for nid in ids:
                     got.update(self.carried.get(nid, ()))
-                got &= rem
+                now = self._gain(got, proves)
                 look = 0
                 if left > 1:
-                    after = rem - got
+                    unshown, open_ = self.unshown - got, self.open - proves
                     for nid in ids:
                         if nid in self.via and nid not in self.shown:
-                            for origins in self.via[nid].values():
-                                look = max(look, len(origins & after))
-                value = len(got) + look
+                            look = max(look, self._read_value(nid, unshown, open_)[0])
+                value = now + look
                 if value:
-                    score = (value, len(got), 0, -vi, -page)
+                    score = (value, now, 0, -vi, -page)
                     if best is None or score > best:
                         best = score
-                        action = ("search", entry.query, page, vi)
+                        action = ("search", entry.query, page, vi, proves)
         return None if action is None else (action, best)
 
     def run(self) -> NavResult:
@@ -432,13 +519,14 @@ class _Greedy:
                 return NavResult(nav.m, 0.0, STUCK, tuple(plan))
             action = chosen[0]
             if action[0] == "read":
-                plan.append(action)
-                self._show(nav.read_shows(action[1], action[2]))
+                _, nid, page, whole = action
+                plan.append(("read", nid, page))
+                self._show(nav.read_shows(nid, page), whole)
             else:
-                _, query, page, vi = action
+                _, query, page, vi, proves = action
                 self.taken.add((vi, page))
                 plan.append(("search", query, page))
-                self._show(nav.search_shows(query, page))
+                self._show(nav.search_shows(query, page), proves)
         return NavResult(len(plan) + 1, 1.0, SHOWN, tuple(plan))
 
 
@@ -448,16 +536,26 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
     The actions are every search of a base query; every search of a roster name, available
     once the name is shown; and every read (each links page) of a linked note, available
     once its id is shown (a note without links shows nothing when read that its id's
-    appearance did not already show). An action is *useful* when it shows support or shows a
-    name or id that a useful action needs (a fixpoint); no other action can shorten a plan.
-    States (support shown, needed names and ids shown) are searched breadth first with
-    duplicates dropped, up to one action fewer than the greedy plan (its length bounds the
-    optimum), pruning states whose remaining support needs more steps than are left even at
-    the best single action's gain."""
+    appearance did not already show). Searches include the page just past a query's last
+    hit, which can prove a set ended. An action is *useful* when it shows or proves support
+    or shows a name or id that a useful action needs (a fixpoint); no other action can
+    shorten a plan. States (support shown, support proven, needed names and ids shown) are
+    searched breadth first with duplicates dropped, up to one action fewer than the greedy
+    plan (its length bounds the optimum), pruning states whose unsettled support needs more
+    steps than are left even at the best single action's gain."""
     greedy = nav.run(q)
-    support = sorted(q.support, key=id_num)
+    goal, families = frozenset(q.support), nav.sets(q)
+    support = sorted(goal, key=id_num)
     bit = {o: 1 << i for i, o in enumerate(support)}
     full = (1 << len(support)) - 1
+    free = full
+    for fam in families:
+        for o in fam:
+            free &= ~bit[o]
+
+    def bits(origins: Iterable[str]) -> int:
+        return sum(bit[o] for o in set(origins))
+
     carriers = nav.carriers()
     carried: dict[str, int] = {}
     for o in support:
@@ -465,25 +563,33 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
             carried[nid] = carried.get(nid, 0) | bit[o]
     lib = nav.library
 
-    acts: list[tuple[Action, Any, list[str]]] = []  # (action, what it needs, ids shown)
+    # (action, what it needs, ids shown, support proven)
+    acts: list[tuple[Action, Any, list[str], int]] = []
     seen: set = set()
-    for query in base_vocabulary(q, nav.words):
+
+    def searches(query: str, needs: Any) -> None:
         key = nav.query_key(query)
-        if key not in seen and query.strip():
-            seen.add(key)
-            acts += [(("search", query, p), None, nav.search_shows(query, p))
-                     for p in range(1, _pages(nav, query) + 1)]
+        if key in seen or not query.strip():
+            return
+        seen.add(key)
+        proven = nav.closes(query, families)
+        last = max(_pages(nav, query), max(proven, default=0))
+        acts.extend((("search", query, p), needs, nav.search_shows(query, p),
+                     bits(proven.get(p, ()))) for p in range(1, last + 1))
+
+    for query in base_vocabulary(q, nav.words):
+        searches(query, None)
     for name in sorted(set(nav._finder_names)):
-        key = nav.query_key(name)
-        if key not in seen:
-            seen.add(key)
-            acts += [(("search", name, p), ("name", name), nav.search_shows(name, p))
-                     for p in range(1, _pages(nav, name) + 1)]
+        searches(name, ("name", name))
     for node in lib:
         if node.links:
             pages = nav.link_pages(node.id)
-            acts += [(("read", node.id, p if pages > 1 else None), ("id", node.id),
-                      nav.read_shows(node.id, p)) for p in range(1, pages + 1)]
+            for p in range(1, pages + 1):
+                ids = nav.read_shows(node.id, p)
+                linked = {o for nid in ids[1:] for o in lib[nid].carried()} & goal
+                whole = [f for f in families if f <= linked]
+                acts.append((("read", node.id, p if pages > 1 else None), ("id", node.id),
+                             ids, bits(o for f in whole for o in f)))
 
     def enables(ids: list[str]) -> set:
         out = set()
@@ -495,11 +601,11 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
 
     sup = [0] * len(acts)
     ena = [set()] * len(acts)
-    for i, (_, _, ids) in enumerate(acts):
+    for i, (_, _, ids, _) in enumerate(acts):
         for nid in ids:
             sup[i] |= carried.get(nid, 0)
         ena[i] = enables(ids)
-    useful = {i for i in range(len(acts)) if sup[i]}
+    useful = {i for i in range(len(acts)) if sup[i] or acts[i][3]}
     needed = {acts[i][1] for i in useful} - {None}
     while True:
         more = {i for i in range(len(acts)) if i not in useful and ena[i] & needed}
@@ -509,28 +615,28 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
         needed |= {acts[i][1] for i in more} - {None}
     order = sorted(useful)
     need_bit = {e: 1 << i for i, e in enumerate(sorted(needed, key=str))}
-    moves = [(i, 0 if acts[i][1] is None else need_bit[acts[i][1]], sup[i],
+    moves = [(i, 0 if acts[i][1] is None else need_bit[acts[i][1]], sup[i], acts[i][3],
               sum(need_bit[e] for e in ena[i] if e in need_bit)) for i in order]
-    best_gain = max((bin(m[2]).count("1") for m in moves), default=0)
+    best_gain = max((bin(m[2] | m[3]).count("1") for m in moves), default=0)
 
     limit = (len(greedy.plan) - 1) if greedy.reason == SHOWN else nav.m - 1
     if best_gain == 0 or limit < 1:
         return greedy
-    start = (0, 0)
-    parent: dict[tuple[int, int], tuple | None] = {start: None}
+    start = (0, 0, 0)
+    parent: dict[tuple[int, int, int], tuple | None] = {start: None}
     frontier = [start]
     for depth in range(limit):
         left = limit - depth - 1  # actions still allowed after this one
         nxt = []
         for state in frontier:
-            shown, have = state
-            for i, needs, gain, gives in moves:
+            shown, proven, have = state
+            for i, needs, gain, proves, gives in moves:
                 if needs and not have & needs:
                     continue
-                new = (shown | gain, have | gives)
+                new = (shown | gain, proven | proves, have | gives)
                 if new in parent:
                     continue
-                rem = bin(full & ~new[0]).count("1")
+                rem = bin(full & ~(new[0] & (new[1] | free))).count("1")
                 if rem == 0:
                     parent[new] = (state, acts[i][0])
                     plan: list[Action] = []

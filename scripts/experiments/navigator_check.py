@@ -69,7 +69,7 @@ def canonical(seeds: list[int], per_group: int, resamples: int, out: Path) -> di
         u = generate(UniverseConfig(seed=seed))
         run = out / f"seed{seed}" / "train"
         if not (run / "kb_epoch_2.json").exists():
-            train(u, make_agent("scripted-index", seed=seed), run,
+            train(u, make_agent("scripted-index", offered={"seed": seed}), run,
                   config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
         probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
         write_canonical(out / f"seed{seed}" / "probe.json", probe)
@@ -116,7 +116,7 @@ def first_seed(seed: int, per_group: int, out: Path) -> dict:
     u = generate(UniverseConfig(seed=seed))
     run = out / f"seed{seed}" / "train"
     if not (run / "kb_epoch_2.json").exists():
-        train(u, make_agent("scripted-index", seed=seed), run,
+        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
               config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
     probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     write_canonical(out / f"seed{seed}" / "probe.json", probe)
@@ -140,7 +140,7 @@ def greedy_vs_optimum(seeds: list[int], people: list[int], out: Path, max_states
             libs = small_libraries(u)
             run = out / "small" / f"p{n}s{seed}"
             if not (run / "kb_epoch_2.json").exists():
-                train(u, make_agent("scripted-index", seed=seed), run,
+                train(u, make_agent("scripted-index", offered={"seed": seed}), run,
                       config=TrainConfig(epochs=2, snapshot_every=1000))
             libs["scripted-index"] = load_snapshot(run / "kb_epoch_2.json")[0]
             for arm, lib in libs.items():

@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         t = time.perf_counter()
         run = out / f"seed{seed}" / "train"
         if not (run / f"kb_epoch_{args.epochs}.json").exists():
-            train(u, make_agent("scripted-policy-index", seed=seed), run,
+            train(u, make_agent("scripted-policy-index", offered={"seed": seed}), run,
                   config=TrainConfig(epochs=args.epochs, train_size=args.train_size,
                                      snapshot_every=10_000))
         trained, _ = load_snapshot(run / f"kb_epoch_{args.epochs}.json")

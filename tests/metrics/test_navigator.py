@@ -192,6 +192,69 @@ def test_an_index_of_the_support_is_one_read_away(small):
     assert res.steps == 3 and [a[0] for a in res.plan] == ["search", "read"]
 
 
+def proofs(nav: Navigator, q, plan) -> list[bool]:
+    """Per set of ``q`` (:meth:`Navigator.sets`), whether ``plan`` proves it complete, by the
+    rule of docs/protocol.md §12.6 written out again: a read whose links show every member,
+    or a search page holding the first hit after the set's last member in that query's
+    ranking (or the ranking's end)."""
+    out = []
+    for fam in nav.sets(q):
+        ok = False
+        for act in plan:
+            if act[0] == "read":
+                linked = {o for i in nav.read_shows(act[1], act[2])[1:]
+                          for o in nav.library[i].carried()}
+                ok |= fam <= linked
+            else:
+                pos = [i for i, nid in enumerate(nav.ranked(act[1]))
+                       if fam & set(nav.library[nid].carried())]
+                ok |= bool(pos) and (max(pos) + 1) // nav.page_size + 1 == act[2] \
+                    and fam <= {o for nid in nav.ranked(act[1]) for o in
+                                nav.library[nid].carried()}
+        out.append(ok)
+    return out
+
+
+@pytest.mark.parametrize("arm", ["B1", "oracle", "b3"])
+def test_every_answered_plan_proves_its_sets(small, arm):
+    """A reader that does not know the support must see each set complete: every plan the
+    navigator answers after holds, for each set of friends or children in the support, a
+    read whose links show all of it or the search page just past its last member."""
+    nav = Navigator(libraries(small)[arm], small)
+    sets = 0
+    for q in small.questions:
+        res = nav.run(q)
+        if res.reason == SHOWN and nav.sets(q):
+            sets += len(nav.sets(q))
+            assert all(proofs(nav, q, res.plan)), (q.qid, res.plan)
+    assert sets >= 10
+
+
+def test_a_partial_index_proves_nothing(small):
+    """A note linking all of a person's friends is read and proves the set; the same note
+    missing one friend may show the others but proves nothing: the plan proves the set by a
+    search instead, and is no shorter."""
+    q = max((q for q in small.questions if q.template == "qc4_friends"),
+            key=lambda q: len(q.support))
+    assert len(q.support) >= 3
+
+    def run(members):
+        lib = Library.from_universe(small)
+        idx = lib.add(q.text).id
+        lib.link_many(idx, members)
+        nav = Navigator(indexed(lib), small)
+        return nav, nav.run(q)
+
+    nav_all, full = run(list(q.support))
+    nav_part, part = run(list(q.support)[1:])
+    assert (full.steps, [a[0] for a in full.plan]) == (3, ["search", "read"])
+    assert part.reason == SHOWN and part.steps >= full.steps
+    assert all(proofs(nav_part, q, part.plan))
+    idx = next(n.id for n in nav_part.library if n.text == q.text)
+    assert not any(proofs(nav_part, q, [("read", idx, None)]))
+    assert all(proofs(nav_all, q, [("read", idx, None)]))
+
+
 def test_edge_cases(tiny):
     qs = list(tiny.questions)
     qc5 = next(q for q in qs if not q.support)
@@ -293,37 +356,54 @@ def test_invariants_on_random_libraries(tiny, data):
 
 
 def brute_force(nav: Navigator, q, k: int) -> int | None:
-    """The fewest actions (at most ``k``) after which every support origin was shown, by
-    trying every sequence of the navigator's actions: every page of every query of the
-    vocabulary (base queries and the names shown so far) and every links page of every id
-    shown so far. Written without the optimum's pruning, as its reference."""
+    """The fewest actions (at most ``k``) after which every support origin was shown and
+    every set proven, by trying every sequence of the navigator's actions: every page of
+    every query of the vocabulary (base queries and the names shown so far) and every links
+    page of every id shown so far. Written without the optimum's pruning, as its reference;
+    the proof rule is written out again here from docs/protocol.md §12.6."""
     carriers = nav.carriers()
     goal = set(q.support)
+    sets = nav.sets(q)
+    need = set().union(*sets)
 
     def sup(ids):
         return {o for i in ids for o in nav.library[i].carried() if o in goal}
 
-    def best(shown, names, got, left):
-        if got == goal:
+    def proves_search(x, p):
+        out = set()
+        for fam in sets:
+            where = {o: min(pos) for o in fam if (pos := [
+                i for i, nid in enumerate(nav.ranked(x)) if o in nav.library[nid].carried()])}
+            if where and (max(where.values()) + 1) // nav.page_size + 1 == p:
+                out |= set(where)
+        return out
+
+    def proves_read(ids):
+        linked = sup(ids[1:])
+        return {o for fam in sets if fam <= linked for o in fam}
+
+    def best(shown, names, got, proven, left):
+        if got == goal and need <= proven:
             return 0
         if left == 0:
             return None
         queries = base_vocabulary(q, nav.words) + sorted(names)
-        options = [nav.search_shows(x, p) for x in queries for p in range(1, nav.max_page + 1)]
-        options += [nav.read_shows(i, p) for i in sorted(shown)
-                    for p in range(1, nav.link_pages(i) + 1)]
+        options = [(nav.search_shows(x, p), proves_search(x, p)) for x in queries
+                   for p in range(1, nav.max_page + 1)]
+        options += [(ids, proves_read(ids)) for i in sorted(shown)
+                    for p in range(1, nav.link_pages(i) + 1) for ids in [nav.read_shows(i, p)]]
         out = None
-        for ids in options:
-            if not ids or set(ids) <= shown:
+        for ids, proof in options:
+            if (not ids or set(ids) <= shown) and proof <= proven:
                 continue
             new_names = names | {n for i in ids for n in nav.names_in(i)}
-            sub = best(shown | set(ids), new_names, got | sup(ids), left - 1)
+            sub = best(shown | set(ids), new_names, got | sup(ids), proven | proof, left - 1)
             if sub is not None and (out is None or sub + 1 < out):
                 out = sub + 1
         return out
 
     assert all(carriers.get(o) for o in goal)
-    return best(set(), set(), set(), k)
+    return best(set(), set(), set(), set(), k)
 
 
 def test_optimum_equals_brute_force_at_m_3(tiny):
