@@ -244,9 +244,11 @@ class _Builder:
         return subj == key if rel != "grandchildren" else self.t.node[nid].fact.kind == "parent_of"
 
     def add(self, key: str, title: str, links: list[str], set_: tuple | None = None,
-            members: Iterable[str] = ()) -> dict:
+            members: Iterable[str] | dict[str, list[str]] = ()) -> dict:
+        # a set's member -> its notes where given (``dropped_members`` drops them), else names
+        kept = dict(members) if isinstance(members, dict) else set(members)
         note = {"key": key, "title": title, "links": list(links), "set": set_,
-                "members": set(members), "id": None}
+                "members": kept, "id": None}
         self.notes.append(note)
         return note
 
@@ -282,7 +284,7 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
                     parts = [b.add(name, b.title(rel, X=name) + f" ({city})",
                                    [n for m in ms for n in sets[m]]
                                    + [n for m in ms for n in t.subj[("city", t.by_name[m].pid)]],
-                                   (rel, name), ms)
+                                   (rel, name), {m: sets[m] for m in ms})
                              for city, ms in sorted(by_city.items())]
                     b.add(name, b.title(rel, X=name), parts, None)
                 elif "relation_index" in shapes:

@@ -22,6 +22,15 @@ slots describe no question instance of the universe (e.g. a "the brother of X" s
 X has brothers, or a job-and-city pair that two people share). Untouched originals are true by
 construction and are not scanned.
 
+**Incomplete sets** are misinformation by omission, judged from links alone: a written note
+whose links (and those of the written notes it links: the parts of an index of indexes) show
+two or more members of a true set (a person's children, parents or friends;
+everyone with a job, hobby or city) but not all of its live members presents part of the set
+as if it were the set, unless the members it shows are exactly the set's members that share
+something more (a city, a job, a hobby, being someone's friend, child or grandchild: a
+part or an intersection). Links on untouched originals are not judged (each statement of a chain links
+the others, not itself).
+
 The forms and golds are those of generated universes. On an imported universe (PhantomWiki:
 other templates, other sentence forms) every recognised sentence is ``unverifiable`` and the
 result says ``"applies": false``.
@@ -195,6 +204,95 @@ def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
     return out
 
 
+#: The sets a relation's fact places its people in, each as (set, member): a fact stated from
+#: either end puts the same people in the same sets (``X is the father of C.`` and ``C is a
+#: child of X.`` both make C one of X's children and X one of C's parents).
+_RELATION_SETS = {
+    "parent_of": lambda s, o: ((("children", s), o), (("parents", o), s)),
+    "child_of": lambda s, o: ((("children", o), s), (("parents", s), o)),
+    "friend_of": lambda s, o: ((("friends", s), o), (("friends", o), s)),
+}
+#: The attributes whose holders form a set per value (everyone with a job, hobby or city).
+_BY_VALUE = ("job", "hobby", "city")
+
+
+class _Sets:
+    """The universe's sets of people, for :func:`incomplete_sets`: a person's children,
+    parents and friends, and everyone with a job, hobby or city; ``of[origin]`` lists the
+    (set, member) pairs a fact states."""
+
+    def __init__(self, universe: Universe):
+        self.by_pid = {p.pid: p for p in universe.people}
+        self.of: dict[str, tuple[tuple[tuple[str, str], str], ...]] = {}
+        for n in universe.nodes:
+            f = n.fact
+            if f.kind in _RELATION_SETS:
+                self.of[n.id] = _RELATION_SETS[f.kind](f.subject, f.object)
+            elif f.kind in _BY_VALUE:
+                self.of[n.id] = (((f.kind, f.object), f.subject),)
+
+    def members(self, origins) -> dict[tuple[str, str], set[str]]:
+        """set -> the members the facts ``origins`` state."""
+        out: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for o in origins:
+            for key, who in self.of.get(o, ()):
+                out[key].add(who)
+        return out
+
+    def explained(self, shown: set[str], whole: set[str]) -> bool:
+        """Whether the members ``shown`` are exactly the members of ``whole`` that share a
+        job, hobby or city, or that are someone's friends, children or grandchildren."""
+        first = self.by_pid.get(min(shown))
+        if first is None:
+            return False
+        groups: list[set[str]] = []
+        for kind in _BY_VALUE:
+            v = getattr(first, kind)
+            groups.append({p for p in whole if getattr(self.by_pid[p], kind, None) == v})
+        for other in (*first.friends, *first.parents):
+            o = self.by_pid.get(other)
+            if o is not None:
+                groups += [whole & set(o.friends), whole & set(o.children)]
+                for grand in o.parents if other in first.parents else ():
+                    g = self.by_pid.get(grand)
+                    if g is not None:  # grandchildren of someone
+                        groups.append(whole & {k for c in g.children
+                                               for k in self.by_pid[c].children})
+        return any(g == shown for g in groups)
+
+
+def _reach(library: Library, node) -> list:
+    """The live notes ``node`` links, and those its linked written notes link (the parts of
+    an index of indexes)."""
+    out = []
+    for target in node.links:
+        t = library.get(target)
+        if t is None:
+            continue
+        out.append(t)
+        if t.flag in (AUTHORED, EDITED):
+            out += [u for x in t.links if (u := library.get(x)) is not None]
+    return out
+
+
+def incomplete_sets(library: Library, universe: Universe,
+                    sets: _Sets | None = None) -> list[tuple[str, tuple[str, str]]]:
+    """(note id, set) for every written note that links part of a true set (see the module
+    docstring), in id order."""
+    sets = sets or _Sets(universe)
+    live = sets.members(o for node in library for o in node.carried())
+    out = []
+    for node in library:
+        if node.flag not in (AUTHORED, EDITED) or not node.links:
+            continue
+        shown = sets.members(o for t in _reach(library, node) for o in t.carried())
+        for key in sorted(shown):
+            got, whole = shown[key], live[key]
+            if len(got) >= 2 and got < whole and not sets.explained(got, whole):
+                out.append((node.id, key))
+    return out
+
+
 def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS) -> dict:
     """Counts of true, false and unverifiable statements in the notes the agent wrote.
 
@@ -202,7 +300,9 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
     least one false statement, ``false_note_share`` their share of ``notes_written`` (``None``
     when nothing was written); ``false_ids`` lists up to ``max_ids`` of them in id order.
     ``by_form`` splits the three counts by form (fact, answer, quoted); ``applies``
-    is false on an imported universe (see the module docstring).
+    is false on an imported universe (see the module docstring). ``incomplete_sets`` counts
+    the (note, set) pairs of :func:`incomplete_sets`, ``incomplete_ids`` up to ``max_ids``
+    of those notes.
     """
     truth = Truth(universe)
     counts = {TRUE: 0, FALSE: 0, UNVERIFIABLE: 0}
@@ -221,6 +321,8 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
             bad |= v == FALSE
         if bad:
             false_ids.append(node.id)
+    partial = incomplete_sets(library, universe) if truth.applies else []
+    partial_ids = sorted({nid for nid, _ in partial}, key=lambda i: int(i[1:]))
     return {
         "applies": truth.applies, "notes_written": written, "authored_notes": authored,
         "true_statements": counts[TRUE], "false_statements": counts[FALSE],
@@ -229,7 +331,9 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
         "false_note_share": len(false_ids) / written if written else None,
         "false_ids": false_ids[:max_ids],
         "by_form": by_form,
+        "incomplete_sets": len(partial),
+        "incomplete_ids": partial_ids[:max_ids],
     }
 
 
-__all__ = ["Truth", "misinformation", "note_verdicts", "sentences"]
+__all__ = ["Truth", "incomplete_sets", "misinformation", "note_verdicts", "sentences"]

@@ -81,6 +81,11 @@ NO_RELATION_WORDS: dict[str, tuple[str, ...]] = {}
 #: marriage, a birthdate, an imported universe's sentence) is complete once shown.
 SET_KINDS = frozenset({"parent_of", "child_of", "friend_of"})
 
+#: The relations stated from both ends (§3): a fact of the first kind about (A, B) has a
+#: mirror of the second kind about (B, A).
+MIRRORED = {"parent_of": "child_of", "child_of": "parent_of", "friend_of": "friend_of",
+            "married": "married"}
+
 #: Why a navigation ended.
 SHOWN = "shown"  # all support shown, then answer
 NO_SUPPORT = "no_support"  # empty support (unanswerable): answer at once
@@ -177,10 +182,21 @@ class Navigator:
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
-        # origin -> (relation, subject) of a fact in a set; generated universes only (§3)
-        self._set_of: dict[str, tuple[str, str]] = {
-            n.id: (n.fact.kind, n.fact.subject) for n in universe.nodes
-            if n.fact.kind in SET_KINDS} if self.words is RELATION_WORDS else {}
+        # generated universes only (§3): origin -> (relation, subject) of a fact in a set,
+        # and origin -> the original stating the same relation from its other end
+        self._set_of: dict[str, tuple[str, str]] = {}
+        self._mirror: dict[str, str] = {}
+        if self.words is RELATION_WORDS:
+            by_fact = {(n.fact.kind, n.fact.subject, n.fact.object): n.id
+                       for n in universe.nodes}
+            for n in universe.nodes:
+                f = n.fact
+                if f.kind in SET_KINDS:
+                    self._set_of[n.id] = (f.kind, f.subject)
+                back = MIRRORED.get(f.kind)
+                other = by_fact.get((back, f.object, f.subject)) if back else None
+                if other is not None:
+                    self._mirror[n.id] = other
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
@@ -250,16 +266,20 @@ class Navigator:
             hit = self._tokens[node_id] = frozenset(tokenize(self.library[node_id].text))
         return hit
 
-    def sets(self, question: Question) -> list[frozenset[str]]:
-        """The sets a reader must see complete: the question's support of a
-        :data:`SET_KINDS` relation grouped by relation and subject (``X``'s friends, ``X``'s
-        children), in the order of their first origin."""
+    def goal(self, question: Question) -> tuple[frozenset[str], list[frozenset[str]]]:
+        """(what a reader must see: the question's support, the sets among it it must see
+        complete: the support of a :data:`SET_KINDS` relation grouped by relation and subject,
+        ``X``'s friends or ``X``'s children, in the order of their first origin)."""
         groups: dict[tuple[str, str], set[str]] = {}
         for o in question.support:
             fam = self._set_of.get(o)
             if fam is not None:
                 groups.setdefault(fam, set()).add(o)
-        return [frozenset(g) for g in groups.values()]
+        return frozenset(question.support), [frozenset(g) for g in groups.values()]
+
+    def sets(self, question: Question) -> list[frozenset[str]]:
+        """The sets of :meth:`goal`."""
+        return self.goal(question)[1]
 
     def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
         """page -> the support whose set ``search(query, page)`` proves complete. For each of
@@ -287,13 +307,20 @@ class Navigator:
         return {p: frozenset(v) for p, v in out.items()}
 
     def carriers(self) -> dict[str, list[str]]:
-        """origin -> the live notes that carry it (SPEC §6.2), in id order."""
+        """origin -> the live notes that state it, in id order: those that carry it (SPEC
+        §6.2) or carry its mirror (the same relation stated from its other end: ``X is the
+        father of C.`` and ``C is a child of X.``, a friendship or a marriage from either
+        side)."""
         if self._carriers is None:
             out: dict[str, list[str]] = {}
             for node in self.library:
                 for o in node.carried():
                     out.setdefault(o, []).append(node.id)
-            self._carriers = out
+            both = {}
+            for o, m in self._mirror.items():
+                if o in out or m in out:
+                    both[o] = sorted({*out.get(o, ()), *out.get(m, ())}, key=id_num)
+            self._carriers = out | both
         return self._carriers
 
     # -- one question ------------------------------------------------------------------------
@@ -355,8 +382,7 @@ class _Greedy:
     def __init__(self, nav: Navigator, q: Question):
         self.nav, self.q = nav, q
         lib, lpp = nav.library, nav.links_per_page
-        support = frozenset(q.support)
-        self.families = nav.sets(q)
+        support, self.families = nav.goal(q)
         self.unshown = set(support)
         self.open = set().union(*self.families)  # in a set not yet proven complete
         carried: dict[str, set[str]] = {}
@@ -544,7 +570,7 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
     plan (its length bounds the optimum), pruning states whose unsettled support needs more
     steps than are left even at the best single action's gain."""
     greedy = nav.run(q)
-    goal, families = frozenset(q.support), nav.sets(q)
+    goal, families = nav.goal(q)
     support = sorted(goal, key=id_num)
     bit = {o: 1 << i for i, o in enumerate(support)}
     full = (1 << len(support)) - 1
@@ -586,8 +612,10 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
             pages = nav.link_pages(node.id)
             for p in range(1, pages + 1):
                 ids = nav.read_shows(node.id, p)
-                linked = {o for nid in ids[1:] for o in lib[nid].carried()} & goal
-                whole = [f for f in families if f <= linked]
+                linked = 0
+                for nid in ids[1:]:
+                    linked |= carried.get(nid, 0)
+                whole = [f for f in families if bits(f) & ~linked == 0]
                 acts.append((("read", node.id, p if pages > 1 else None), ("id", node.id),
                              ids, bits(o for f in whole for o in f)))
 

@@ -17,7 +17,8 @@ misinformation metric, whether it is flagged), then:
 - per group, Spearman(rho_reader, rho_nav) over every arm of every seed (B1 and the canonical
   library included);
 - truthful libraries with an F1 loss (F1↓ on some group): must be 0;
-- harmful libraries flagged neither by F1↓ nor by a false statement: must be 0;
+- harmful libraries flagged neither by F1↓ nor by the misinformation metric (a false
+  statement or an incomplete set): must be 0; truthful libraries with an incomplete set: 0;
 - noisy libraries (stray links) with an F1 loss;
 - the canonical library pooled over the seeds: rho with its CI, rho_nav, the share of the
   navigator's saving the reader captured;
@@ -113,9 +114,10 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
     for name, (lib, meta) in arms.items():
         cells = {g: table["groups"][g]["all"][name] for g in GROUPS}
         lost = sum(1 for r in rows[name] if r["f1"] < b1[r["qid"]]["f1"])
-        false = misinformation(lib, u)["false_statements"] if name != "B1" else 0
+        mis = misinformation(lib, u) if name != "B1" else {}
         out_rows.append({"seed": seed, "name": name, **meta, "cells": cells, "lost": lost,
-                         "false": false, "rows": rows[name] if name in ("B1", "scripted-index")
+                         "false": mis.get("false_statements", 0),
+                         "partial": mis.get("incomplete_sets", 0), "rows": rows[name] if name in ("B1", "scripted-index")
                          else None})
     times["table"] += time.perf_counter() - t0
     return out_rows
@@ -147,23 +149,25 @@ def main() -> None:
         print(f"seed {seed} done ({time.perf_counter() - t_all:.0f}s)", flush=True)
 
     def flagged(a: dict) -> bool:
-        return any(c["f1_loss"] for c in a["cells"].values()) or a["false"] > 0
+        return any(c["f1_loss"] for c in a["cells"].values()) or a["false"] > 0 \
+            or a["partial"] > 0
 
     def f1_loss(a: dict) -> bool:
         return any(c["f1_loss"] for c in a["cells"].values())
 
     print(f"\nreader {args.reader}, M = {args.m}, seeds {args.seeds}, n = {args.per_group} per "
           "group; per group: rho(mark) / rho_nav; lost = questions below B1's F1; false = "
-          "false statements (misinformation metric)")
+          "false statements, part = incomplete sets (misinformation metric)")
     print(f"{'arm':16s}{'kind':10s}" + "".join(f"{g:>17s}" for g in GROUPS)
-          + f"{'lost':>6s}{'false':>6s}  flag  shapes | forms | harms")
+          + f"{'lost':>6s}{'false':>6s}{'part':>5s}  flag  shapes | forms | harms")
     for a in arms:
         cells = "".join(
             f"{c['rho']:7.3f}{mark(c):3s}/{c['rho_nav']:6.3f}" if c.get("rho_nav") is not None
             else f"{c['rho']:7.3f}{mark(c):3s}/{'-':>6s}" for c in a["cells"].values())
         desc = " ".join(a.get("shapes", ())) + " | " + " ".join(a.get("forms", ())) + " | " \
             + " ".join(a.get("harms", ()) + a.get("noise", ()))
-        print(f"{a['name']:16s}{a['kind']:10s}{cells}{a['lost']:6d}{a['false']:6d}  "
+        print(f"{a['name']:16s}{a['kind']:10s}{cells}{a['lost']:6d}{a['false']:6d}"
+              f"{a['partial']:5d}  "
               f"{'yes' if flagged(a) else '-':4s}  {desc if a['kind'] not in ('B1', 'canonical') else ''}")
 
     print("\nSpearman(rho_reader, rho_nav) over all arms of all seeds:")
@@ -181,9 +185,13 @@ def main() -> None:
     unflagged = [a["name"] for a in harmful if not flagged(a)]
     print(f"\ntruthful libraries: {len(truthful)}, with F1↓: {len(bad_truth)} {bad_truth}; "
           f"with any question below B1: {sum(1 for a in truthful if a['lost'])}")
+    print(f"truthful libraries with incomplete sets (must be 0): "
+          f"{sum(1 for a in truthful if a['partial'])} "
+          f"{[a['name'] for a in truthful if a['partial']]}")
     print(f"harmful libraries: {len(harmful)}, flagged by F1↓: "
           f"{sum(1 for a in harmful if f1_loss(a))}, by false statements: "
-          f"{sum(1 for a in harmful if a['false'])}, flagged by neither: {len(unflagged)} "
+          f"{sum(1 for a in harmful if a['false'])}, by incomplete sets: "
+          f"{sum(1 for a in harmful if a['partial'])}, flagged by none: {len(unflagged)} "
           f"{unflagged}")
     print(f"noisy libraries (stray links): {len(noisy)}, with F1↓: "
           f"{sum(1 for a in noisy if f1_loss(a))}")

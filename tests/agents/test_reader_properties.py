@@ -298,3 +298,26 @@ def test_generated_libraries_are_deterministic(seed):
     assert [g.name for g in a] == [g.name for g in b]
     assert [g.library.snapshot() for g in a] == [g.library.snapshot() for g in b]
     assert all(g.truthful == (not g.harms and not g.noise) for g in a)
+
+
+def test_each_harm_leaves_its_mark_and_truthful_libraries_none():
+    """A generated library's harm is really in it: dropped members leave incomplete sets,
+    wrong members and false statements leave false statements, deleted facts leave support
+    no note states; truthful libraries have none of these."""
+    from kbgym.metrics.misinformation import incomplete_sets, misinformation
+
+    u, _ = world()
+    qs = u.split("train")[:20]
+    seen = set()
+    for g in generate_libraries(u, 0, 24, questions=qs):
+        m = misinformation(g.library, u)
+        gone = sum(1 for q in qs for o in q.support if o not in g.library)
+        marks = {"dropped_members": m["incomplete_sets"], "wrong_members": m["false_statements"],
+                 "false_statements": m["false_statements"], "deleted_facts": gone}
+        for harm in g.harms:
+            assert marks[harm] > 0, (g.name, harm)
+            seen.add(harm)
+        if g.truthful:
+            assert (m["incomplete_sets"], m["false_statements"], gone) == (0, 0, 0), g.name
+            assert incomplete_sets(g.library, u) == []
+    assert seen == {"dropped_members", "wrong_members", "false_statements", "deleted_facts"}

@@ -148,3 +148,66 @@ def test_imported_universe_is_not_judged():
     m = misinformation(lib, u)
     assert m["applies"] is False
     assert (m["false_statements"], m["unverifiable_statements"]) == (0, 2)
+
+
+def test_incomplete_sets_are_judged_by_links(u):
+    """A note linking part of a true set is flagged; the whole set, a part that shares a city
+    (or any value), an intersection, a card and links on untouched originals are not."""
+    from kbgym.metrics.misinformation import incomplete_sets
+
+    def friends_of(p):
+        return sorted(n.id for n in u.nodes
+                      if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
+
+    by = {p.pid: p for p in u.people}
+    p = max(u.real_people, key=lambda q: len(q.friends))
+    fr = friends_of(p)
+    assert len(fr) >= 4
+    lib = Library.from_universe(u)
+    whole = lib.add(f"Friends of {p.name}.").id
+    lib.link_many(whole, fr)
+    dropped = lib.add(f"Friends of {p.name}, again.").id
+    lib.link_many(dropped, fr[1:])
+    card = lib.add(f"{p.name}: card.").id
+    lib.link_many(card, [n.id for n in u.nodes if n.fact.subject == p.pid
+                         and n.fact.kind in ("job", "hobby", "city")])
+    for a, b in zip(fr, fr[1:]):  # a chain on originals
+        lib.link(a, b)
+    # a part: the friends who live in the commonest city among them (two or more, not all)
+    cities = Counter(by[n.fact.object].city for n in u.nodes if n.id in fr)
+    city, k = cities.most_common(1)[0]
+    assert 2 <= k < len(fr)
+    part = lib.add(f"Friends of {p.name} in {city}.").id
+    lib.link_many(part, [n for n in fr if by[u.node(n).fact.object].city == city])
+    got = incomplete_sets(lib, u)
+    assert got == [(dropped, ("friends", p.pid))]
+    m = misinformation(lib, u)
+    assert (m["incomplete_sets"], m["incomplete_ids"]) == (1, [dropped])
+    assert m["false_statements"] == 0
+    # a value index missing one holder, and the whole one
+    job = Counter(q.job for q in u.people).most_common(1)[0][0]
+    holders = sorted(n.id for n in u.nodes if n.fact.kind == "job" and n.fact.object == job)
+    lib2 = Library.from_universe(u)
+    full = lib2.add(f"{job}s.").id
+    lib2.link_many(full, holders)
+    short = lib2.add(f"Some {job}s.").id
+    lib2.link_many(short, holders[:-1])
+    assert len(holders) >= 3
+    assert incomplete_sets(lib2, u) == [(short, ("job", job))]
+    # the same set stated from the members' side ("A is a friend of X."), one missing
+    back = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of"
+                  and n.fact.object == p.pid)
+    lib3 = Library.from_universe(u)
+    mirror = lib3.add(f"{p.name}'s friends.").id
+    lib3.link_many(mirror, back[1:])
+    assert incomplete_sets(lib3, u) == [(mirror, ("friends", p.pid))]
+    lib3.link(mirror, back[0])
+    assert incomplete_sets(lib3, u) == []
+    # a member whose statements are all deleted is no omission of the notes that link the
+    # rest; while its mirror is live, the library still states it
+    f0 = u.node(fr[0]).fact.object
+    lib.delete(fr[0])
+    assert (whole, ("friends", p.pid)) in incomplete_sets(lib, u)
+    lib.delete(next(n.id for n in u.nodes if n.fact.kind == "friend_of"
+                    and (n.fact.subject, n.fact.object) == (f0, p.pid)))
+    assert incomplete_sets(lib, u) == []

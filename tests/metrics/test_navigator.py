@@ -63,6 +63,16 @@ def probe_env(u, lib: Library, m: int = 15) -> KBGymEnv:
                     config=KBGymConfig(m=m))
 
 
+def stated_by(nav: Navigator, q) -> dict[str, set[str]]:
+    """note id -> the origins of the question's goal (its support and candidates,
+    :meth:`Navigator.goal`) it states (carries, or carries the mirror of)."""
+    out: dict[str, set[str]] = {}
+    for o in nav.goal(q)[0]:
+        for nid in nav.carriers().get(o, ()):
+            out.setdefault(nid, set()).add(o)
+    return out
+
+
 def env_action(act: tuple) -> dict:
     if act[0] == "search":
         return {"action": "search", "query": act[1], "page": act[2]}
@@ -77,8 +87,7 @@ def replay(env: KBGymEnv, nav: Navigator, q, plan) -> tuple[int, set[str]]:
     the ids the navigator said; returns (env steps, support origins the env showed)."""
     env.reset(options={"qid": q.qid})
     shown: set[str] = set()
-    carriers = nav.carriers()
-    carried_by = {nid: o for o in q.support for nid in carriers.get(o, ())}
+    states = stated_by(nav, q)
     info = {}
     for act in plan:
         _, _, _, _, info = env.step(env_action(act))
@@ -86,9 +95,8 @@ def replay(env: KBGymEnv, nav: Navigator, q, plan) -> tuple[int, set[str]]:
         want = nav.search_shows(act[1], act[2]) if act[0] == "search" \
             else nav.read_shows(act[1], act[2])
         assert ids == want, (act, info["result"][:300])
-        shown.update(carried_by[i] for i in ids if i in carried_by)
-        for i in ids:  # a note may carry several support origins (a merge survivor)
-            shown.update(o for o in env.library[i].carried() if o in q.support)
+        for i in ids:  # a note may state several (a merge survivor, a mirror)
+            shown.update(states.get(i, ()))
     _, _, terminated, _, info = env.step({"action": "answer", "text": "x"})
     assert terminated
     return info["steps"], shown
@@ -164,7 +172,7 @@ def test_greedy_plans_replay_through_the_env(small, arm):
             continue
         steps, shown = replay(env, nav, q, res.plan)
         assert steps == res.steps == len(res.plan) + 1
-        assert shown == set(q.support), q.qid
+        assert shown == nav.goal(q)[0], q.qid
         answered += 1
     assert answered > 0.9 * len(small.questions)
 
@@ -193,25 +201,26 @@ def test_an_index_of_the_support_is_one_read_away(small):
 
 
 def proofs(nav: Navigator, q, plan) -> list[bool]:
-    """Per set of ``q`` (:meth:`Navigator.sets`), whether ``plan`` proves it complete, by the
+    """Per set of ``q`` (:meth:`Navigator.sets`), whether ``plan`` proves every member, by the
     rule of docs/protocol.md §12.6 written out again: a read whose links show every member,
-    or a search page holding the first hit after the set's last member in that query's
-    ranking (or the ranking's end)."""
+    or, for the members a query ranks, the search page holding the first hit after the last
+    of them in that query's ranking (or the ranking's end)."""
+    states = stated_by(nav, q)
     out = []
     for fam in nav.sets(q):
-        ok = False
+        proven: set[str] = set()
         for act in plan:
             if act[0] == "read":
                 linked = {o for i in nav.read_shows(act[1], act[2])[1:]
-                          for o in nav.library[i].carried()}
-                ok |= fam <= linked
-            else:
-                pos = [i for i, nid in enumerate(nav.ranked(act[1]))
-                       if fam & set(nav.library[nid].carried())]
-                ok |= bool(pos) and (max(pos) + 1) // nav.page_size + 1 == act[2] \
-                    and fam <= {o for nid in nav.ranked(act[1]) for o in
-                                nav.library[nid].carried()}
-        out.append(ok)
+                          for o in states.get(i, ())}
+                if fam <= linked:
+                    proven |= fam
+            else:  # the members this query ranks, if this is the page past the last of them
+                where = {o: i for i, nid in reversed(list(enumerate(nav.ranked(act[1]))))
+                         for o in states.get(nid, ()) if o in fam}
+                if where and (max(where.values()) + 1) // nav.page_size + 1 == act[2]:
+                    proven |= set(where)
+        out.append(proven == fam)
     return out
 
 
@@ -253,6 +262,33 @@ def test_a_partial_index_proves_nothing(small):
     idx = next(n.id for n in nav_part.library if n.text == q.text)
     assert not any(proofs(nav_part, q, [("read", idx, None)]))
     assert all(proofs(nav_all, q, [("read", idx, None)]))
+
+
+def test_a_relation_stated_from_its_other_end_counts(small):
+    """``C is a child of X.`` states the support fact ``X is the father of C.``: with the
+    forward facts deleted the mirrors still show X's children, a read of an index of the
+    mirrors proves them, and only deleting both loses the support."""
+    q = max((q for q in small.questions if q.template == "qc4_children"),
+            key=lambda q: len(q.support))
+    assert len(q.support) >= 2
+    nodes = {n.id: n.fact for n in small.nodes}
+    mirrors = [n.id for n in small.nodes if n.fact.kind == "child_of" and any(
+        (nodes[o].subject, nodes[o].object) == (n.fact.object, n.fact.subject)
+        for o in q.support)]
+    assert len(mirrors) == len(q.support)
+    lib = Library.from_universe(small)
+    idx = lib.add(q.text).id
+    lib.link_many(idx, mirrors)
+    for o in q.support:
+        lib.delete(o)
+    nav = Navigator(indexed(lib), small)
+    res = nav.run(q)
+    assert (res.reason, res.f1) == (SHOWN, 1.0) and res.steps <= 3
+    assert all(proofs(nav, q, [("read", idx, None)]))
+    lib2 = Library.from_universe(small)
+    for o in q.support + tuple(mirrors):
+        lib2.delete(o)
+    assert Navigator(indexed(lib2), small).run(q).reason == SUPPORT_GONE
 
 
 def test_edge_cases(tiny):
@@ -317,7 +353,7 @@ def test_greedy_never_beats_the_exhaustive_optimum(tiny):
                 assert o.f1 == 1.0
             if o.reason == SHOWN:
                 steps, shown = replay(env, nav, q, o.plan)
-                assert steps == o.steps and shown == set(q.support)
+                assert steps == o.steps and shown == nav.goal(q)[0]
         assert compared >= len(tiny.questions) - 2, arm
     assert improved >= 2
 
@@ -362,18 +398,20 @@ def brute_force(nav: Navigator, q, k: int) -> int | None:
     page of every id shown so far. Written without the optimum's pruning, as its reference;
     the proof rule is written out again here from docs/protocol.md §12.6."""
     carriers = nav.carriers()
-    goal = set(q.support)
+    goal = set(nav.goal(q)[0])
     sets = nav.sets(q)
     need = set().union(*sets)
 
+    states = stated_by(nav, q)
+
     def sup(ids):
-        return {o for i in ids for o in nav.library[i].carried() if o in goal}
+        return {o for i in ids for o in states.get(i, ())}
 
     def proves_search(x, p):
         out = set()
         for fam in sets:
             where = {o: min(pos) for o in fam if (pos := [
-                i for i, nid in enumerate(nav.ranked(x)) if o in nav.library[nid].carried()])}
+                i for i, nid in enumerate(nav.ranked(x)) if o in states.get(nid, ())])}
             if where and (max(where.values()) + 1) // nav.page_size + 1 == p:
                 out |= set(where)
         return out
