@@ -191,10 +191,13 @@ def misinformation_line(m: dict) -> str:
     if not m.get("applies", True):
         return (f"- misinformation: not checked ({m['unverifiable_statements']} statements in "
                 "the generated universes' forms; this universe has its own)")
+    partial = m.get("incomplete_sets")  # absent from reports written before it existed
     return (f"- misinformation: {m['false_statements']} false, {m['true_statements']} true, "
             f"{m['unverifiable_statements']} unverifiable statements; {m['false_notes']} of "
             f"{m['notes_written']} written notes state something false"
-            + (f" ({ids})" if ids else ""))
+            + (f" ({ids})" if ids else "")
+            + (f"; {partial} incomplete sets (notes linking part of a set: "
+               f"{', '.join(m['incomplete_ids'])})" if partial else ""))
 
 
 def render_markdown(rep: dict) -> str:

@@ -211,3 +211,18 @@ def test_incomplete_sets_are_judged_by_links(u):
     lib.delete(next(n.id for n in u.nodes if n.fact.kind == "friend_of"
                     and (n.fact.subject, n.fact.object) == (f0, p.pid)))
     assert incomplete_sets(lib, u) == []
+
+
+def test_the_report_line_names_incomplete_sets(u):
+    from kbgym.runs.report import misinformation_line
+
+    p = max(u.real_people, key=lambda q: len(q.friends))
+    fr = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
+    lib = Library.from_universe(u)
+    short = lib.add(f"Friends of {p.name}.").id
+    lib.link_many(short, fr[1:])
+    m = misinformation(lib, u)
+    line = misinformation_line(m)
+    assert f"1 incomplete sets (notes linking part of a set: {short})" in line
+    old = {k: v for k, v in m.items() if not k.startswith("incomplete")}
+    assert "incomplete" not in misinformation_line(old)
