@@ -46,9 +46,16 @@ class Tier:
     ``any_of`` is given, at least one of those. BM25 ranks such hits above the rest, so a page
     whose last §3 hit is off topic ends the set (§7)."""
 
-    def __init__(self, required: Iterable[str], any_of: Iterable[str] = ()):
+    def __init__(self, required: Iterable[str], any_of: Iterable[str] = (), *,
+                 statements_first: bool = False):
         self.required = frozenset(required)
         self.any_of = frozenset(any_of)
+        #: Whether the set's statements rank above every authored note that is not an index
+        #: of it (a value's sentences hold its one word in a few; a note that repeats the
+        #: value in a longer text ranks lower): then authored notes after the last on-topic
+        #: statement end the set as off-topic statements do. Not so for a person's sets,
+        #: where notes repeating the name outrank statements.
+        self.statements_first = statements_first
 
     def holds(self, text: str) -> bool:
         toks = set(tokens(text))
@@ -183,13 +190,19 @@ class Knowledge(ResultLedger):
         # above on-topic ones, so it proves nothing. Authored notes are not part of the set.
         words = set(tokens(query))
         after_last_on_topic = []
+        authored_after = on_topic = False
         for nid, text in hits:
             if nid not in self.facts:
+                authored_after = True
                 continue
             if tier.holds(text):
-                after_last_on_topic = []
+                after_last_on_topic, authored_after, on_topic = [], False, True
             else:
                 after_last_on_topic.append(text)
+        if tier.statements_first and authored_after and not after_last_on_topic and (
+                on_topic or any(nid in self.facts and tier.holds(text) for p in range(1, page)
+                                for nid, text in self.pages.get((query, p)) or ())):
+            return True
         return any(not _repeats(text, words) for text in after_last_on_topic)
 
     # -- facts -------------------------------------------------------------------------

@@ -119,7 +119,8 @@ class ScriptedReader(BaseAgent):
         self._plan: Plan | None = None
         self._task: str | None = None
         self._question: ParsedQuestion | None = None
-        self._guess: str | None = None
+        # the answer on the budget's last step: a name, or what the notes seen so far give
+        self._guess: str | Callable[[], str] | None = None
         self._attempts: dict[tuple[str, str], int] = {}
         self._steps_left: int | None = None
         self._budget: int | None = None
@@ -145,10 +146,13 @@ class ScriptedReader(BaseAgent):
             try:
                 action = self._plan.send(None)
             except StopIteration:
-                action = self._answer(self._guess)
+                action = self._answer(self._best_guess())
         if action.get("action") != "answer" and steps_left is not None and steps_left <= 1:
-            action = self._answer(self._guess)
+            action = self._answer(self._best_guess())
         return action
+
+    def _best_guess(self) -> str | None:
+        return self._guess() if callable(self._guess) else self._guess
 
     # -- plumbing ----------------------------------------------------------------------
     @staticmethod
@@ -316,7 +320,7 @@ class ScriptedReader(BaseAgent):
 
     def _value_query(self, value: str) -> tuple[str, Tier]:
         """A value's set query: the value and its plural (only index titles hold the plural)."""
-        return " ".join(plural_forms(value)), Tier(tokens(value))
+        return " ".join(plural_forms(value)), Tier(tokens(value), statements_first=True)
 
     def _friends(self, x: str) -> Plan:
         yield from self._complete("friends", x, *friends_query(x))
@@ -344,9 +348,10 @@ class ScriptedReader(BaseAgent):
         found = kb.spouses(x)
         return min(found) if found else None
 
-    def _holders(self, kind: str, value: str) -> Plan:
-        """Everyone whose job/hobby/city is ``value``."""
-        yield from self._complete(kind, value, *self._value_query(value),
+    def _holders(self, kind: str, value: str, done: Callable[[], bool] | None = None) -> Plan:
+        """Everyone whose job/hobby/city is ``value`` (as far as paging went when ``done``
+        said stop)."""
+        yield from self._complete(kind, value, *self._value_query(value), done=done,
                                   fallback=self._sentence_query(kind, value))
         return self.kb.holders(kind, value)
 
@@ -354,7 +359,7 @@ class ScriptedReader(BaseAgent):
         """The words of the value's own §3 sentences (``job is cooper``), for paging past
         authored notes that crowd the value's pages."""
         words = {"job": "job is", "hobby": "hobby is", "city": "lives in the city of"}[kind]
-        return f"{words} {value}", Tier(tokens(value))
+        return f"{words} {value}", Tier(tokens(value), statements_first=True)
 
     # -- attributes --------------------------------------------------------------------
     def _attr(self, name: str, kind: str) -> Plan:
@@ -535,7 +540,11 @@ class ScriptedReader(BaseAgent):
             yield from self._indexed(kind, value, stop=lambda: bool(matches()))
             if matches():
                 return matches()[0]
-        cands = sorted((yield from self._holders("job", conds[0][1])))
+        # a join names one person: the first seen with every value is the answer
+        cands = sorted((yield from self._holders("job", conds[0][1],
+                                                 done=lambda: bool(matches()))))
+        if matches():
+            return matches()[0]
         if cands:
             self._guess = cands[0]
         for kind, value in conds[1:]:
@@ -564,13 +573,13 @@ class ScriptedReader(BaseAgent):
 
     def _plan_qc7_common_friend(self, q):
         fx = yield from self._friends(q.X)
-        self._guess = ", ".join(sorted(fx)[:1]) or None
+        self._guess = lambda: ", ".join(sorted(fx & self.kb.friends(q.Y)) or sorted(fx)[:1])
         fy = yield from self._friends(q.Y)
         return ", ".join(sorted(fx & fy)) or "unknown"
 
     def _plan_qc7_child_friend(self, q):
         kids = yield from self._children(q.X)
-        self._guess = ", ".join(sorted(kids)[:1]) or None
+        self._guess = lambda: ", ".join(sorted(kids & self.kb.friends(q.Y)) or sorted(kids)[:1])
         fy = yield from self._friends(q.Y)
         return ", ".join(sorted(kids & fy)) or "unknown"
 
@@ -601,6 +610,8 @@ class ScriptedReader(BaseAgent):
         kb = self.kb
         job = q.slots["job"]
         friends = sorted((yield from self._friends(q.X)))
+        self._guess = lambda: str(sum(1 for f in friends if self._known(f, "job") == job
+                                      or f in kb.holders("job", job)))
         if ("job", job) not in kb.complete and (yield from self._indexed("job", job)):
             kb.complete.add(("job", job))
         if ("job", job) in kb.complete:

@@ -349,8 +349,10 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
                               w=v2 if k1 == "job" else v1), links, None, both)
 
 
-def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> None:
+def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> bool:
+    """Apply ``harm``; whether it changed anything."""
     rng, t, lib = b.rng, b.t, b.lib
+    changed = False
     if harm == "dropped_members":
         for note in b.notes:
             ms = note.get("members")
@@ -358,7 +360,9 @@ def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> None:
                 continue
             drop = set(rng.sample(sorted(ms), max(1, len(ms) * 3 // 5)))
             gone = {n for m in drop for n in ms[m]}
-            note["links"] = [x for x in note["links"] if x not in gone]
+            kept = [x for x in note["links"] if x not in gone]
+            changed |= len(kept) < len(note["links"])
+            note["links"] = kept
     elif harm == "wrong_members":
         people = sorted(t.by_name)
         for note in list(b.notes):
@@ -370,7 +374,7 @@ def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> None:
             text = _membership(rel, key, outsider, t)
             if text:
                 note["links"].append(b.add(key, text, [], None))
-                b.notes[-1]["plain"] = True
+                b.notes[-1]["plain"] = changed = True
     elif harm == "deleted_facts":
         for q in questions:
             if rng.random() < 0.4:
@@ -378,13 +382,15 @@ def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> None:
                     for mirror in _mirrors(t, nid):
                         if mirror in lib:
                             lib.delete(mirror)
+                            changed = True
     elif harm == "false_statements":
         for q in questions:
             if rng.random() < 0.5:
                 text = _false_statement(t, q, rng)
                 if text:
                     b.add("", text, [], None)
-                    b.notes[-1]["plain"] = True
+                    b.notes[-1]["plain"] = changed = True
+    return changed
 
 
 def _membership(rel: str, key: str, other: str, t: Truth) -> str | None:
@@ -470,8 +476,8 @@ def generate_libraries(universe: Universe, seed: int, n: int,
             for note in b.notes:
                 if note["set"] is not None:
                     note["links"] += rng.sample(originals, max(1, len(note["links"]) // 3))
-        for harm in harms:
-            _harm(b, harm, questions)
+        # a harm with nothing to act on (no index to drop members from) leaves no harm
+        harms = tuple(harm for harm in harms if _harm(b, harm, questions))
         b.write(keys)
         out.append(GeneratedLibrary(
             name=f"gen{seed}.{i:02d}", library=b.lib, truthful=not harms and not noise,
