@@ -25,7 +25,10 @@ offered to the model in one line after the observation (``offers``); the observa
 sent as given. In the ``fields`` mode (:mod:`kbgym_agents.llm.fields`) the model fills fields
 and the agent picks the action; retrieval steps there are preceded by a few worked turns
 (``demo``, ``agents/prompts/retrieval_fields_demo.md``: a fixed prefix, so a prompt cache
-holds it).
+holds it). For a question asking along a relation chain ("the job of the spouse of X") the
+fields mode also adds one line after the observation saying how far the shown notes follow the
+chain and what to search next (``chain``, :mod:`kbgym_agents.llm.chain`), and offers as answers
+only the values stated of the people at the chain's end.
 
 A call that still fails after the SDK's retries, a reply without any call, and a step after
 the per-question wall-clock cap all return ``None``, which the env answers with ``ERROR: no
@@ -40,12 +43,14 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbgym_agents.llm.chain import chain_line
 from kbgym_agents.llm.client import CallResult, ChatCaller
 from kbgym_agents.llm.fields import (
     CURATOR_PROTOCOL,
     FIELDS_JSON,
     READER_PROTOCOL,
     CurationView,
+    chain_state,
     curator_action,
     curator_schema,
     read_object,
@@ -126,7 +131,7 @@ class LLMAgent:
                  prices: Any = None, skill_set: str = "full", guards: bool = True,
                  offers: bool = True, fields_json: str = "schema",
                  demo: str | None = "retrieval_fields_demo", first_search: bool | None = None,
-                 _shared: tuple | None = None):
+                 chain: bool = True, _shared: tuple | None = None):
         if role not in ROLE_SKILLS:
             raise ConfigError(f"unknown role {role!r}; expected one of {', '.join(ROLE_SKILLS)}")
         if tool_mode not in TOOL_MODES:
@@ -160,6 +165,7 @@ class LLMAgent:
         self.offers = offers
         self.fields_json = fields_json
         self.demo = demo
+        self.chain = chain
         # the fields mode's first step is the agent's (its worked turns start after it)
         self.first_search = tool_mode == "fields" if first_search is None else first_search
         if demo:
@@ -203,7 +209,8 @@ class LLMAgent:
                         question_timeout_s=self.question_timeout_s, prices=self.prices,
                         skill_set=self.skill_set, guards=self.guards, offers=self.offers,
                         fields_json=self.fields_json, demo=self.demo,
-                        first_search=self.first_search, _shared=self._shared)
+                        first_search=self.first_search, chain=self.chain,
+                        _shared=self._shared)
 
     def act(self, observation: Mapping, info: Mapping | None = None) -> Any:
         steps = self._decide(observation)
@@ -317,7 +324,7 @@ class LLMAgent:
             schemas = [s for s in schemas if s["function"]["name"] == "answer"]
         if mode == "fields":
             if view is not None:
-                suffix, schema = READER_PROTOCOL, reader_schema(view)
+                suffix, schema = READER_PROTOCOL, reader_schema(view, self.chain)
             else:
                 suffix = CURATOR_PROTOCOL
                 schema = curator_schema(CurationView.of(str(observation["text"])))
@@ -335,12 +342,17 @@ class LLMAgent:
         if view is not None and self.offers and not view.last_step:
             extra += [f"Offer: {nid} is an index note naming {key}; read {nid} to see every "
                       "note it links to." for nid, _, key in view.index_offers()[:MAX_OFFERS]]
+        if view is not None and self.chain and mode == "fields" and not view.last_step \
+                and not view.nothing_shown and (state := chain_state(view)) is not None:
+            extra.append(chain_line(state))
         if hint:
             extra.append(hint)
         if extra:
             user += "\n\n" + "\n".join(extra)
         demo = list(load_turns(self.demo)) if (mode == "fields" and view is not None
                                                 and self.demo) else []
+        if demo and not self.chain:  # the worked turns as the agent would show them
+            demo = [{**t, "content": _without_chain(t["content"])} for t in demo]
         messages = [{"role": "system", "content": system + request.system_suffix}, *demo,
                     {"role": "user", "content": user}]
         return request, messages
@@ -387,7 +399,7 @@ class LLMAgent:
             content = message.get("content")
         obj = read_object(content if isinstance(content, str) else None)
         if view is not None:
-            decision = reader_action(obj, view)
+            decision = reader_action(obj, view, self.chain)
         else:
             decision = curator_action(obj, CurationView.of(str((observation or {})["text"])))
         stats = self.agent_stats
@@ -430,7 +442,7 @@ class LLMAgent:
             "max_retries": c.retry.max_retries, "timeout_s": c.retry.timeout_s,
             "question_timeout_s": self.question_timeout_s,
             "skill_set": self.skill_set, "guards": self.guards, "offers": self.offers,
-            "first_search": self.first_search,
+            "first_search": self.first_search, "chain": self.chain,
             "demo": ({"name": self.demo, "digest": skill_digest(load_skill(self.demo))}
                      if self.demo and self.tool_mode == "fields" else None),
             "skills": {phase: {"name": name, "digest": skill_digest(self.skills[phase])}
@@ -462,6 +474,11 @@ class LLMAgent:
         return out
 
 
+def _without_chain(text: str) -> str:
+    """A worked user turn without its chain line (for an agent with ``chain`` off)."""
+    return re.sub(r"\n\nChain: [^\n]*", "", text)
+
+
 def _roles_for(phase: str) -> list[str]:
     return [r for r, s in ROLE_SKILLS.items() if phase in s]
 
@@ -480,7 +497,7 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
                    guards: bool = True, offers: bool = True,
                    fields_json: str = "schema",
                    demo: str | None = "retrieval_fields_demo",
-                   first_search: bool | None = None) -> LLMAgent:
+                   first_search: bool | None = None, chain: bool = True) -> LLMAgent:
     """Build an agent for ``role`` (reader, forward, backward, trainer).
 
     Reasoning models (gpt-5*, o1/o3/o4*) get the paper's settings unless told otherwise:
@@ -503,4 +520,4 @@ def make_llm_agent(role: str, *, model: str, base_url: str | None = None,
                     typed_links=typed_links, json_mode=json_mode, flat_single=flat_single,
                     question_timeout_s=question_timeout_s, prices=prices, skill_set=skill_set,
                     guards=guards, offers=offers, fields_json=fields_json, demo=demo,
-                    first_search=first_search)
+                    first_search=first_search, chain=chain)

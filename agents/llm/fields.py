@@ -19,12 +19,19 @@ search      words to search for, else empty
 
 The action: ``answer`` when the answer field is filled (for a "How many" question with ids in
 ``matching``, the number of distinct shown ids listed); else ``read`` of an offered index note
-(:meth:`~kbgym_agents.llm.guards.StepView.index_offers`); else ``search`` of the words, at the
+(:meth:`~kbgym_agents.llm.guards.StepView.index_offers`); else, for a question asking along a
+relation chain ("the job of the spouse of X", :mod:`kbgym_agents.llm.chain`) whose words do
+not ask for what the chain misses (a relation or value word and the name of someone the chain
+waits on), the chain's next search (at most :data:`MODEL_PAGES` pages);
+else ``search`` of the words, at the
 first page of them not yet asked for (at most :data:`MODEL_PAGES` pages); else a search of
 the target's words the same way (at most :data:`AGENT_PAGES` pages); else ``read`` of any shown note not yet read; else the
 cheapest unseen step (:func:`kbgym_agents.llm.guards.cheapest_unseen`) — unless that would
 page a search past :data:`AGENT_PAGES`, where the agent answers ``unknown`` (stuck). An
-answer no shown note offers (:func:`answer_choices`) is ignored before the last step.
+answer no shown note offers (:func:`answer_choices`) is ignored before the last step; for a
+chain question only the values stated of the people at the chain's end are offered. The agent
+also shows the chain's state in one line after the observation (``chain=False`` turns all of
+this off).
 
 Curation (backward) — ``key`` (one thing the question names), ``title`` (its index note's
 title), ``members`` (ids of shown notes about the key), ``search`` (words to find more of
@@ -49,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbgym.protocol.errors import is_error
+from kbgym_agents.llm.chain import ChainState, follow, question_chain
 from kbgym_agents.llm.guards import UNKNOWN, StepView, cheapest_unseen, last_step_answer
 from kbgym_agents.llm.toolcalls import first_object, json_candidate
 from kbgym_agents.scripted.curator import added_id
@@ -164,7 +172,14 @@ def asks_for_a_name(question: str) -> bool:
     return question.strip().lower().startswith(_WHO)
 
 
-def answer_choices(view: StepView) -> list[str]:
+def chain_state(view: StepView) -> ChainState | None:
+    """How far the shown notes follow the question's relation chain
+    (:mod:`kbgym_agents.llm.chain`), None for a question that asks along none."""
+    chain = question_chain(view.question)
+    return None if chain is None else follow(chain, view.shown)
+
+
+def answer_choices(view: StepView, chain: bool = True) -> list[str]:
     """The answers the shown notes tied to the question offer
     (:meth:`~kbgym_agents.llm.guards.StepView.relevant`): for a who/whose/which question the
     full names they
@@ -172,7 +187,13 @@ def answer_choices(view: StepView) -> list[str]:
     last capitalised word that is no name (``... the city of Dunmore.`` gives ``Dunmore``),
     leaving out the notes about X itself when the question asks about someone related to X
     (``the job of the spouse of X``);
-    for a "How many" question the numbers 0-40. ``unknown`` only on the last step."""
+    for a "How many" question the numbers 0-40. With ``chain``, a question asking along a
+    relation chain ("the job of the spouse of X") is offered only the values the shown notes
+    state of the people at the chain's end (nothing while the chain is not followed there;
+    on the last step the choices above when it is not). ``unknown`` only on the last step."""
+    state = chain_state(view) if chain else None
+    if state is not None and (state.answers or not view.last_step):
+        return state.answers + ([UNKNOWN] if view.last_step else [])
     if is_counting(view.question):
         out = [str(i) for i in range(41)]
     elif asks_for_a_name(view.question):
@@ -203,7 +224,7 @@ def answer_choices(view: StepView) -> list[str]:
     return out
 
 
-def reader_schema(view: StepView) -> dict:
+def reader_schema(view: StepView, chain: bool = True) -> dict:
     """This step's schema for the retrieval fields (see the module text)."""
     counting = is_counting(view.question)
     shown = list(view.shown)
@@ -214,7 +235,7 @@ def reader_schema(view: StepView) -> dict:
     if counting and shown:
         props["matching"] = {"type": "array", "items": {"type": "string", "enum": shown},
                              "maxItems": 40}
-    choices = answer_choices(view)
+    choices = answer_choices(view, chain)
     if view.last_step:
         props["answer"] = {"type": "string", "enum": choices}
         return _object(props)
@@ -238,7 +259,7 @@ class FieldsDecision:
     fields: dict = field(default_factory=dict)
 
 
-def reader_action(obj: dict | None, view: StepView) -> FieldsDecision:
+def reader_action(obj: dict | None, view: StepView, chain: bool = True) -> FieldsDecision:
     """The one action a retrieval reply's fields ask for (see the module text)."""
     obj = obj or {}
     answer = _text(obj.get("answer"))
@@ -251,7 +272,7 @@ def reader_action(obj: dict | None, view: StepView) -> FieldsDecision:
     if view.last_step:
         return FieldsDecision({"action": "answer", "text": answer} if answer
                               else last_step_answer(), "last", obj)
-    if answer and how != "count" and answer not in answer_choices(view):
+    if answer and how != "count" and answer not in answer_choices(view, chain):
         answer, how = "", "unshown"  # an answer no shown note offers: ignored
     if answer and not view.nothing_shown:
         return FieldsDecision({"action": "answer", "text": answer}, how, obj)
@@ -259,6 +280,14 @@ def reader_action(obj: dict | None, view: StepView) -> FieldsDecision:
     readable = bool(read) and read in view.shown and read not in view.read
     if readable and read in {nid for nid, _, _ in view.index_offers()}:
         return FieldsDecision({"action": "read", "id": read}, "read", obj)
+    state = chain_state(view) if chain else None
+    if state is not None and state.query and \
+            not state.asks_for_missing(_text(obj.get("search"))):
+        # the model's words do not ask for what the chain misses: the chain's own next search
+        page = _next_page(view, state.query)
+        if page and page <= MODEL_PAGES:
+            return FieldsDecision({"action": "search", "query": state.query, "page": page},
+                                  "chain", obj)
     for key, how in (("search", "search"), ("target", "target")):
         query = _text(obj.get(key))[:QUERY_MAX]
         page = _next_page(view, query) if query else 0

@@ -29,6 +29,8 @@ noschema    with ``fields``: ``response_format`` json_object without the schema
 small       the short skills for small models (``retrieval_small``)
 noguards    the guards off (answer at any step, repeats passed through)
 nooffers    no index offers after the observation
+nochain     with ``fields``: no relation chain (answers, the chain line and the chain's
+            searches of :mod:`kbgym_agents.llm.chain` off)
 ========== =============================================================================
 
 ``--variants base,v0`` is the before/after measurement of the observation layout: same
@@ -83,7 +85,7 @@ from kbgym.scoring import score_block  # noqa: E402
 from kbgym.universe import UniverseConfig, generate  # noqa: E402
 
 ATOMS = ("base", "collapse", "plan", "text", "json", "v0", "tools", "single", "fields",
-         "noschema", "small", "noguards", "nooffers")
+         "noschema", "small", "noguards", "nooffers", "nochain")
 MODE_ATOMS = ("text", "tools", "single", "fields")
 #: The first observation layout, for environments that offer more than one.
 FIRST_LAYOUT = {"obs_layout": "counter_first"}
@@ -101,6 +103,8 @@ def parse_variant(name: str) -> dict[str, Any]:
         raise ConfigError(f"variant {name!r}: json needs text (text+json)")
     if "noschema" in atoms and "fields" not in atoms:
         raise ConfigError(f"variant {name!r}: noschema needs fields (fields+noschema)")
+    if "nochain" in atoms and "fields" not in atoms:
+        raise ConfigError(f"variant {name!r}: nochain needs fields (fields+nochain)")
     modes = [a for a in atoms if a in MODE_ATOMS]
     if len(modes) > 1:
         raise ConfigError(f"variant {name!r}: more than one tool mode ({', '.join(modes)})")
@@ -108,7 +112,7 @@ def parse_variant(name: str) -> dict[str, Any]:
             "text": "text" in atoms, "json": "json" in atoms, "v0": "v0" in atoms,
             "mode": modes[0] if modes else None, "schema": "noschema" not in atoms,
             "small": "small" in atoms, "guards": "noguards" not in atoms,
-            "offers": "nooffers" not in atoms}
+            "offers": "nooffers" not in atoms, "chain": "nochain" not in atoms}
 
 
 def env_layout_kwargs(settings: dict) -> dict:
@@ -258,7 +262,7 @@ def run_variant(name: str, settings: dict, args, universe, library, qs, splits,
                 temperature=args.temperature, timeout_s=args.timeout, max_retries=2,
                 question_timeout_s=args.question_timeout,
                 skill_set="small" if settings["small"] else args.skills,
-                guards=settings["guards"], offers=settings["offers"],
+                guards=settings["guards"], offers=settings["offers"], chain=settings["chain"],
                 fields_json=args.fields_json if settings["schema"] else "object")
     if settings["plan"]:
         opts["skills"] = {"probe": "retrieval_plan"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 
 import pytest
 
@@ -15,6 +16,7 @@ from kbgym_agents.llm.fields import (
     reader_schema,
     response_format,
 )
+from kbgym_agents.llm.fields import reader_action as fields_reader_action
 from kbgym_agents.llm.guards import StepView
 from kbgym_agents.llm.skills import load_skill
 from llm_helpers import make
@@ -66,6 +68,8 @@ def test_the_schema_follows_the_guards():
 
 
 def test_reader_action_takes_one_action():
+    # the mechanics without the relation chain (see the chain tests below)
+    reader_action = partial(fields_reader_action, chain=False)
     v = view(Q, SEARCHED, 9)
     v_job = view("What is the job of Ann Bell?", SEARCHED, 9)
     assert reader_action({"answer": "potter", "search": "x"}, v_job).action == \
@@ -237,6 +241,7 @@ def test_the_cli_steers_the_mode_and_skills_by_environment(server, monkeypatch):
 
 
 def test_a_stuck_reader_guesses_instead_of_paging_to_the_end():
+    reader_action = partial(fields_reader_action, chain=False)  # the chain would search
     q = "What is the hobby of the father of Ann Bell?"
     pages = [f"- search(query='the hobby of Ann Bell', page={p}) -> page {p}:\n{HITS}"
              for p in (1, 2)]
@@ -261,3 +266,109 @@ def test_a_note_about_x_does_not_answer_a_question_about_xs_mother():
     v = view("In which city does Ann Bell live?",
              [f"- search(query='x', page=1) -> page 1:\n{hits}"], 9)
     assert reader_schema(v)["properties"]["answer"]["enum"] == ["not yet", "Dunmore", "Elmbury"]
+
+
+# -- relation chains ---------------------------------------------------------------------------
+
+CHAIN_Q = "What is the job of the spouse of Ann Bell?"
+# the first page names Ann Bell's child next to her: the child is not her spouse
+CHILD_PAGE = ("- s0001: Ann Bell's job is potter.\n- s0002: Ann Bell is the mother of Ivo Bell.\n"
+              "- s0003: Ivo Bell's job is baker.")
+
+
+def test_question_chains_are_read_from_the_words():
+    from kbgym_agents.llm.chain import Chain, question_chain
+
+    assert question_chain(CHAIN_Q) == Chain("job", "Ann Bell", ("spouse",))
+    assert question_chain("What is the job of the spouse of the father of Ann Bell?") == \
+        Chain("job", "Ann Bell", ("father", "spouse"))
+    assert question_chain("In which city does the mother of the spouse of Ann Bell live?") == \
+        Chain("city", "Ann Bell", ("spouse", "mother"))
+    for q in ("What is the job of Ann Bell?", "How many friends does the spouse of Ann Bell "
+              "have?", "Whose spouse has the job of baker?"):
+        assert question_chain(q) is None
+
+
+def test_a_chain_question_is_answered_only_by_the_person_at_its_end():
+    from kbgym_agents.llm.chain import chain_line
+    from kbgym_agents.llm.fields import chain_state
+
+    v = view(CHAIN_Q, [f"- search(query='{CHAIN_Q}', page=1) -> page 1:\n{CHILD_PAGE}"], 14)
+    # neither Ann Bell's own job nor her child's answers it
+    assert reader_schema(v)["properties"]["answer"]["enum"] == ["not yet"]
+    assert reader_schema(v, chain=False)["properties"]["answer"]["enum"] == \
+        ["not yet", "baker"]
+    d = reader_action({"answer": "baker", "search": "Ivo Bell's job is"}, v)
+    assert d.how == "chain" and d.action == {"action": "search",
+                                             "query": "Ann Bell is married to", "page": 1}
+    assert chain_line(chain_state(v)) == (
+        'Chain: no shown note says who the spouse of Ann Bell is (search "Ann Bell is married '
+        'to").')
+    # words asking for what the chain misses, of the person it waits on, are the model's own
+    assert reader_action({"search": "Ann Bell married"}, v).action["query"] == "Ann Bell married"
+    assert reader_action({"search": "Ann Bell's job is"}, v).how == "chain"  # not her job
+    # the spouse found, then her job
+    hist = [f"- search(query='{CHAIN_Q}', page=1) -> page 1:\n{CHILD_PAGE}",
+            "- search(query='Ann Bell is married to', page=1) -> page 1:\n"
+            "- s0004: Tom Reed is married to Ann Bell."]
+    v = view(CHAIN_Q, hist, 13)
+    assert reader_action({"search": "Ivo Bell's job is"}, v).action["query"] == \
+        "Tom Reed's job is"
+    assert "the spouse of Ann Bell is Tom Reed (s0004)" in chain_line(chain_state(v))
+    v = view(CHAIN_Q, hist + ["- search(query=\"Tom Reed's job is\", page=1) -> page 1:\n"
+                              "- s0005: Tom Reed's job is cook."], 12)
+    assert reader_schema(v)["properties"]["answer"]["enum"] == ["not yet", "cook"]
+    assert reader_action({"answer": "cook"}, v).action == {"action": "answer", "text": "cook"}
+    assert chain_line(chain_state(v)).endswith("the job of Tom Reed is cook (s0005).")
+
+
+def test_fathers_mothers_and_parents_named_by_child_of():
+    from kbgym_agents.llm.chain import Chain, follow
+
+    shown = {"s1": "Felix Bell is a child of Ursula Bell.", "s2": "Felix Bell is a child of Jasper Reed.",
+             "s3": "Jasper Reed's hobby is chess.", "s4": "Ursula Bell's hobby is golf.",
+             "s5": "Felix Bell is the father of Mabel Bell."}
+    st = follow(Chain("hobby", "Felix Bell", ("father",)), shown)
+    assert st.links == [{"Jasper Reed": "s2"}] and st.answers == ["chess"]
+    st = follow(Chain("hobby", "Felix Bell", ("mother",)), shown)
+    assert st.links == [{"Ursula Bell": "s1"}] and st.answers == ["golf"]
+    st = follow(Chain("hobby", "Mabel Bell", ("mother",)), shown)
+    assert st.missing == 0 and st.query == "is the mother of Mabel Bell" and st.answers == []
+
+
+def test_the_agent_shows_the_chain_line_after_the_observation(server):
+    hist = f"- search(query='{CHAIN_Q}', page=1) -> page 1:\n{CHILD_PAGE}"
+    obs = {"phase": 0, "text": f"QUESTION q0001\n{CHAIN_Q}\n\nRecent actions (oldest first):\n"
+           f"{hist}\n\nRemaining actions this phase: 14."}
+    for chain, shown in ((True, True), (False, False)):
+        agent = make("reader", server, tool_mode="fields", skill_set="small", chain=chain)
+        agent.act(obs, {})
+        user = server.chat_requests()[-1]["messages"][-1]["content"]
+        assert ("\n\nChain: no shown note says who the spouse of Ann Bell is" in user) is shown
+        assert agent.meta["chain"] is chain
+        # the worked turns show chain lines only to an agent that adds them
+        messages = server.chat_requests()[-1]["messages"]
+        assert any("Chain:" in m["content"] for m in messages[1:-1]) is chain
+    qc1 = dict(obs, text=obs["text"].replace(CHAIN_Q, "What is the job of Ann Bell?"))
+    make("reader", server, tool_mode="fields", skill_set="small").act(qc1, {})
+    assert "Chain:" not in server.chat_requests()[-1]["messages"][-1]["content"]
+
+
+def test_the_worked_turns_show_the_chain_lines_the_agent_would_add():
+    from kbgym_agents.llm.chain import chain_line
+    from kbgym_agents.llm.fields import chain_state
+    from kbgym_agents.llm.skills import load_turns
+
+    seen = 0
+    for t in load_turns("retrieval_fields_demo"):
+        if t["role"] != "user":
+            continue
+        lines = t["content"].split("\n\nRemaining actions this phase: ", 1)[1]
+        after = lines.split("\n\n", 1)[1] if "\n\n" in lines else ""
+        # the agent reads the observation, not the lines it adds after it
+        state = chain_state(StepView.of(t["content"].split("\n\nOffer:")[0]
+                                        .split("\n\nChain:")[0]))
+        got = [line for line in after.split("\n") if line.startswith("Chain:")]
+        assert got == ([chain_line(state)] if state is not None else [])
+        seen += bool(got)
+    assert seen >= 4

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from kbgym.errors import ConfigError
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "llm_variants.py"
 
 
@@ -105,3 +107,10 @@ def test_warm_up_makes_identical_prompts_count_alike(variants, tmp_path):
     v = json.loads((out / "summary.json").read_text())["variants"]
     assert v["base"]["tokens"] == v["collapse"]["tokens"]
     assert v["base"]["tokens"]["tokens_cached"] > 0
+
+
+def test_nochain_turns_the_relation_chain_off(variants):
+    assert variants.parse_variant("fields+small")["chain"] is True
+    assert variants.parse_variant("fields+small+nochain")["chain"] is False
+    with pytest.raises(ConfigError, match="nochain needs fields"):
+        variants.parse_variant("single+nochain")
