@@ -2,7 +2,7 @@
 
 A small reader asked "What is the job of the spouse of X?" answers with the job of whoever the
 first search page names next to X (a child: "X is the father of Y"), or keeps searching X's own
-notes. The chain of such a question is read from its words alone (:func:`question_chain`): a
+notes. The chain of such a question is read from its template (:func:`question_chain`): a
 value kind (job, hobby, city), a start person X and the relations to follow from X, innermost
 first (spouse, father, mother). :func:`follow` walks it through the shown notes, using only the
 corpus's public sentence forms (``A is married to B.``, ``A is the father of B.``, ``A is the
@@ -23,19 +23,15 @@ question text and the shown notes.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from kbgym.protocol.facts import parse_fact
+from kbgym.protocol.questions import parse_question
+from kbgym.universe.relations import VALUE_KINDS
 from kbgym_agents.scripted.text import gender_of
 
-_NAME = r"[A-Z][A-Za-z-]* [A-Z][A-Za-z-]*"
-_HOPS = re.compile(rf"((?:the (?:spouse|father|mother) of )+)({_NAME})")
-_HOP = re.compile(r"the (spouse|father|mother) of ")
-#: How a question asks for a value, and the value's kind.
-_ASKS = (("what is the job of ", "job"), ("what is the hobby of ", "hobby"),
-         ("in which city does ", "city"))
 _PARENT = {"father": "male", "mother": "female"}
+_HOPS = ("spouse", *_PARENT)  # the relations a chain follows
 #: Words that ask for each missing piece (a hop's relation or the value's kind).
 _ASKING = {"spouse": ("married", "spouse", "husband", "wife"),
            "father": ("father", "parent", "child"), "mother": ("mother", "parent", "child"),
@@ -53,15 +49,17 @@ class Chain:
 
 
 def question_chain(question: str) -> Chain | None:
-    """The chain a question asks along, None for a question that asks no relation's value."""
-    q = " ".join(str(question).split())
-    kind = next((k for prefix, k in _ASKS if q.lower().startswith(prefix)), None)
-    if kind is None:
+    """The chain a question asks along, None for a question that asks no relation's value.
+    The question's template (:func:`kbgym.protocol.questions.parse_question`) names it: its
+    hops innermost first, its value's kind last (``qc3_father_spouse_job``: "the job of the
+    spouse of the father of X"; ``qc5_spouse_city`` too, whose X has no spouse)."""
+    parsed = parse_question(" ".join(str(question).split()))
+    if parsed is None or parsed.X is None:
         return None
-    m = _HOPS.search(q)
-    if m is None:
+    _, *hops, kind = parsed.template.split("_")
+    if not hops or kind not in VALUE_KINDS or any(h not in _HOPS for h in hops):
         return None
-    return Chain(kind, m.group(2), tuple(reversed(_HOP.findall(m.group(1)))))
+    return Chain(kind, parsed.X, tuple(hops))
 
 
 @dataclass

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from kbgym.library.graph import Library
 from kbgym.seeding import derive
 from kbgym.protocol.statements import answer_statement
+from kbgym.universe.relations import mirrors
 from kbgym.universe.types import Question, Universe
 from kbgym_agents.scripted.knowledge import plural_forms
 from kbgym_agents.scripted.text import parse_question
@@ -420,13 +421,8 @@ def _membership(rel: str, key: str, other: str, t: Truth) -> str | None:
 
 def _mirrors(t: Truth, nid: str) -> list[str]:
     """``nid`` and the note stating the same relation from the other end."""
-    f = t.node[nid].fact
-    out = [nid]
-    back = {"friend_of": "friend_of", "married": "married", "parent_of": "child_of",
-            "child_of": "parent_of"}.get(f.kind)
-    if back:
-        out += [m for m in t.subj[(back, f.object)] if t.node[m].fact.object == f.subject]
-    return out
+    mirror = mirrors(t.u).get(nid)
+    return [nid] if mirror is None else [nid, mirror]
 
 
 def _false_statement(t: Truth, q: Question, rng: random.Random) -> str | None:

@@ -24,11 +24,11 @@ construction and are not scanned.
 
 **Incomplete sets** are misinformation by omission, judged from links alone: a written note
 whose links (and those of the written notes it links: the parts of an index of indexes) show
-two or more members of a true set (a person's children, parents or friends;
-everyone with a job, hobby or city) but not all of its live members presents part of the set
-as if it were the set, unless the members it shows are exactly the set's members that share
-something more (a city, a job, a hobby, being someone's friend, child or grandchild: a
-part or an intersection). Links on untouched originals are not judged (each statement of a chain links
+two or more members of a true set (a person's children, parents or friends; everyone with a
+job, hobby or city) but not all of its live members presents part of the set as if it were
+the set, unless the members it shows are exactly the set's members that share something more
+(a city, a job, a hobby, being someone's friend, child or grandchild: a part or an
+intersection). Links on untouched originals are not judged (each statement of a chain links
 the others, not itself).
 
 The forms and golds are those of generated universes. On an imported universe (PhantomWiki:
@@ -45,6 +45,7 @@ from collections import defaultdict
 from kbgym.library.graph import AUTHORED, EDITED, Library
 from kbgym.scoring import exact_match, is_unanswerable_answer
 from kbgym.universe.questions import UNKNOWN, Instance, World
+from kbgym.universe.relations import VALUE_KINDS, memberships
 from kbgym.protocol.facts import parse_fact
 from kbgym.protocol.statements import parse_statement, question_slots
 from kbgym.universe.templates import BY_NAME, SWAP, TEMPLATES
@@ -204,32 +205,14 @@ def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-#: The sets a relation's fact places its people in, each as (set, member): a fact stated from
-#: either end puts the same people in the same sets (``X is the father of C.`` and ``C is a
-#: child of X.`` both make C one of X's children and X one of C's parents).
-_RELATION_SETS = {
-    "parent_of": lambda s, o: ((("children", s), o), (("parents", o), s)),
-    "child_of": lambda s, o: ((("children", o), s), (("parents", s), o)),
-    "friend_of": lambda s, o: ((("friends", s), o), (("friends", o), s)),
-}
-#: The attributes whose holders form a set per value (everyone with a job, hobby or city).
-_BY_VALUE = ("job", "hobby", "city")
-
-
 class _Sets:
     """The universe's sets of people, for :func:`incomplete_sets`: a person's children,
-    parents and friends, and everyone with a job, hobby or city; ``of[origin]`` lists the
-    (set, member) pairs a fact states."""
+    parents and friends, and everyone with a job, hobby or city
+    (:func:`kbgym.universe.relations.memberships`)."""
 
     def __init__(self, universe: Universe):
         self.by_pid = {p.pid: p for p in universe.people}
-        self.of: dict[str, tuple[tuple[tuple[str, str], str], ...]] = {}
-        for n in universe.nodes:
-            f = n.fact
-            if f.kind in _RELATION_SETS:
-                self.of[n.id] = _RELATION_SETS[f.kind](f.subject, f.object)
-            elif f.kind in _BY_VALUE:
-                self.of[n.id] = (((f.kind, f.object), f.subject),)
+        self.of = memberships(universe)
 
     def members(self, origins) -> dict[tuple[str, str], set[str]]:
         """set -> the members the facts ``origins`` state."""
@@ -245,20 +228,15 @@ class _Sets:
         first = self.by_pid.get(min(shown))
         if first is None:
             return False
-        groups: list[set[str]] = []
-        for kind in _BY_VALUE:
-            v = getattr(first, kind)
-            groups.append({p for p in whole if getattr(self.by_pid[p], kind, None) == v})
-        for other in (*first.friends, *first.parents):
-            o = self.by_pid.get(other)
-            if o is not None:
-                groups += [whole & set(o.friends), whole & set(o.children)]
-                for grand in o.parents if other in first.parents else ():
-                    g = self.by_pid.get(grand)
-                    if g is not None:  # grandchildren of someone
-                        groups.append(whole & {k for c in g.children
-                                               for k in self.by_pid[c].children})
-        return any(g == shown for g in groups)
+        people = self.by_pid
+        groups = [{p for p in whole if getattr(people[p], kind) == getattr(first, kind)}
+                  for kind in VALUE_KINDS]
+        for other in (people[x] for x in (*first.friends, *first.parents) if x in people):
+            groups += [whole & set(other.friends), whole & set(other.children)]
+        for grand in (people[g] for p in first.parents if p in people
+                      for g in people[p].parents if g in people):  # someone's grandchildren
+            groups.append(whole & {k for c in grand.children for k in people[c].children})
+        return shown in groups
 
 
 def _reach(library: Library, node) -> list:
@@ -275,11 +253,10 @@ def _reach(library: Library, node) -> list:
     return out
 
 
-def incomplete_sets(library: Library, universe: Universe,
-                    sets: _Sets | None = None) -> list[tuple[str, tuple[str, str]]]:
+def incomplete_sets(library: Library, universe: Universe) -> list[tuple[str, tuple[str, str]]]:
     """(note id, set) for every written note that links part of a true set (see the module
     docstring), in id order."""
-    sets = sets or _Sets(universe)
+    sets = _Sets(universe)
     live = sets.members(o for node in library for o in node.carried())
     out = []
     for node in library:

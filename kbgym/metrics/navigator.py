@@ -55,6 +55,7 @@ from kbgym.library.search import BM25Index
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
 from kbgym.protocol.tokens import tokenize
 from kbgym.universe.keys import KeyFinder
+from kbgym.universe.relations import mirrors
 from kbgym.universe.types import Question, Universe
 
 #: Relation words per question class (generated universes): the words of the §3 sentences
@@ -80,11 +81,6 @@ NO_RELATION_WORDS: dict[str, tuple[str, ...]] = {}
 #: know the support must see that such a set is complete; every other fact (an attribute, a
 #: marriage, a birthdate, an imported universe's sentence) is complete once shown.
 SET_KINDS = frozenset({"parent_of", "child_of", "friend_of"})
-
-#: The relations stated from both ends (§3): a fact of the first kind about (A, B) has a
-#: mirror of the second kind about (B, A).
-MIRRORED = {"parent_of": "child_of", "child_of": "parent_of", "friend_of": "friend_of",
-            "married": "married"}
 
 #: Why a navigation ended.
 SHOWN = "shown"  # all support shown, then answer
@@ -182,21 +178,9 @@ class Navigator:
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
-        # generated universes only (§3): origin -> (relation, subject) of a fact in a set,
-        # and origin -> the original stating the same relation from its other end
-        self._set_of: dict[str, tuple[str, str]] = {}
-        self._mirror: dict[str, str] = {}
-        if self.words is RELATION_WORDS:
-            by_fact = {(n.fact.kind, n.fact.subject, n.fact.object): n.id
-                       for n in universe.nodes}
-            for n in universe.nodes:
-                f = n.fact
-                if f.kind in SET_KINDS:
-                    self._set_of[n.id] = (f.kind, f.subject)
-                back = MIRRORED.get(f.kind)
-                other = by_fact.get((back, f.object, f.subject)) if back else None
-                if other is not None:
-                    self._mirror[n.id] = other
+        # sets and mirrors are §3 notions: generated universes only
+        self._universe = universe if self.words is RELATION_WORDS else None
+        self._mirror = mirrors(universe) if self._universe is not None else {}
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
@@ -266,20 +250,21 @@ class Navigator:
             hit = self._tokens[node_id] = frozenset(tokenize(self.library[node_id].text))
         return hit
 
-    def goal(self, question: Question) -> tuple[frozenset[str], list[frozenset[str]]]:
-        """(what a reader must see: the question's support, the sets among it it must see
-        complete: the support of a :data:`SET_KINDS` relation grouped by relation and subject,
-        ``X``'s friends or ``X``'s children, in the order of their first origin)."""
+    def sets(self, question: Question) -> list[frozenset[str]]:
+        """The sets a reader must see complete: the question's support of a
+        :data:`SET_KINDS` relation grouped by relation and subject (``X``'s friends, ``X``'s
+        children), in the order of their first origin."""
+        if self._universe is None:
+            return []
         groups: dict[tuple[str, str], set[str]] = {}
         for o in question.support:
-            fam = self._set_of.get(o)
-            if fam is not None:
-                groups.setdefault(fam, set()).add(o)
-        return frozenset(question.support), [frozenset(g) for g in groups.values()]
-
-    def sets(self, question: Question) -> list[frozenset[str]]:
-        """The sets of :meth:`goal`."""
-        return self.goal(question)[1]
+            try:
+                f = self._universe.node(o).fact
+            except KeyError:  # an origin the universe file does not hold (drift)
+                continue
+            if f.kind in SET_KINDS:
+                groups.setdefault((f.kind, f.subject), set()).add(o)
+        return [frozenset(g) for g in groups.values()]
 
     def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
         """page -> the support whose set ``search(query, page)`` proves complete. For each of
@@ -382,7 +367,7 @@ class _Greedy:
     def __init__(self, nav: Navigator, q: Question):
         self.nav, self.q = nav, q
         lib, lpp = nav.library, nav.links_per_page
-        support, self.families = nav.goal(q)
+        support, self.families = frozenset(q.support), nav.sets(q)
         self.unshown = set(support)
         self.open = set().union(*self.families)  # in a set not yet proven complete
         carried: dict[str, set[str]] = {}
@@ -570,7 +555,7 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
     plan (its length bounds the optimum), pruning states whose unsettled support needs more
     steps than are left even at the best single action's gain."""
     greedy = nav.run(q)
-    goal, families = nav.goal(q)
+    goal, families = frozenset(q.support), nav.sets(q)
     support = sorted(goal, key=id_num)
     bit = {o: 1 << i for i, o in enumerate(support)}
     full = (1 << len(support)) - 1

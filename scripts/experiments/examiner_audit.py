@@ -117,8 +117,8 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
         mis = misinformation(lib, u) if name != "B1" else {}
         out_rows.append({"seed": seed, "name": name, **meta, "cells": cells, "lost": lost,
                          "false": mis.get("false_statements", 0),
-                         "partial": mis.get("incomplete_sets", 0), "rows": rows[name] if name in ("B1", "scripted-index")
-                         else None})
+                         "partial": mis.get("incomplete_sets", 0),
+                         "rows": rows[name] if name in ("B1", "scripted-index") else None})
     times["table"] += time.perf_counter() - t0
     return out_rows
 
@@ -148,12 +148,11 @@ def main() -> None:
         arms += run_seed(seed, args, out, times)
         print(f"seed {seed} done ({time.perf_counter() - t_all:.0f}s)", flush=True)
 
-    def flagged(a: dict) -> bool:
-        return any(c["f1_loss"] for c in a["cells"].values()) or a["false"] > 0 \
-            or a["partial"] > 0
-
     def f1_loss(a: dict) -> bool:
         return any(c["f1_loss"] for c in a["cells"].values())
+
+    def flagged(a: dict) -> bool:  # by F1↓ or by the misinformation metric
+        return f1_loss(a) or a["false"] > 0 or a["partial"] > 0
 
     print(f"\nreader {args.reader}, M = {args.m}, seeds {args.seeds}, n = {args.per_group} per "
           "group; per group: rho(mark) / rho_nav; lost = questions below B1's F1; false = "

@@ -64,10 +64,9 @@ def probe_env(u, lib: Library, m: int = 15) -> KBGymEnv:
 
 
 def stated_by(nav: Navigator, q) -> dict[str, set[str]]:
-    """note id -> the origins of the question's goal (its support and candidates,
-    :meth:`Navigator.goal`) it states (carries, or carries the mirror of)."""
+    """note id -> the support origins it states (carries, or carries the mirror of)."""
     out: dict[str, set[str]] = {}
-    for o in nav.goal(q)[0]:
+    for o in frozenset(q.support):
         for nid in nav.carriers().get(o, ()):
             out.setdefault(nid, set()).add(o)
     return out
@@ -172,7 +171,7 @@ def test_greedy_plans_replay_through_the_env(small, arm):
             continue
         steps, shown = replay(env, nav, q, res.plan)
         assert steps == res.steps == len(res.plan) + 1
-        assert shown == nav.goal(q)[0], q.qid
+        assert shown == frozenset(q.support), q.qid
         answered += 1
     assert answered > 0.9 * len(small.questions)
 
@@ -353,7 +352,7 @@ def test_greedy_never_beats_the_exhaustive_optimum(tiny):
                 assert o.f1 == 1.0
             if o.reason == SHOWN:
                 steps, shown = replay(env, nav, q, o.plan)
-                assert steps == o.steps and shown == nav.goal(q)[0]
+                assert steps == o.steps and shown == frozenset(q.support)
         assert compared >= len(tiny.questions) - 2, arm
     assert improved >= 2
 
@@ -398,7 +397,7 @@ def brute_force(nav: Navigator, q, k: int) -> int | None:
     page of every id shown so far. Written without the optimum's pruning, as its reference;
     the proof rule is written out again here from docs/protocol.md §12.6."""
     carriers = nav.carriers()
-    goal = set(nav.goal(q)[0])
+    goal = set(frozenset(q.support))
     sets = nav.sets(q)
     need = set().union(*sets)
 
