@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -113,13 +114,50 @@ def token_costs(meta: dict, train_log: list[dict], curve: dict, prices=None) -> 
 
 
 def find_probe_table(run_dir: Path, probe_table: str | Path | None = None) -> dict | None:
-    """The probe table to include: ``probe_table`` if given, else ``run_dir/probe_table.json``
-    when a ``kbgym probe table --out`` (or the demo) left one there."""
-    path = Path(probe_table) if probe_table else run_dir / "probe_table.json"
-    if not path.exists():
-        if probe_table:
+    """The probe table to include (:func:`locate_probe_table`), or None."""
+    return locate_probe_table(Path(run_dir), probe_table)[0]
+
+
+def locate_probe_table(run_dir: Path, probe_table: str | Path | None = None
+                       ) -> tuple[dict | None, str | None]:
+    """The probe table to include and the file it came from: ``probe_table`` if given, else
+    ``run_dir/probe_table.json`` when a ``kbgym probe table --out`` left one there, else the
+    one the run's previous report included (the demo's sits next to the run folder), so that
+    re-running ``kbgym report`` never drops it."""
+    if probe_table:
+        path = Path(probe_table)
+        if not path.exists():
             raise ConfigError(f"{probe_table}: no such probe table file")
-        return None
+        return read_probe_table(path), _relative(path, run_dir)
+    path = run_dir / "probe_table.json"
+    if path.exists():
+        return read_probe_table(path), "probe_table.json"
+    previous = run_dir / "report.json"
+    if previous.exists():
+        try:
+            old = json.loads(previous.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None, None
+        if not isinstance(old, dict):
+            return None, None
+        source = old.get("probe_table_source")  # relative to the run folder
+        if isinstance(source, str) and (run_dir / source).is_file():
+            return read_probe_table(run_dir / source), source
+        table = old.get("probe_table")
+        if isinstance(table, dict) and "groups" in table:
+            return table, source if isinstance(source, str) else None
+    return None, None
+
+
+def _relative(path: Path, run_dir: Path) -> str:
+    """``path`` as seen from ``run_dir`` (so a moved run folder keeps finding its table)."""
+    import os
+
+    return os.path.relpath(path.resolve(), run_dir.resolve())
+
+
+def read_probe_table(path: Path) -> dict:
+    """A probe table file, checked; ``ConfigError`` naming the file when it is not one."""
     from kbgym.safeload import read_data
 
     try:
@@ -150,6 +188,7 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
     for r in test_log:
         curve[str(r["epoch"])].append(r)
     labels = list(curve)
+    table, source = locate_probe_table(run_dir, probe_table)
     return {
         "schema_version": 1, "run_id": meta["run_id"],
         "learning_curve": {k: score_block(v) for k, v in curve.items()},
@@ -177,7 +216,8 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
         # logs written before cached tokens were recorded read as 0
         "tokens_cached": meta.get("tokens_cached") or {
             "train": tokens_of(train_log)[2], "test": tokens_of(test_log)[2]},
-        "probe_table": find_probe_table(run_dir, probe_table),
+        "probe_table": table,
+        "probe_table_source": source,
     }
 
 

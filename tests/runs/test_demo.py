@@ -48,6 +48,29 @@ def test_demo_report_prints_misinformation_and_link_families(demo):
     assert "rho_nav" in md and "blind spots: steps per question saved against B1" in md
 
 
+def test_report_run_again_on_the_demo_keeps_its_probe_table(demo, tmp_path, capsys):
+    """The demo's probe table sits next to the run folder; ``kbgym report --run DEMO/train``
+    written again (and from a moved copy) must not drop it."""
+    import json
+    import shutil
+
+    from kbgym.cli import main
+
+    out, _ = demo
+    copy = tmp_path / "demo"
+    shutil.copytree(out, copy)
+    before = json.loads((copy / "train" / "report.json").read_text(encoding="utf-8"))
+    assert before["probe_table"] and before["probe_table_source"] == "../probe_table.json"
+    assert main(["report", "--run", str(copy / "train")]) == 0
+    after = json.loads((copy / "train" / "report.json").read_text(encoding="utf-8"))
+    assert after["probe_table"] == before["probe_table"]
+    assert "rho_nav" in capsys.readouterr().out
+    (copy / "probe_table.json").unlink()  # gone: the table the report held is kept
+    assert main(["report", "--run", str(copy / "train")]) == 0
+    again = json.loads((copy / "train" / "report.json").read_text(encoding="utf-8"))
+    assert again["probe_table"] == before["probe_table"]
+
+
 def test_demo_is_byte_deterministic(demo):
     out, _ = demo  # the same directory again: snapshots record the universe's path
     a = _tree(out)
