@@ -489,12 +489,12 @@ class LinkJudgedKnowledge(Knowledge):
                     continue  # plainly about another of the key's sets: not worth a step
                 if parse_statement(text) is not None:
                     continue  # one answer statement: believed for its question (_stated)
-                if embeds_question(text):
-                    rank = 2
-                elif names_other_value(own_text(text), key):
+                if names_other_value(own_text(text), key):
                     if (rel, key) in self.parts_seen:
                         continue  # one such note was a part: the others are parts too
                     rank = 2  # likely a part or an intersection of two sets
+                elif embeds_question(text):
+                    rank = 2
                 else:
                     rank = 0 if rel in hinted else 1
             (read if nid in self.links else unread).append((rank, nid))
@@ -517,10 +517,12 @@ class LinkJudgedKnowledge(Knowledge):
         self.reads_for[(rel, key)] = self.reads_for.get((rel, key), 0) + 1
 
     def joint_candidates(self, keys: list[str]) -> list[str]:
-        """Unread authored notes naming every one of ``keys`` (a join's values), at most
-        :data:`MAX_JOINT_READS`, in the order shown: read first, as they may be the join."""
+        """Unread authored notes naming every one of ``keys`` (a join's values) outside the
+        questions and answers they hold (:func:`own_text`), at most :data:`MAX_JOINT_READS`,
+        in the order shown: read first, as they may be the join."""
         out = [nid for nid in self.order if nid not in self.facts and nid not in self.links
-               and nid in self.notes and all(names_key(self.notes[nid], k) for k in keys)]
+               and nid in self.notes
+               and all(names_key(own_text(self.notes[nid]), k) for k in keys)]
         return out[:MAX_JOINT_READS]
 
     def exploration(self, rel: str, key: str) -> str | None:
@@ -539,10 +541,16 @@ class LinkJudgedKnowledge(Knowledge):
     def unread_subnotes(self, nid: str, rel: str, key: str) -> list[str]:
         """Authored notes in ``nid``'s closure not read yet (their links are unknown), in
         link order; none when ``nid`` shows statements and none of them concerns the key
-        (reading on could not make it the set)."""
+        (reading on could not make it the set). A linked note whose words name only *other*
+        relations of a person (``X's friends`` when grandchildren are wanted) is not read,
+        as it would not be read as a candidate either."""
         facts, unread = self.closure(nid)
         if facts and not any(concerns(f, rel, key) for f in facts.values()):
             return []
+        if rel in REL_HINTS:
+            unread = [sub for sub in unread
+                      if not (hinted := hinted_relations(self.notes.get(sub, "")))
+                      or rel in hinted]
         return unread
 
     # -- what a note shows -------------------------------------------------------------

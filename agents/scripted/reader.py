@@ -125,6 +125,7 @@ class ScriptedReader(BaseAgent):
         self._steps_left: int | None = None
         self._budget: int | None = None
         self._wasted = 0
+        self._asked: set[tuple[str, str, str]] = set()  # (kind, value, name) looked up
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -492,7 +493,9 @@ class ScriptedReader(BaseAgent):
         then on every batch is."""
         kb = self.kb
         todo = [c for c in cands if kb.attr(c, kind) is None
-                and c not in kb.index_members.get((kind, value), ())]
+                and c not in kb.index_members.get((kind, value), ())
+                and (kind, value, c) not in self._asked]
+        self._asked.update((kind, value, c) for c in todo)
         words = ""
         for i in range(0, len(todo), self.value_batch):
             if stop():
@@ -540,6 +543,14 @@ class ScriptedReader(BaseAgent):
             yield from self._indexed(kind, value, stop=lambda: bool(matches()))
             if matches():
                 return matches()[0]
+        # the holders of the first value seen so far are checked before paging for more
+        seen = sorted(kb.holders("job", conds[0][1]))
+        for kind, value in conds[1:]:
+            if not seen or matches() or ("job", conds[0][1]) in kb.complete:
+                break
+            seen = yield from self._with_value(seen, kind, value, stop=lambda: bool(matches()))
+        if matches():
+            return matches()[0]
         # a join names one person: the first seen with every value is the answer
         cands = sorted((yield from self._holders("job", conds[0][1],
                                                  done=lambda: bool(matches()))))

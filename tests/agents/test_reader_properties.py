@@ -321,3 +321,51 @@ def test_each_harm_leaves_its_mark_and_truthful_libraries_none():
             assert (m["incomplete_sets"], m["false_statements"], gone) == (0, 0, 0), g.name
             assert incomplete_sets(g.library, u) == []
     assert seen == {"dropped_members", "wrong_members", "false_statements", "deleted_facts"}
+
+
+# -- where the reader looks: what a question or another relation's name in a note says ---------
+
+
+def test_a_part_seen_rules_out_its_siblings_whatever_question_they_hold():
+    """Once a note naming another value was a part of the set, the others are parts too: a
+    question the siblings hold (the words of the curator's training question) changes
+    nothing."""
+    u, t = world()
+    job = next(j for j in sorted({p.job for p in u.people})
+               if len(t.members("job", j)) >= 3)
+    holders = sorted(t.members("job", job))
+    city = t.by_name[holders[0]].city
+    others = sorted({t.by_name[h].city for h in holders} - {city})
+    ask = f"Who is the {job} who lives in the city of {city}?"
+    kb = LinkJudgedKnowledge()
+    page = "".join(f"\n- s900{i}: {job}s: part {c}. {ask}" for i, c in enumerate([city] + others))
+    kb.ingest_entry("search", {"query": job, "page": 1}, "page 1:" + page)
+    first = kb.index_candidates("job", job)
+    assert first[:1] == ["s9000"] and len(first) > 1
+    members = [h for h in holders if t.by_name[h].city == city]
+    part = [n for h in members for n in t.members("job", job)[h]]
+    part += [n for h in members for n in t.subj[("city", t.by_name[h].pid)]]
+    read_into(kb, "s9000", f"{job}s: part {city}. {ask}", [(i, t.node[i].text) for i in part])
+    assert not kb.absorb_index("s9000", "job", job)
+    assert kb.index_candidates("job", job) == []
+
+
+def test_a_join_reads_notes_naming_its_values_outside_the_questions_they_hold():
+    u, _ = world()
+    p = u.people[0]
+    ask = f"Who is the {p.job} whose hobby is {p.hobby}?"
+    kb = LinkJudgedKnowledge()
+    kb.ingest_entry("search", {"query": p.job, "page": 1},
+                    f"page 1:\n- s9001: {p.job} (part one). {ask}"
+                    f"\n- s9002: {p.job}s who enjoy {p.hobby}.")
+    assert kb.joint_candidates([p.job, p.hobby]) == ["s9002"]
+
+
+def test_a_candidate_s_linked_notes_about_other_relations_are_not_read():
+    u, t = world()
+    x = next(n for n in people_with(t, "grandchildren", 1))
+    kb = LinkJudgedKnowledge()
+    read_into(kb, "s9001", f"{x}.", [("s9002", f"{x}'s friends."), ("s9003", f"{x} (part)."),
+                                      ("s9004", f"Grandchildren of {x}.")])
+    assert kb.unread_subnotes("s9001", "grandchildren", x) == ["s9003", "s9004"]
+    assert kb.unread_subnotes("s9001", "friends", x) == ["s9002", "s9003"]

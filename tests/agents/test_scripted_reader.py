@@ -144,7 +144,7 @@ def indexed_library(u, keys) -> Library:
                                       "qc7_common_friend", "qc8_grandchildren",
                                       "qc8_spouse_friends", "qc4_friends"])
 def test_reader_uses_index_notes_and_takes_fewer_steps(template):
-    u = universe(0, 300)  # sets big enough that paging costs more than one read
+    u = universe(0, 500)  # sets big enough that paging costs more than one read (the default)
     q = costliest(u, template)
     p = parse_question(q.text)
     person = {pp.name: pp for pp in u.people}
