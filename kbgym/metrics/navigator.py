@@ -19,17 +19,21 @@ actions, costs and budget M:
 - **Actions.** ``search(query, page)`` shows page ``page`` (1..``max_page``, ``page_size``
   hits) of the library's own search backend, exactly as ``env.step`` does; ``read(id,
   links_page)`` shows the note and one page of ``links_per_page`` links (100, as the env).
-  Each is one step; ``answer`` is one more.
+  Each is one step; ``answer`` is one more. A query's pages are turned in order (page p
+  only after page p - 1), as only ids already shown are read: knowing the support says
+  what to look for, not where a ranking puts it.
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
   name or value; each key followed by each relation word of the question's class,
-  :data:`RELATION_WORDS`) plus every person name shown so far (:func:`roster_names`, the
-  bare name). It reads only ids already shown.
-- **Choice.** Each step it takes the action worth most: the support it newly shows plus the
-  support it newly *settles* (shown and proven); a search is valued by its page plus the
-  best read of a note it newly shows (one read of look-ahead; on the last step before the
-  answer, by its page alone). Ties go to the larger immediate gain, then reads before
-  searches, then id order for reads (and links page), vocabulary order and page for
-  searches.
+  :data:`RELATION_WORDS`) plus, for every person name shown so far (:func:`roster_names`),
+  :func:`name_queries` (the bare name, and the name followed by each relation word). It
+  reads only ids already shown.
+- **Choice.** Each step it takes the action worth most per step: the support it newly shows
+  plus the support it newly *settles* (shown and proven). A query's next page is valued by
+  the best page p at or below it: what pages next..p show and prove plus the best read of
+  a note they newly show (one read of look-ahead; none when p is the last step before the
+  answer), over the steps to get there; only the next page is turned, then it chooses
+  again. Ties go to the larger immediate gain per step, then reads before searches, then
+  id order for reads (and links page), vocabulary order and page for searches.
 - **End.** With all support settled it answers (1 step, F1 1). It fails (F1 0, M steps,
   like a reader that runs out of budget) when the budget would end first, when no step
   settles any more support, or when support is gone (an origin no live note carries). A
@@ -126,6 +130,14 @@ def base_vocabulary(question: Question, words: Mapping[str, tuple[str, ...]]) ->
     values = [key_parts(k)[1] for k in question.keys]
     return ([question.text] + values
             + [f"{v} {w}" for v in values for w in words.get(question.category, ())])
+
+
+def name_queries(name: str, question: Question, words: Mapping[str, tuple[str, ...]]
+                 ) -> list[str]:
+    """The queries a person name shown so far adds: the bare name, then the name followed by
+    each relation word of the question's class (``Rupert Thistlewood father``), as a key's
+    queries are built."""
+    return [name] + [f"{name} {w}" for w in words.get(question.category, ())]
 
 
 def roster_names(universe: Universe) -> list[str]:
@@ -393,7 +405,7 @@ class _Greedy:
         self.names: set[str] = set()
         self.keys_seen: set = set()
         self.vocab: list[_Entry] = []
-        self.taken: set[tuple] = set()
+        self.paged: dict[int, int] = {}  # vocabulary entry -> the last page turned
         for query in base_vocabulary(q, nav.words):
             self._add_query(query)
 
@@ -466,7 +478,8 @@ class _Greedy:
             for name in nav.names_in(nid):
                 if name not in self.names:
                     self.names.add(name)
-                    self._add_query(name)
+                    for query in name_queries(name, self.q, nav.words):
+                        self._add_query(query)
         self.open.difference_update(proves)
 
     def _choose(self, left: int) -> tuple[Action, tuple] | None:
@@ -497,25 +510,35 @@ class _Greedy:
             if best is not None and bound <= best:
                 break  # neither this query nor any after it can beat the best step
             entry_pages = entry.pages if entry.pages is not None else self._rank(entry)
+            last = self.paged.get(vi, 0)
+            nxt = last + 1  # pages are turned in order: the next one is the only one to take
+            first_proves = next((pr for pg, _, pr in entry_pages if pg == nxt), frozenset())
+            got: set[str] = set()
+            proved: set[str] = set()
+            seen_ids: list[str] = []
             for page, ids, proves in entry_pages:
-                if (vi, page) in self.taken:
+                if page <= last:
                     continue
-                got: set[str] = set()
+                cost = page - last
+                if cost > left:
+                    break
                 for nid in ids:
                     got.update(self.carried.get(nid, ()))
-                now = self._gain(got, proves)
+                proved |= proves
+                seen_ids += ids
+                now = self._gain(got, frozenset(proved))
                 look = 0
-                if left > 1:
-                    unshown, open_ = self.unshown - got, self.open - proves
-                    for nid in ids:
+                if left > cost:
+                    unshown, open_ = self.unshown - got, self.open - proved
+                    for nid in seen_ids:
                         if nid in self.via and nid not in self.shown:
                             look = max(look, self._read_value(nid, unshown, open_)[0])
                 value = now + look
                 if value:
-                    score = (value, now, 0, -vi, -page)
+                    score = (value / cost, now / cost, 0, -vi, -page)
                     if best is None or score > best:
                         best = score
-                        action = ("search", entry.query, page, vi, proves)
+                        action = ("search", entry.query, nxt, vi, first_proves)
         return None if action is None else (action, best)
 
     def run(self) -> NavResult:
@@ -535,7 +558,7 @@ class _Greedy:
                 self._show(nav.read_shows(nid, page), whole)
             else:
                 _, query, page, vi, proves = action
-                self.taken.add((vi, page))
+                self.paged[vi] = page
                 plan.append(("search", query, page))
                 self._show(nav.search_shows(query, page), proves)
         return NavResult(len(plan) + 1, 1.0, SHOWN, tuple(plan))
@@ -544,11 +567,12 @@ class _Greedy:
 def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
     """Branch and bound over every plan of the navigator's actions.
 
-    The actions are every search of a base query; every search of a roster name, available
-    once the name is shown; and every read (each links page) of a linked note, available
-    once its id is shown (a note without links shows nothing when read that its id's
-    appearance did not already show). Searches include the page just past a query's last
-    hit, which can prove a set ended. An action is *useful* when it shows or proves support
+    The actions are every search of a base query; every search of a roster name's queries
+    (:func:`name_queries`), available once the name is shown; and every read (each links
+    page) of a linked note, available once its id is shown (a note without links shows
+    nothing when read that its id's appearance did not already show). Page p of a query is
+    available once its page p - 1 was searched. Searches include the page just past a
+    query's last hit, which can prove a set ended. An action is *useful* when it shows or proves support
     or shows a name or id that a useful action needs (a fixpoint); no other action can
     shorten a plan. States (support shown, support proven, needed names and ids shown) are
     searched breadth first with duplicates dropped, up to one action fewer than the greedy
@@ -574,8 +598,8 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
             carried[nid] = carried.get(nid, 0) | bit[o]
     lib = nav.library
 
-    # (action, what it needs, ids shown, support proven)
-    acts: list[tuple[Action, Any, list[str], int]] = []
+    # (action, what it needs, ids shown, support proven, what it gives besides its ids)
+    acts: list[tuple[Action, Any, list[str], int, tuple]] = []
     seen: set = set()
 
     def searches(query: str, needs: Any) -> None:
@@ -585,13 +609,16 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
         seen.add(key)
         proven = nav.closes(query, families)
         last = max(_pages(nav, query), max(proven, default=0))
-        acts.extend((("search", query, p), needs, nav.search_shows(query, p),
-                     bits(proven.get(p, ()))) for p in range(1, last + 1))
+        # pages are turned in order: page p needs page p - 1 of the same query
+        acts.extend((("search", query, p), needs if p == 1 else ("page", key, p - 1),
+                     nav.search_shows(query, p), bits(proven.get(p, ())), (("page", key, p),))
+                    for p in range(1, last + 1))
 
     for query in base_vocabulary(q, nav.words):
         searches(query, None)
     for name in sorted(set(nav._finder_names)):
-        searches(name, ("name", name))
+        for query in name_queries(name, q, nav.words):
+            searches(query, ("name", name))
     for node in lib:
         if node.links:
             pages = nav.link_pages(node.id)
@@ -602,7 +629,7 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
                     linked |= carried.get(nid, 0)
                 whole = [f for f in families if bits(f) & ~linked == 0]
                 acts.append((("read", node.id, p if pages > 1 else None), ("id", node.id),
-                             ids, bits(o for f in whole for o in f)))
+                             ids, bits(o for f in whole for o in f), ()))
 
     def enables(ids: list[str]) -> set:
         out = set()
@@ -614,10 +641,10 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
 
     sup = [0] * len(acts)
     ena = [set()] * len(acts)
-    for i, (_, _, ids, _) in enumerate(acts):
+    for i, (_, _, ids, _, gives) in enumerate(acts):
         for nid in ids:
             sup[i] |= carried.get(nid, 0)
-        ena[i] = enables(ids)
+        ena[i] = enables(ids) | set(gives)
     useful = {i for i in range(len(acts)) if sup[i] or acts[i][3]}
     needed = {acts[i][1] for i in useful} - {None}
     while True:

@@ -238,6 +238,37 @@ def test_every_answered_plan_proves_its_sets(small, arm):
     assert sets >= 10
 
 
+def turned_in_order(nav: Navigator, plan) -> bool:
+    """Each search of page p > 1 follows a search of page p - 1 of a query ranking alike."""
+    turned: dict = {}
+    for act in plan:
+        if act[0] == "search":
+            key = nav.query_key(act[1])
+            if act[2] != turned.get(key, 0) + 1:
+                return False
+            turned[key] = act[2]
+    return True
+
+
+@pytest.mark.parametrize("arm", ["B1", "oracle", "b3"])
+def test_pages_are_turned_in_order(small, tiny, arm):
+    """A reader learns that a query's later pages hold something only from its earlier
+    ones: neither the greedy nor the optimum opens a page before the one above it."""
+    nav = Navigator(libraries(small)[arm], small)
+    deep = 0
+    for q in small.questions:
+        plan = nav.run(q).plan
+        assert turned_in_order(nav, plan), (q.qid, plan)
+        deep += any(a[0] == "search" and a[2] > 1 for a in plan)
+    if arm == "B1":  # indexes spare most paging
+        assert deep >= 5
+    nav = Navigator(libraries(tiny)[arm], tiny, m=6)
+    for q in tiny.questions:
+        opt = nav.optimum(q, max_states=20_000)
+        if opt is not None:
+            assert turned_in_order(nav, opt.plan), (q.qid, opt.plan)
+
+
 def test_a_partial_index_proves_nothing(small):
     """A note linking all of a person's friends is read and proves the set; the same note
     missing one friend may show the others but proves nothing: the plan proves the set by a
@@ -392,9 +423,9 @@ def test_invariants_on_random_libraries(tiny, data):
 
 def brute_force(nav: Navigator, q, k: int) -> int | None:
     """The fewest actions (at most ``k``) after which every support origin was shown and
-    every set proven, by trying every sequence of the navigator's actions: every page of
-    every query of the vocabulary (base queries and the names shown so far) and every links
-    page of every id shown so far. Written without the optimum's pruning, as its reference;
+    every set proven, by trying every sequence of the navigator's actions: the next page of
+    every query of the vocabulary (base queries and the names shown so far; a query's pages
+    are turned in order) and every links page of every id shown so far. Written without the optimum's pruning, as its reference;
     the proof rule is written out again here from docs/protocol.md §12.6."""
     carriers = nav.carriers()
     goal = set(frozenset(q.support))
@@ -419,28 +450,35 @@ def brute_force(nav: Navigator, q, k: int) -> int | None:
         linked = sup(ids[1:])
         return {o for fam in sets if fam <= linked for o in fam}
 
-    def best(shown, names, got, proven, left):
+    def best(shown, names, got, proven, turned, left):
         if got == goal and need <= proven:
             return 0
         if left == 0:
             return None
-        queries = base_vocabulary(q, nav.words) + sorted(names)
-        options = [(nav.search_shows(x, p), proves_search(x, p)) for x in queries
-                   for p in range(1, nav.max_page + 1)]
-        options += [(ids, proves_read(ids)) for i in sorted(shown)
+        queries = base_vocabulary(q, nav.words) + [
+            x for n in sorted(names) for x in [n] + [f"{n} {w}" for w in nav.words.get(
+                q.category, ())]]
+        # a query's pages are turned in order: only its next page can be searched
+        options = [(nav.search_shows(x, p), proves_search(x, p), x, p) for x in queries
+                   for p in [turned.get(x, 0) + 1] if p <= nav.max_page]
+        options += [(ids, proves_read(ids), None, 0) for i in sorted(shown)
                     for p in range(1, nav.link_pages(i) + 1) for ids in [nav.read_shows(i, p)]]
         out = None
-        for ids, proof in options:
-            if (not ids or set(ids) <= shown) and proof <= proven:
-                continue
+        for ids, proof, x, p in options:
+            if x is None and set(ids) <= shown and proof <= proven:
+                continue  # a read that shows nothing new; a page may lead to the next one
+            if x is not None and not ids and proof <= proven:
+                continue  # past the query's end
             new_names = names | {n for i in ids for n in nav.names_in(i)}
-            sub = best(shown | set(ids), new_names, got | sup(ids), proven | proof, left - 1)
+            new_turned = turned if x is None else {**turned, x: p}
+            sub = best(shown | set(ids), new_names, got | sup(ids), proven | proof,
+                       new_turned, left - 1)
             if sub is not None and (out is None or sub + 1 < out):
                 out = sub + 1
         return out
 
     assert all(carriers.get(o) for o in goal)
-    return best(set(), set(), set(), set(), k)
+    return best(set(), set(), set(), set(), {}, k)
 
 
 def test_optimum_equals_brute_force_at_m_3(tiny):
