@@ -77,6 +77,65 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
 
 
+def reliability(arms: list[dict], group: str, key: int, splits: int = 50) -> float | None:
+    """Split-half reliability of one measure's ranking of the arms: over ``splits`` random
+    halvings of each seed's questions (stream: ``random.Random(i)``, fixed), the median
+    Spearman between the arms' ratios on the two halves, stepped up to the full probe by
+    Spearman-Brown (2r / (1 + r); a median r of 0 or less is returned as it is). ``key`` 1 is the reader's steps, 2 the navigator's.
+
+    Two measures that rank the arms with reliabilities r1 and r2 cannot agree beyond
+    sqrt(r1 r2) (the attenuation bound), whatever either gets right."""
+    import random
+
+    by_seed: dict[int, list[dict]] = defaultdict(list)
+    for a in arms:
+        by_seed[a["seed"]].append(a)
+    rs = []
+    for i in range(splits):
+        rng = random.Random(i)
+        xs, ys = [], []
+        for seed, group_arms in sorted(by_seed.items()):
+            b1 = next(a for a in group_arms if a["name"] == "B1")
+            qids = sorted(q for q, v in b1["steps"].items() if v[0] == group)
+            if len(qids) < 2 or any(b1["steps"][q][key] is None for q in qids):
+                return None
+            rng.shuffle(qids)
+            halves = (qids[: len(qids) // 2], qids[len(qids) // 2:])
+            for a in group_arms:
+                ratios = []
+                for half in halves:
+                    base = sum(b1["steps"][q][key] for q in half)
+                    ratios.append(sum(a["steps"][q][key] for q in half) / base)
+                xs.append(ratios[0])
+                ys.append(ratios[1])
+        r = spearman(xs, ys)
+        if r is not None:
+            rs.append(r)
+    if not rs:
+        return None
+    r = statistics.median(rs)
+    return 2 * r / (1 + r) if r > 0 else r  # stepped up only when there is something to step
+
+
+def priced_spearman(arms: list[dict], group: str, m: int) -> float | None:
+    """Spearman(rho_reader, rho_nav) with every reader answer below F1 1 counted as ``m``
+    steps, in the arm and in B1 alike: the navigator's own price of a failure."""
+    xs, ys = [], []
+    b1 = {a["seed"]: a["steps"] for a in arms if a["name"] == "B1"}
+    for a in arms:
+        qids = [q for q, v in a["steps"].items() if v[0] == group and v[2] is not None]
+        if not qids:
+            continue
+        base = b1[a["seed"]]
+
+        def cost(row):
+            return row[1] if row[3] >= 1.0 else m
+
+        xs.append(sum(cost(a["steps"][q]) for q in qids) / sum(cost(base[q]) for q in qids))
+        ys.append(sum(a["steps"][q][2] for q in qids) / sum(base[q][2] for q in qids))
+    return spearman(xs, ys)
+
+
 def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
     """Every arm of one seed: its per-group cells, kind and misinformation count."""
     t0 = time.perf_counter()
@@ -84,7 +143,8 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
     run = out / f"seed{seed}" / "scripted-index"
     if not (run / "kb_epoch_2.json").exists():
         train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
+              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
+              overwrite=True)  # an interrupted run of this script is redone
     canonical, _ = load_snapshot(run / "kb_epoch_2.json")
     probe = make_probe_from_run(u, run, per_group=args.per_group, seed=seed)
     probe["splits"] = {g: probe["splits"][g] for g in GROUPS}
@@ -118,7 +178,9 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
         out_rows.append({"seed": seed, "name": name, **meta, "cells": cells, "lost": lost,
                          "false": mis.get("false_statements", 0),
                          "partial": mis.get("incomplete_sets", 0),
-                         "rows": rows[name] if name in ("B1", "scripted-index") else None})
+                         "rows": rows[name] if name in ("B1", "scripted-index") else None,
+                         "steps": {r["qid"]: (r["split"], r["steps"], r.get("nav_steps"),
+                                              r["f1"]) for r in rows[name]}})
     times["table"] += time.perf_counter() - t0
     return out_rows
 
@@ -177,6 +239,24 @@ def main() -> None:
         spear[g] = spearman([p[0] for p in pts], [p[1] for p in pts])
         s = f"{spear[g]:.3f}" if spear[g] is not None else "n/a"
         print(f"  {g:8s} {s}  ({len(pts)} arms)")
+    print(f"\nthe same with the reader's wrong answers priced as the navigator prices its "
+          f"failures (M = {args.m} steps; F1 < 1 is wrong), so that both measures count a fast "
+          "wrong answer alike:")
+    priced = {}
+    for g in GROUPS:
+        priced[g] = priced_spearman(arms, g, args.m)
+        print(f"  {g:8s} {priced[g]:.3f}" if priced[g] is not None else f"  {g:8s} n/a")
+    print("\nhow well each measure ranks the arms on its own (split-half reliability, "
+          "Spearman-Brown), and the most two such measures can agree (sqrt of the product):")
+    rel = {}
+    for g in GROUPS:
+        r_reader, r_nav = reliability(arms, g, 1), reliability(arms, g, 2)
+        ceiling = (r_reader * r_nav) ** 0.5 if r_reader and r_nav and r_reader > 0 \
+            and r_nav > 0 else None
+        rel[g] = {"reader": r_reader, "nav": r_nav, "ceiling": ceiling}
+        fmt = lambda x: f"{x:.3f}" if x is not None else "n/a"  # noqa: E731
+        print(f"  {g:8s} reader {fmt(r_reader)}  navigator {fmt(r_nav)}  "
+              f"ceiling {fmt(ceiling)}  measured {fmt(spear[g])}")
     truthful = [a for a in arms if a["kind"] == "truthful"]
     harmful = [a for a in arms if a["kind"] == "harmful"]
     noisy = [a for a in arms if a["kind"] == "noisy"]
@@ -247,14 +327,18 @@ def main() -> None:
           + f", total {total:.0f}s")
     out.mkdir(parents=True, exist_ok=True)
     (out / "audit.json").write_text(json.dumps({
-        "args": vars(args), "spearman": spear, "truthful_f1_loss": bad_truth,
+        "args": vars(args), "spearman": spear, "spearman_failures_priced": priced,
+        "reliability": rel, "truthful_f1_loss": bad_truth,
         "harmful_unflagged": unflagged,
-        "arms": [{k: v for k, v in a.items() if k != "rows"} | {
+        "arms": [{k: v for k, v in a.items() if k not in ("rows", "steps")} | {
             "cells": {g: slim(c) for g, c in a["cells"].items()}} for a in arms],
         "canonical_pooled": {g: slim(ptable["groups"][g]["all"]["scripted-index"])
                              for g in GROUPS},
         "times": dict(times, total=total)}, indent=1, default=list))
-    print(f"details in {out / 'audit.json'}")
+    (out / "steps.json").write_text(json.dumps(
+        [{"seed": a["seed"], "name": a["name"], "kind": a["kind"], "steps": a["steps"]}
+         for a in arms]))
+    print(f"details in {out / 'audit.json'}, every question's steps in {out / 'steps.json'}")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ def canonical(seeds: list[int], per_group: int, resamples: int, out: Path) -> di
         run = out / f"seed{seed}" / "train"
         if not (run / "kb_epoch_2.json").exists():
             train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-                  config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
+                  config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
+                  overwrite=True)  # an interrupted run of this script is redone
         probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
         write_canonical(out / f"seed{seed}" / "probe.json", probe)
         trained, _ = load_snapshot(run / "kb_epoch_2.json")
@@ -117,7 +118,8 @@ def first_seed(seed: int, per_group: int, out: Path) -> dict:
     run = out / f"seed{seed}" / "train"
     if not (run / "kb_epoch_2.json").exists():
         train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000))
+              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
+              overwrite=True)  # an interrupted run of this script is redone
     probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     write_canonical(out / f"seed{seed}" / "probe.json", probe)
     return {"universe": u, "probe": probe, "trained": load_snapshot(run / "kb_epoch_2.json")[0]}
@@ -141,7 +143,8 @@ def greedy_vs_optimum(seeds: list[int], people: list[int], out: Path, max_states
             run = out / "small" / f"p{n}s{seed}"
             if not (run / "kb_epoch_2.json").exists():
                 train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-                      config=TrainConfig(epochs=2, snapshot_every=1000))
+                      config=TrainConfig(epochs=2, snapshot_every=1000),
+                      overwrite=True)  # an interrupted run is redone
             libs["scripted-index"] = load_snapshot(run / "kb_epoch_2.json")[0]
             for arm, lib in libs.items():
                 lib = frozen(lib)
