@@ -25,8 +25,8 @@ actions, costs and budget M:
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
   name or value; each key followed by each relation word of the question's class,
   :data:`RELATION_WORDS`) plus, for every person name shown so far (:func:`roster_names`),
-  :func:`name_queries` (the bare name, and the name followed by each relation word). It
-  reads only ids already shown.
+  :func:`name_queries` (the bare name, and for a person the support names, the name
+  followed by each relation word). It reads only ids already shown.
 - **Choice.** Each step it takes the action worth most per step: the support it newly shows
   plus the support it newly *settles* (shown and proven). A query's next page is valued by
   the best page p at or below it: what pages next..p show and prove plus the best read of
@@ -132,12 +132,13 @@ def base_vocabulary(question: Question, words: Mapping[str, tuple[str, ...]]) ->
             + [f"{v} {w}" for v in values for w in words.get(question.category, ())])
 
 
-def name_queries(name: str, question: Question, words: Mapping[str, tuple[str, ...]]
-                 ) -> list[str]:
-    """The queries a person name shown so far adds: the bare name, then the name followed by
-    each relation word of the question's class (``Rupert Thistlewood father``), as a key's
-    queries are built."""
-    return [name] + [f"{name} {w}" for w in words.get(question.category, ())]
+def name_queries(name: str, question: Question, words: Mapping[str, tuple[str, ...]],
+                 in_support: bool) -> list[str]:
+    """The queries a person name shown so far adds: the bare name, and, for a person a
+    support fact names (``in_support``), the name followed by each relation word of the
+    question's class (``Rupert Thistlewood father``), as a key's queries are built."""
+    return [name] + ([f"{name} {w}" for w in words.get(question.category, ())]
+                     if in_support else [])
 
 
 def roster_names(universe: Universe) -> list[str]:
@@ -191,6 +192,7 @@ class Navigator:
         self._carriers: dict[str, list[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
         # sets and mirrors are §3 notions: generated universes only
+        self._origin_names: dict[str, tuple[str, ...]] = {}
         self._universe = universe if self.words is RELATION_WORDS else None
         self._mirror = mirrors(universe) if self._universe is not None else {}
 
@@ -261,6 +263,24 @@ class Navigator:
         if hit is None:
             hit = self._tokens[node_id] = frozenset(tokenize(self.library[node_id].text))
         return hit
+
+    def support_names(self, question: Question) -> frozenset[str]:
+        """The people the question's support facts name (none in imported universes, which
+        have no relation words to pair them with)."""
+        if self._universe is None:
+            return frozenset()
+        out: set[str] = set()
+        for o in question.support:
+            hit = self._origin_names.get(o)
+            if hit is None:
+                try:
+                    text = self._universe.node(o).text
+                except KeyError:  # an origin the universe file does not hold (drift)
+                    continue
+                hit = self._origin_names[o] = tuple(
+                    key_parts(k)[1] for k in self._finder.mentions(text))
+            out.update(hit)
+        return frozenset(out)
 
     def sets(self, question: Question) -> list[frozenset[str]]:
         """The sets a reader must see complete: the question's support of a
@@ -359,6 +379,7 @@ class _Entry:
     via: tuple[str, ...]  # the notes linking to support it can rank
     page_cap: int  # the most support one page can show (page_size notes, each at its most)
     cand: tuple[str, ...]  # the relevant notes it can rank (all of them off BM25)
+    vi: int = 0  # its place in the vocabulary (the tie-break)
 
 
 class _Greedy:
@@ -402,9 +423,12 @@ class _Greedy:
                 for t in nav.tokens_of(nid):
                     self.holding.setdefault(t, []).append(nid)
         self.shown: set[str] = set()
+        self.readable: list[str] = []  # shown notes linking to support: reads worth weighing
         self.names: set[str] = set()
         self.keys_seen: set = set()
-        self.vocab: list[_Entry] = []
+        self.support_names = nav.support_names(q)
+        self.vocab: list[_Entry] = []  # the queries that may still be worth a step
+        self.added = 0  # queries added to the vocabulary so far
         self.paged: dict[int, int] = {}  # vocabulary entry -> the last page turned
         for query in base_vocabulary(q, nav.words):
             self._add_query(query)
@@ -424,9 +448,15 @@ class _Greedy:
         (the current one by default): support newly shown plus support newly settled."""
         unshown = self.unshown if unshown is None else unshown
         open_ = self.open if open_ is None else open_
-        before = unshown | open_
-        after = (unshown - shows) | (open_ - proves)
-        return len(shows & unshown) + len(before) - len(after)
+        gain = 0
+        for x in (shows | proves) if proves else shows:  # only these can change state
+            unseen, unproven = x in unshown, x in open_
+            if unseen and x in shows:
+                gain += 1  # newly shown
+            if (unseen or unproven) and (not unseen or x in shows) \
+                    and (not unproven or x in proves):
+                gain += 1  # newly settled
+        return gain
 
     def _add_query(self, query: str) -> None:
         key = self.nav.query_key(query)
@@ -444,7 +474,8 @@ class _Greedy:
         reach = frozenset().union(*carried)
         via = tuple(nid for nid in cand if nid in self.via)
         cap = self.nav.page_size * max(map(len, carried), default=0)
-        self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand)))
+        self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand), self.added))
+        self.added += 1
 
     def _rank(self, entry: _Entry) -> list[tuple[int, list[str], frozenset[str]]]:
         """The pages on which the query shows relevant notes or proves a set complete: only
@@ -474,18 +505,22 @@ class _Greedy:
         nav = self.nav
         for nid in ids:
             self.unshown.difference_update(self.carried.get(nid, ()))
+            if nid in self.via and nid not in self.shown:
+                self.readable.append(nid)
             self.shown.add(nid)
             for name in nav.names_in(nid):
                 if name not in self.names:
                     self.names.add(name)
-                    for query in name_queries(name, self.q, nav.words):
+                    for query in name_queries(name, self.q, nav.words,
+                                              name in self.support_names):
                         self._add_query(query)
         self.open.difference_update(proves)
 
     def _choose(self, left: int) -> tuple[Action, tuple] | None:
         best: tuple | None = None
         action: Action | None = None
-        for nid in sorted((i for i in self.via if i in self.shown), key=id_num):
+        self.readable.sort(key=id_num)
+        for nid in self.readable:
             for page, (origins, whole) in sorted(self.via[nid].items()):
                 gain = self._gain(origins, whole)
                 if gain:
@@ -494,19 +529,34 @@ class _Greedy:
                         best = score
                         pages = self.nav.link_pages(nid)
                         action = ("read", nid, page if pages > 1 else None, whole)
-        # the most a read of each linking note not yet shown could be worth now
-        read_gain = {nid: self._read_value(nid)[0] for nid in self.via if nid not in self.shown}
+        # the most a read of each linking note not yet shown could be worth now (on demand)
+        gains: dict[str, int] = {}
+
+        def read_gain(nid: str) -> int:
+            if nid in self.shown:
+                return 0
+            got = gains.get(nid)
+            if got is None:
+                got = gains[nid] = self._read_value(nid)[0]
+            return got
         rem = self.remaining
         bounds = []
-        for vi, entry in enumerate(self.vocab):
+        live = []
+        for entry in self.vocab:
             # a bound on this query's (value, immediate gain): all it could rank, at best
-            imm = min(len(entry.reach & self.unshown), entry.page_cap) + len(entry.reach & rem)
-            look = max((read_gain.get(nid, 0) for nid in entry.via), default=0) \
-                if left > 1 else 0
+            reach = len(entry.reach & self.unshown)
+            settle = len(entry.reach & rem)
+            imm = min(reach, entry.page_cap) + settle
+            look = max(map(read_gain, entry.via), default=0) if left > 1 else 0
             if imm + look:
-                bounds.append(((imm + look, imm, 0, -vi, -1), vi, entry))
+                # and on what any run of its pages could be worth, whatever their number
+                most = reach + settle + look
+                bounds.append(((imm + look, imm, 0, -entry.vi, -1), entry.vi, entry, most))
+                live.append(entry)
+        # a bound of 0 stays 0 (support left and steps left only shrink): drop the query
+        self.vocab = live
         bounds.sort(key=lambda b: b[0], reverse=True)  # the most promising first
-        for bound, vi, entry in bounds:
+        for bound, vi, entry, most in bounds:
             if best is not None and bound <= best:
                 break  # neither this query nor any after it can beat the best step
             entry_pages = entry.pages if entry.pages is not None else self._rank(entry)
@@ -520,8 +570,8 @@ class _Greedy:
                 if page <= last:
                     continue
                 cost = page - last
-                if cost > left:
-                    break
+                if cost > left or (best is not None and most / cost < best[0]):
+                    break  # past the budget, or no deeper page can beat the best per step
                 for nid in ids:
                     got.update(self.carried.get(nid, ()))
                 proved |= proves
@@ -616,8 +666,9 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
 
     for query in base_vocabulary(q, nav.words):
         searches(query, None)
+    named = nav.support_names(q)
     for name in sorted(set(nav._finder_names)):
-        for query in name_queries(name, q, nav.words):
+        for query in name_queries(name, q, nav.words, name in named):
             searches(query, ("name", name))
     for node in lib:
         if node.links:

@@ -455,9 +455,11 @@ def brute_force(nav: Navigator, q, k: int) -> int | None:
             return 0
         if left == 0:
             return None
+        named = {p.name for o in q.support for p in nav._universe.people
+                 if p.name in nav._universe.node(o).text}  # the people the support names
         queries = base_vocabulary(q, nav.words) + [
             x for n in sorted(names) for x in [n] + [f"{n} {w}" for w in nav.words.get(
-                q.category, ())]]
+                q.category, ()) if n in named]]
         # a query's pages are turned in order: only its next page can be searched
         options = [(nav.search_shows(x, p), proves_search(x, p), x, p) for x in queries
                    for p in [turned.get(x, 0) + 1] if p <= nav.max_page]
