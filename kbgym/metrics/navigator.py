@@ -622,9 +622,9 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
     page) of a linked note, available once its id is shown (a note without links shows
     nothing when read that its id's appearance did not already show). Page p of a query is
     available once its page p - 1 was searched. Searches include the page just past a
-    query's last hit, which can prove a set ended. An action is *useful* when it shows or proves support
-    or shows a name or id that a useful action needs (a fixpoint); no other action can
-    shorten a plan. States (support shown, support proven, needed names and ids shown) are
+    query's last hit, which can prove a set ended. An action is *useful* when it shows or
+    proves support or shows a name or id that a useful action needs (a fixpoint); no other
+    action can shorten a plan. States (support shown, support proven, needed names and ids shown) are
     searched breadth first with duplicates dropped, up to one action fewer than the greedy
     plan (its length bounds the optimum), pruning states whose unsettled support needs more
     steps than are left even at the best single action's gain."""

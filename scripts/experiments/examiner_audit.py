@@ -44,6 +44,7 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.probe import make_probe_from_run, mark, probe_table
 from kbgym.runs.train import TrainConfig, train
+from kbgym.seeding import stream
 from kbgym.universe import UniverseConfig, generate
 from kbgym_agents.zoo.generated import generate_libraries
 
@@ -79,20 +80,19 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
 
 def reliability(arms: list[dict], group: str, key: int, splits: int = 50) -> float | None:
     """Split-half reliability of one measure's ranking of the arms: over ``splits`` random
-    halvings of each seed's questions (stream: ``random.Random(i)``, fixed), the median
-    Spearman between the arms' ratios on the two halves, stepped up to the full probe by
-    Spearman-Brown (2r / (1 + r); a median r of 0 or less is returned as it is). ``key`` 1 is the reader's steps, 2 the navigator's.
+    halvings of each seed's questions (streams ``metrics/audit-halves/{i}`` of seed 0), the
+    median Spearman between the arms' ratios on the two halves, stepped up to the full probe by
+    Spearman-Brown (2r / (1 + r); a median r of 0 or less is returned as it is). ``key`` 1
+    is the reader's steps, 2 the navigator's.
 
     Two measures that rank the arms with reliabilities r1 and r2 cannot agree beyond
     sqrt(r1 r2) (the attenuation bound), whatever either gets right."""
-    import random
-
     by_seed: dict[int, list[dict]] = defaultdict(list)
     for a in arms:
         by_seed[a["seed"]].append(a)
     rs = []
     for i in range(splits):
-        rng = random.Random(i)
+        rng = stream(0, f"metrics/audit-halves/{i}")
         xs, ys = [], []
         for seed, group_arms in sorted(by_seed.items()):
             b1 = next(a for a in group_arms if a["name"] == "B1")
