@@ -3,23 +3,16 @@ tight budget (its arithmetic is kbgym.runs.arms', tested in tests/runs/test_arms
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from kbgym.library.graph import Library
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "compare_arms.py"
-
 
 @pytest.fixture(scope="module")
-def compare():
-    spec = importlib.util.spec_from_file_location("_compare_arms", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def compare(load_script):
+    return load_script("scripts/experiments/compare_arms.py")
 
 
 def test_small_end_to_end(compare, small_universe, tmp_path):

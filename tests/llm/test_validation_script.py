@@ -3,23 +3,17 @@ every arm, group by group and resumable, one table per reader, and the curator's
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "llm_validation.py"
 SMALL = ["--fake", "--people", "60", "--n", "3", "--train-size", "12", "--resamples", "100",
          "--quiet"]
 
 
 @pytest.fixture(scope="module")
-def validation():
-    spec = importlib.util.spec_from_file_location("llm_validation", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def validation(load_script):
+    return load_script("scripts/experiments/llm_validation.py")
 
 
 def test_validation_on_the_fake_server(validation, tmp_path, capsys):

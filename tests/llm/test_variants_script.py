@@ -3,23 +3,16 @@ variant's settings actually applied, and its figures (tokens, repeats) read from
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from kbgym.errors import ConfigError
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "llm_variants.py"
-
 
 @pytest.fixture(scope="module")
-def variants():
-    spec = importlib.util.spec_from_file_location("llm_variants", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def variants(load_script):
+    return load_script("scripts/experiments/llm_variants.py")
 
 
 def test_variants_on_the_fake_server(variants, tmp_path, capsys):

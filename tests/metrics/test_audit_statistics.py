@@ -4,21 +4,14 @@ with wrong answers priced as the navigator prices its failures."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "examiner_audit.py"
-
 
 @pytest.fixture(scope="module")
-def audit():
-    spec = importlib.util.spec_from_file_location("examiner_audit", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def audit(load_script):
+    return load_script("scripts/experiments/examiner_audit.py")
 
 
 def arms_of(rows: dict[str, dict[str, tuple]]) -> list[dict]:

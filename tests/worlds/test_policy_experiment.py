@@ -3,7 +3,6 @@ tests' fake endpoint (plumbing only: the fake model's answers are not scored).""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -14,14 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_the_experiment_script_with_a_fake_llm(tmp_path, capsys):
+def test_the_experiment_script_with_a_fake_llm(tmp_path, capsys, load_script):
     sys.path.insert(0, str(ROOT / "tests" / "llm"))
     from fake_server import FakeServer
 
-    spec = importlib.util.spec_from_file_location(
-        "policy_evidence", ROOT / "scripts" / "experiments" / "policy_evidence.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("scripts/experiments/policy_evidence.py")
     with FakeServer() as server:
         mod.main(["--seeds", "0", "--per-group", "6", "--repeats", "2", "--budgets", "3,15",
                   "--train-size", "20", "--epochs", "1", "--out", str(tmp_path), "--no-plot",
