@@ -43,6 +43,7 @@ import re
 from collections import defaultdict
 
 from kbgym.library.graph import AUTHORED, EDITED, Library
+from kbgym.protocol.ids import id_num
 from kbgym.scoring import exact_match, is_unanswerable_answer
 from kbgym.universe.questions import UNKNOWN, Instance, World
 from kbgym.universe.relations import VALUE_KINDS, memberships
@@ -299,7 +300,7 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
         if bad:
             false_ids.append(node.id)
     partial = incomplete_sets(library, universe) if truth.applies else []
-    partial_ids = sorted({nid for nid, _ in partial}, key=lambda i: int(i[1:]))
+    partial_ids = sorted({nid for nid, _ in partial}, key=id_num)
     return {
         "applies": truth.applies, "notes_written": written, "authored_notes": authored,
         "true_statements": counts[TRUE], "false_statements": counts[FALSE],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import os
 import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -134,11 +134,11 @@ def locate_probe_table(run_dir: Path, probe_table: str | Path | None = None
         return read_probe_table(path), "probe_table.json"
     previous = run_dir / "report.json"
     if previous.exists():
+        from kbgym.safeload import read_data
+
         try:
-            old = json.loads(previous.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None, None
-        if not isinstance(old, dict):
+            old = read_data(previous, "previous report", yaml=False, object_only=True)
+        except ConfigError:  # an unreadable old report is rewritten, not consulted
             return None, None
         source = old.get("probe_table_source")  # relative to the run folder
         if isinstance(source, str) and (run_dir / source).is_file():
@@ -151,8 +151,6 @@ def locate_probe_table(run_dir: Path, probe_table: str | Path | None = None
 
 def _relative(path: Path, run_dir: Path) -> str:
     """``path`` as seen from ``run_dir`` (so a moved run folder keeps finding its table)."""
-    import os
-
     return os.path.relpath(path.resolve(), run_dir.resolve())
 
 
