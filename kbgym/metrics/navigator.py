@@ -379,7 +379,7 @@ class _Entry:
     via: tuple[str, ...]  # the notes linking to support it can rank
     page_cap: int  # the most support one page can show (page_size notes, each at its most)
     cand: tuple[str, ...]  # the relevant notes it can rank (all of them off BM25)
-    vi: int = 0  # its place in the vocabulary (the tie-break)
+    vi: int  # its place in the vocabulary (the tie-break)
 
 
 class _Greedy:

@@ -34,6 +34,7 @@ import json
 import statistics
 import time
 from collections import defaultdict
+from operator import itemgetter
 from pathlib import Path
 
 from kbgym.env.config import KBGymConfig
@@ -78,6 +79,12 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
 
 
+def ratio(steps: dict, base: dict, qids, cost) -> float:
+    """An arm's ratio to B1 over ``qids``: Σ cost(arm row) / Σ cost(B1 row), rows being a
+    question's (split, steps, nav_steps, f1)."""
+    return sum(cost(steps[q]) for q in qids) / sum(cost(base[q]) for q in qids)
+
+
 def reliability(arms: list[dict], group: str, key: int, splits: int = 50) -> float | None:
     """Split-half reliability of one measure's ranking of the arms: over ``splits`` random
     halvings of each seed's questions (streams ``metrics/audit-halves/{i}`` of seed 0), the
@@ -102,12 +109,8 @@ def reliability(arms: list[dict], group: str, key: int, splits: int = 50) -> flo
             rng.shuffle(qids)
             halves = (qids[: len(qids) // 2], qids[len(qids) // 2:])
             for a in group_arms:
-                ratios = []
-                for half in halves:
-                    base = sum(b1["steps"][q][key] for q in half)
-                    ratios.append(sum(a["steps"][q][key] for q in half) / base)
-                xs.append(ratios[0])
-                ys.append(ratios[1])
+                xs.append(ratio(a["steps"], b1["steps"], halves[0], itemgetter(key)))
+                ys.append(ratio(a["steps"], b1["steps"], halves[1], itemgetter(key)))
         r = spearman(xs, ys)
         if r is not None:
             rs.append(r)
@@ -120,19 +123,16 @@ def reliability(arms: list[dict], group: str, key: int, splits: int = 50) -> flo
 def priced_spearman(arms: list[dict], group: str, m: int) -> float | None:
     """Spearman(rho_reader, rho_nav) with every reader answer below F1 1 counted as ``m``
     steps, in the arm and in B1 alike: the navigator's own price of a failure."""
+    def priced(row: tuple) -> float:
+        return row[1] if row[3] >= 1.0 else m
+
     xs, ys = [], []
     b1 = {a["seed"]: a["steps"] for a in arms if a["name"] == "B1"}
     for a in arms:
         qids = [q for q, v in a["steps"].items() if v[0] == group and v[2] is not None]
-        if not qids:
-            continue
-        base = b1[a["seed"]]
-
-        def cost(row):
-            return row[1] if row[3] >= 1.0 else m
-
-        xs.append(sum(cost(a["steps"][q]) for q in qids) / sum(cost(base[q]) for q in qids))
-        ys.append(sum(a["steps"][q][2] for q in qids) / sum(base[q][2] for q in qids))
+        if qids:
+            xs.append(ratio(a["steps"], b1[a["seed"]], qids, priced))
+            ys.append(ratio(a["steps"], b1[a["seed"]], qids, itemgetter(2)))
     return spearman(xs, ys)
 
 
