@@ -485,7 +485,7 @@ class LinkJudgedKnowledge(Knowledge):
                 continue  # named only inside a question or an answer it holds, if at all
             else:
                 hinted = hinted_relations(text)
-                if rel in REL_HINTS and hinted and rel not in hinted:
+                if about_other_relations(hinted, rel):
                     continue  # plainly about another of the key's sets: not worth a step
                 if parse_statement(text) is not None:
                     continue  # one answer statement: believed for its question (_stated)
@@ -547,11 +547,8 @@ class LinkJudgedKnowledge(Knowledge):
         facts, unread = self.closure(nid)
         if facts and not any(concerns(f, rel, key) for f in facts.values()):
             return []
-        if rel in REL_HINTS:
-            unread = [sub for sub in unread
-                      if not (hinted := hinted_relations(self.notes.get(sub, "")))
-                      or rel in hinted]
-        return unread
+        return [sub for sub in unread
+                if not about_other_relations(hinted_relations(self.notes.get(sub, "")), rel)]
 
     # -- what a note shows -------------------------------------------------------------
     def closure(self, nid: str) -> tuple[dict[str, Fact], list[str]]:
@@ -715,6 +712,12 @@ REL_HINTS = {
     "parents": frozenset({"parent", "parents", "father", "mother"}),
     "spouse": frozenset({"spouse", "married", "husband", "wife"}),
 }
+
+
+def about_other_relations(hinted: set[str], rel: str) -> bool:
+    """Whether a note whose words name the person relations ``hinted``
+    (:func:`hinted_relations`) is plainly about sets other than ``rel``'s: not read for it."""
+    return rel in REL_HINTS and bool(hinted) and rel not in hinted
 
 
 def hinted_relations(text: str) -> set[str]:
