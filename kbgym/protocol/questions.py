@@ -82,7 +82,7 @@ def form_pattern(form: str, *, loose: bool = False) -> str:
 _EXACT = tuple((t, re.compile("^" + form_pattern(f) + "$")) for t, f in QUESTION_FORMS.items())
 _ANY_CASE = {t: re.compile(r"^\s*" + form_pattern(f, loose=True) + r"\s*$", re.IGNORECASE)
              for t, f in QUESTION_FORMS.items()}
-_EMBEDDED = tuple(re.compile(form_pattern(f).replace(r"\?", r"\??"))
+_EMBEDDED = tuple(re.compile(form_pattern(f, loose=True).replace(r"\?", r"\??"), re.IGNORECASE)
                   for f in QUESTION_FORMS.values())
 
 
@@ -131,5 +131,6 @@ def question_slots(template: str, text: str) -> dict[str, str] | None:
 
 
 def embeds_question(text: str) -> bool:
-    """Whether ``text`` contains one of the 26 question shapes anywhere (its ``?`` optional)."""
+    """Whether ``text`` contains one of the 26 question shapes anywhere, in any letter case
+    (its ``?`` optional): a question quoted in a note, however the note is cased."""
     return any(p.search(text) for p in _EMBEDDED)
