@@ -12,10 +12,18 @@ actions, costs and budget M:
 - **Proven.** A reader that does not know the support must also see that a set is
   complete. The support of a :data:`SET_KINDS` relation (``X``'s friends, ``X``'s children)
   is grouped into sets by relation and subject (:meth:`Navigator.sets`); a set is *proven*
-  by a read whose page of links shows every member, or by a search page that holds the
-  first hit after the set's last member in that query's ranking (or shows that the ranking
-  ended: a short or empty page). Members the proving query ranks are proven; the others
-  need a proof of their own. Every other support origin is proven once shown.
+  by a read whose page of links shows every member, or by the search page after the one
+  holding the set's last member in that query's ranking (a page with no member: BM25
+  interleaves members with other hits), or by the last member's own page when the ranking
+  ends there (a short page). Members the proving query ranks are proven; the others need a
+  proof of their own. Every other support origin is proven once shown.
+- **Ways.** A question may be answered in more than one way (:meth:`Navigator.goals`); the
+  navigator takes the cheapest. Besides the support, each value the question names
+  (``job:cooper``) gives a way in which that value's holders (:meth:`Navigator.holders`),
+  a set to prove complete, stand in for the support's statements of that kind: the friends
+  who are coopers are the friends among the coopers. A join or a reverse lookup
+  (:data:`JOIN_CLASSES`) names nobody to look up, so it has only these ways: a reader finds
+  the one person with every value by scanning the holders of one of them.
 - **Actions.** ``search(query, page)`` shows page ``page`` (1..``max_page``, ``page_size``
   hits) of the library's own search backend, exactly as ``env.step`` does; ``read(id,
   links_page)`` shows the note and one page of ``links_per_page`` links (100, as the env).
@@ -34,7 +42,7 @@ actions, costs and budget M:
   answer), over the steps to get there; only the next page is turned, then it chooses
   again. Ties go to the larger immediate gain per step, then reads before searches, then
   id order for reads (and links page), vocabulary order and page for searches.
-- **End.** With all support settled it answers (1 step, F1 1). It fails (F1 0, M steps,
+- **End.** With all of one way's origins settled it answers (1 step, F1 1). It fails (F1 0, M steps,
   like a reader that runs out of budget) when the budget would end first, when no step
   settles any more support, or when support is gone (an origin no live note carries). A
   question with empty support (QC5, unanswerable) is answered at once: 1 step. A question
@@ -86,8 +94,16 @@ NO_RELATION_WORDS: dict[str, tuple[str, ...]] = {}
 #: marriage, a birthdate, an imported universe's sentence) is complete once shown.
 SET_KINDS = frozenset({"parent_of", "child_of", "friend_of"})
 
+#: The classes whose answer is the one person holding every value the question names (QC6
+#: joins, QC10 reverse lookups). A reader that does not know who it is must scan a value's
+#: holders to find them: the holders of one of the question's values are a set to prove
+#: complete (:meth:`Navigator.goals`), the navigator's choice of value.
+JOIN_CLASSES = frozenset({"QC6", "QC10"})
+#: The value relations a join's keys name (``job:cooper``, ``city:Dunmere``, ``hobby:chess``).
+VALUE_KINDS = ("job", "city", "hobby")
+
 #: Why a navigation ended.
-SHOWN = "shown"  # all support shown, then answer
+SHOWN = "shown"  # all one way needs shown and proven, then answer
 NO_SUPPORT = "no_support"  # empty support (unanswerable): answer at once
 BUDGET = "budget"  # the budget ended first
 STUCK = "stuck"  # no step shows any more support
@@ -190,6 +206,7 @@ class Navigator:
         self._names: dict[str, tuple[str, ...]] = {}
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
+        self._holders: dict[tuple[str, str], frozenset[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
         # sets and mirrors are §3 notions: generated universes only
         self._origin_names: dict[str, tuple[str, ...]] = {}
@@ -298,12 +315,54 @@ class Navigator:
                 groups.setdefault((f.kind, f.subject), set()).add(o)
         return [frozenset(g) for g in groups.values()]
 
+    def holders(self, kind: str, value: str) -> frozenset[str]:
+        """The origins stating ``kind`` = ``value`` of someone (``X's job is cooper.``) that a
+        live note carries: the holders a reader scanning the value can see."""
+        if self._universe is None:
+            return frozenset()
+        if self._holders is None:
+            by: dict[tuple[str, str], set[str]] = {}
+            for node in self._universe.nodes:
+                f = node.fact
+                if f is not None and f.kind in VALUE_KINDS:
+                    by.setdefault((f.kind, str(f.object)), set()).add(node.id)
+            self._holders = {k: frozenset(v) for k, v in by.items()}
+        carriers = self.carriers()
+        return frozenset(o for o in self._holders.get((kind, value), ()) if carriers.get(o))
+
+    def goals(self, question: Question) -> list[tuple[frozenset[str], list[frozenset[str]]]]:
+        """What a reader must see, as (origins to show, sets to prove complete), one entry per
+        way of answering; the navigator takes the cheapest. The support and its :meth:`sets`
+        are one way. For each value the question names (``job:cooper``) there is one more:
+        the value's :meth:`holders` as a set to prove complete, in place of the support's
+        statements of that value's kind (the friends who are coopers are the friends among
+        the coopers). A join or a reverse lookup (:data:`JOIN_CLASSES`) has only these: it
+        names nobody to look up, so a reader finds the one person with every value by
+        scanning the holders of one of them."""
+        support, sets = frozenset(question.support), self.sets(question)
+        if self._universe is None:
+            return [(support, sets)]
+        ways = [] if question.category in JOIN_CLASSES else [(support, sets)]
+        for key in question.keys:
+            kind, value = key_parts(key)
+            fam = self.holders(kind, value) if kind in VALUE_KINDS else frozenset()
+            if fam:
+                rest = frozenset(o for o in support if self._kind(o) != kind)
+                ways.append((rest | fam, [*sets, fam]))
+        return ways or [(support, sets)]
+
+    def _kind(self, origin: str) -> str | None:
+        try:
+            return self._universe.node(origin).fact.kind  # type: ignore[union-attr]
+        except KeyError:  # an origin the universe file does not hold (drift)
+            return None
+
     def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
-        """page -> the support whose set ``search(query, page)`` proves complete. For each of
-        ``sets`` (:meth:`sets`) the query ranks, that is the page holding the first hit after
-        the set's last member in the query's ranking, or the end of the ranking (a short or
-        empty page), if the exam's pages reach it; the members the query ranks are proven
-        there."""
+        """page -> the members whose set ``search(query, page)`` proves complete. For each of
+        ``sets`` the query ranks, that is the page after the one holding the set's last
+        member in the query's ranking (a page with no member), or that member's own page
+        when the ranking ends there (a short page), if the exam's pages reach it; the members
+        the query ranks are proven there."""
         if not sets:
             return {}
         where = self.positions(query)
@@ -317,8 +376,9 @@ class Navigator:
                     ranked[o] = min(pos)
             if not ranked:
                 continue
-            last = max(ranked.values())
-            page = (last + 1) // self.page_size + 1  # past a full last page: one more
+            page = max(ranked.values()) // self.page_size + 1  # the last member's page
+            if len(self.ranked(query)) >= page * self.page_size:
+                page += 1  # a full page may go on: the next one must show no member
             if page <= self.max_page:
                 out.setdefault(page, set()).update(ranked)
         return {p: frozenset(v) for p, v in out.items()}
@@ -356,7 +416,8 @@ class Navigator:
         key = (question.text, question.support, question.keys, question.support_status)
         hit = self._results.get(key)
         if hit is None:
-            hit = self._trivial(question) or _Greedy(self, question).run()
+            hit = self._trivial(question) or _fewest(
+                _Greedy(self, question, goal, sets).run() for goal, sets in self.goals(question))
             self._results[key] = hit
         return hit
 
@@ -364,7 +425,13 @@ class Navigator:
         """The fewest steps over every plan of the navigator's actions (branch and bound,
         states deduplicated; for small universes); None when more than ``max_states`` states
         would be needed."""
-        return self._trivial(question) or _optimum(self, question, max_states)
+        trivial = self._trivial(question)
+        if trivial is not None:
+            return trivial
+        greedy = self.run(question)
+        ways = [_optimum(self, question, goal, sets, greedy, max_states)
+                for goal, sets in self.goals(question)]
+        return None if any(w is None for w in ways) else _fewest(ways)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -383,24 +450,27 @@ class _Entry:
 
 
 class _Greedy:
-    """One greedy navigation. Only two kinds of notes can show support: the carriers of a
-    support origin (shown by any page or read that shows them) and the notes linking to one
-    (a read of the right links page shows it); every other note matters only through the
-    names it shows, or, on a search page, as the hit that proves a set ended.
+    """One greedy navigation of one way of answering (:meth:`Navigator.goals`): ``support``
+    the origins to show, ``families`` the sets to prove complete. Only two kinds of notes
+    can show support: the carriers of an origin (shown by any page or read that shows them)
+    and the notes linking to one (a read of the right links page shows it); every other note
+    matters only through the names it shows, or, on a search page, as the hit that proves a
+    set ended.
 
-    A support origin is *settled* when it was shown and, if it belongs to a set
-    (:meth:`Navigator.sets`), its set was proven complete. A step is worth the support it
-    newly shows plus the support it newly settles.
+    An origin is *settled* when it was shown and, if it belongs to a set, its set was
+    proven complete. A step is worth the support it newly shows plus the support it newly
+    settles.
 
     Under BM25 a query can rank only notes sharing one of its tokens, so a query's value is
     bounded by what the relevant notes holding its tokens could show and settle; its ranking
     is fetched only when that bound could beat the best step found so far (the same choice,
     fewer rankings)."""
 
-    def __init__(self, nav: Navigator, q: Question):
+    def __init__(self, nav: Navigator, q: Question, support: frozenset[str],
+                 families: list[frozenset[str]]):
         self.nav, self.q = nav, q
         lib, lpp = nav.library, nav.links_per_page
-        support, self.families = frozenset(q.support), nav.sets(q)
+        self.families = families
         self.unshown = set(support)
         self.open = set().union(*self.families)  # in a set not yet proven complete
         carried: dict[str, set[str]] = {}
@@ -614,7 +684,13 @@ class _Greedy:
         return NavResult(len(plan) + 1, 1.0, SHOWN, tuple(plan))
 
 
-def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
+def _fewest(results: Iterable[NavResult]) -> NavResult:
+    """The first answered result with the fewest steps, else the first failure."""
+    return min(results, key=lambda r: (-(r.f1 or 0.0), r.steps or 0))
+
+
+def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[frozenset[str]],
+             greedy: NavResult, max_states: int) -> NavResult | None:
     """Branch and bound over every plan of the navigator's actions.
 
     The actions are every search of a base query; every search of a roster name's queries
@@ -628,8 +704,6 @@ def _optimum(nav: Navigator, q: Question, max_states: int) -> NavResult | None:
     searched breadth first with duplicates dropped, up to one action fewer than the greedy
     plan (its length bounds the optimum), pruning states whose unsettled support needs more
     steps than are left even at the best single action's gain."""
-    greedy = nav.run(q)
-    goal, families = frozenset(q.support), nav.sets(q)
     support = sorted(goal, key=id_num)
     bit = {o: 1 << i for i, o in enumerate(support)}
     full = (1 << len(support)) - 1

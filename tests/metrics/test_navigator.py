@@ -63,10 +63,16 @@ def probe_env(u, lib: Library, m: int = 15) -> KBGymEnv:
                     config=KBGymConfig(m=m))
 
 
+def wanted(nav: Navigator, q) -> frozenset[str]:
+    """Every origin some way of answering ``q`` must show (:meth:`Navigator.goals`)."""
+    return frozenset().union(*(goal for goal, _ in nav.goals(q)))
+
+
 def stated_by(nav: Navigator, q) -> dict[str, set[str]]:
-    """note id -> the support origins it states (carries, or carries the mirror of)."""
+    """note id -> the origins it states (carries, or carries the mirror of), of those some
+    way of answering ``q`` must show."""
     out: dict[str, set[str]] = {}
-    for o in frozenset(q.support):
+    for o in wanted(nav, q):
         for nid in nav.carriers().get(o, ()):
             out.setdefault(nid, set()).add(o)
     return out
@@ -83,7 +89,7 @@ def env_action(act: tuple) -> dict:
 
 def replay(env: KBGymEnv, nav: Navigator, q, plan) -> tuple[int, set[str]]:
     """Step ``plan`` then an answer through the env; checks that each result shows exactly
-    the ids the navigator said; returns (env steps, support origins the env showed)."""
+    the ids the navigator said; returns (env steps, wanted origins the env showed)."""
     env.reset(options={"qid": q.qid})
     shown: set[str] = set()
     states = stated_by(nav, q)
@@ -160,7 +166,8 @@ def test_read_pages_links_as_the_env_does(tiny):
 @pytest.mark.parametrize("arm", ["B1", "oracle", "b3"])
 def test_greedy_plans_replay_through_the_env(small, arm):
     """The plan steps through env.step with the same results, the same step count, and the
-    env's results show every support origin."""
+    env's results show everything one way of answering needs (the support, or for a join
+    the support and every holder of one of its values)."""
     lib = libraries(small)[arm]
     env = probe_env(small, lib)
     nav = Navigator(env.library, small)
@@ -171,7 +178,7 @@ def test_greedy_plans_replay_through_the_env(small, arm):
             continue
         steps, shown = replay(env, nav, q, res.plan)
         assert steps == res.steps == len(res.plan) + 1
-        assert shown == frozenset(q.support), q.qid
+        assert shows_a_way(nav, q, shown), q.qid
         answered += 1
     assert answered > 0.9 * len(small.questions)
 
@@ -199,14 +206,26 @@ def test_an_index_of_the_support_is_one_read_away(small):
     assert res.steps == 3 and [a[0] for a in res.plan] == ["search", "read"]
 
 
-def proofs(nav: Navigator, q, plan) -> list[bool]:
-    """Per set of ``q`` (:meth:`Navigator.sets`), whether ``plan`` proves every member, by the
-    rule of docs/protocol.md §12.6 written out again: a read whose links show every member,
-    or, for the members a query ranks, the search page holding the first hit after the last
-    of them in that query's ranking (or the ranking's end)."""
+def shows_a_way(nav: Navigator, q, shown: set[str]) -> bool:
+    return any(goal <= shown for goal, _ in nav.goals(q))
+
+
+def proving_page(nav: Navigator, query: str, last: int) -> int:
+    """The page of ``query`` that proves a set whose last member it ranks at 0-based
+    position ``last``, by docs/protocol.md §12.6 written out again: that member's page if
+    the ranking ends there (a short page), else the next page, which shows no member."""
+    page = last // nav.page_size + 1
+    return page if len(nav.ranked(query)) < page * nav.page_size else page + 1
+
+
+def proofs(nav: Navigator, q, plan, sets=None) -> list[bool]:
+    """Per set of ``q`` (``sets``, :meth:`Navigator.sets` by default), whether ``plan``
+    proves every member, by the rule of docs/protocol.md §12.6 written out again: a read
+    whose links show every member, or, for the members a query ranks, the search page
+    :func:`proving_page` gives."""
     states = stated_by(nav, q)
     out = []
-    for fam in nav.sets(q):
+    for fam in nav.sets(q) if sets is None else sets:
         proven: set[str] = set()
         for act in plan:
             if act[0] == "read":
@@ -217,10 +236,16 @@ def proofs(nav: Navigator, q, plan) -> list[bool]:
             else:  # the members this query ranks, if this is the page past the last of them
                 where = {o: i for i, nid in reversed(list(enumerate(nav.ranked(act[1]))))
                          for o in states.get(nid, ()) if o in fam}
-                if where and (max(where.values()) + 1) // nav.page_size + 1 == act[2]:
+                if where and proving_page(nav, act[1], max(where.values())) == act[2]:
                     proven |= set(where)
         out.append(proven == fam)
     return out
+
+
+def proves_a_way(nav: Navigator, q, plan, shown: set[str]) -> bool:
+    """Whether ``plan`` shows every origin of one way of answering and proves its sets."""
+    return any(goal <= shown and all(proofs(nav, q, plan, sets))
+               for goal, sets in nav.goals(q))
 
 
 @pytest.mark.parametrize("arm", ["B1", "oracle", "b3"])
@@ -228,13 +253,16 @@ def test_every_answered_plan_proves_its_sets(small, arm):
     """A reader that does not know the support must see each set complete: every plan the
     navigator answers after holds, for each set of friends or children in the support, a
     read whose links show all of it or the search page just past its last member."""
-    nav = Navigator(libraries(small)[arm], small)
+    lib = libraries(small)[arm]
+    env = probe_env(small, lib)
+    nav = Navigator(env.library, small)
     sets = 0
     for q in small.questions:
         res = nav.run(q)
-        if res.reason == SHOWN and nav.sets(q):
-            sets += len(nav.sets(q))
-            assert all(proofs(nav, q, res.plan)), (q.qid, res.plan)
+        if res.reason == SHOWN and any(s for _, s in nav.goals(q)):
+            sets += 1
+            _, shown = replay(env, nav, q, res.plan)
+            assert proves_a_way(nav, q, res.plan, shown), (q.qid, res.plan)
     assert sets >= 10
 
 
@@ -383,9 +411,9 @@ def test_greedy_never_beats_the_exhaustive_optimum(tiny):
                 assert o.f1 == 1.0
             if o.reason == SHOWN:
                 steps, shown = replay(env, nav, q, o.plan)
-                assert steps == o.steps and shown == frozenset(q.support)
+                assert steps == o.steps and proves_a_way(nav, q, o.plan, shown)
         assert compared >= len(tiny.questions) - 2, arm
-    assert improved >= 2
+    assert improved >= 1
 
 
 def test_the_same_library_gives_the_same_plans(small):
@@ -422,27 +450,32 @@ def test_invariants_on_random_libraries(tiny, data):
 
 
 def brute_force(nav: Navigator, q, k: int) -> int | None:
-    """The fewest actions (at most ``k``) after which every support origin was shown and
-    every set proven, by trying every sequence of the navigator's actions: the next page of
-    every query of the vocabulary (base queries and the names shown so far; a query's pages
-    are turned in order) and every links page of every id shown so far. Written without the optimum's pruning, as its reference;
-    the proof rule is written out again here from docs/protocol.md §12.6."""
+    """The fewest actions (at most ``k``) after which, for one way of answering
+    (:meth:`Navigator.goals`), every origin was shown and every set proven, by trying every
+    sequence of the navigator's actions: the next page of every query of the vocabulary
+    (base queries and the names shown so far; a query's pages are turned in order) and
+    every links page of every id shown so far. Written without the optimum's pruning, as its
+    reference; the proof rule is written out again here from docs/protocol.md §12.6."""
+    ways = [n for goal, sets in nav.goals(q)
+            if (n := _brute_force(nav, q, set(goal), sets, k)) is not None]
+    return min(ways, default=None)
+
+
+def _brute_force(nav: Navigator, q, goal: set[str], sets, k: int) -> int | None:
     carriers = nav.carriers()
-    goal = set(frozenset(q.support))
-    sets = nav.sets(q)
     need = set().union(*sets)
 
     states = stated_by(nav, q)
 
     def sup(ids):
-        return {o for i in ids for o in states.get(i, ())}
+        return {o for i in ids for o in states.get(i, ()) if o in goal}
 
     def proves_search(x, p):
         out = set()
         for fam in sets:
             where = {o: min(pos) for o in fam if (pos := [
                 i for i, nid in enumerate(nav.ranked(x)) if o in states.get(nid, ())])}
-            if where and (max(where.values()) + 1) // nav.page_size + 1 == p:
+            if where and proving_page(nav, x, max(where.values())) == p:
                 out |= set(where)
         return out
 
@@ -498,3 +531,95 @@ def test_optimum_equals_brute_force_at_m_3(tiny):
         assert got.f1 == (1.0 if want is not None else 0.0)
         checked += 1
     assert checked >= 10
+
+
+def test_a_set_is_proven_by_a_page_without_members(small):
+    """BM25 interleaves members with other hits, so a page that still shows members proves
+    nothing: the proof is the page after the last member's, or that page itself when the
+    ranking ends on it (a short page)."""
+    nav = Navigator(indexed(Library.from_universe(small)), small)
+    checked = set()
+    for q in small.questions:
+        for fam in nav.sets(q):
+            for query in base_vocabulary(q, nav.words):
+                where = nav.positions(query)
+                # a member is seen where its first statement (or mirror) ranks
+                pos = [min(p) for o in fam
+                       if (p := [where[n] for n in nav.carriers()[o] if n in where])]
+                if not pos:
+                    continue
+                page = max(pos) // nav.page_size + 1
+                short = len(nav.ranked(query)) < page * nav.page_size
+                want = page if short else page + 1
+                got = nav.closes(query, [fam])
+                if want > nav.max_page:
+                    assert got == {}
+                    continue
+                assert list(got) == [want]
+                checked.add(short)
+    assert checked == {True, False}
+
+
+def value_index(u, lib: Library, kind: str, value: str) -> str:
+    """Add a note linking every holder's statement of ``kind`` = ``value``; its id."""
+    idx = lib.add(f"The {value} list.").id
+    lib.link_many(idx, [n.id for n in u.nodes if n.fact.kind == kind
+                        and n.fact.object == value])
+    return idx
+
+
+@pytest.fixture(scope="module")
+def crowded():
+    """Two cities for many people: a join's holders take pages to scan."""
+    return generate(UniverseConfig(seed=2, n_people=600, n_cities=2, sizes=(60, 15, 10),
+                                   eval_sizes=(4, 4)))
+
+
+def test_a_join_scans_the_holders_of_one_value(crowded):
+    """A join names nobody to look up: one way per value, each the support plus every holder
+    of that value as a set to prove complete. On B1 the navigator pages through the value
+    with the fewest holders; a note linking all of them makes the join cheaper and is read."""
+    u = crowded
+    joins = [q for q in u.questions if q.category in ("QC6", "QC10")]
+    b1 = Navigator(indexed(Library.from_universe(u)), u)
+    for q in joins:
+        ways = b1.goals(q)
+        assert len(ways) == len(q.keys) and all(frozenset(q.support) <= g for g, _ in ways)
+        assert all(sets[-1] <= goal for goal, sets in ways)
+    # the joins whose every value has more holders than two pages show
+    wide = sorted(joins, key=lambda q: -min(len(s[-1]) for _, s in b1.goals(q)))[:3]
+    assert min(len(s[-1]) for _, s in b1.goals(wide[-1])) > 2 * b1.page_size
+    for q in wide:
+        res = b1.run(q)
+        assert res.reason == SHOWN and res.steps >= 4
+        kind, value = min((k.split(":", 1) for k in q.keys),
+                          key=lambda kv: len(b1.holders(*kv)))
+        lib = Library.from_universe(u)
+        idx = value_index(u, lib, kind, value)
+        got = Navigator(indexed(lib), u).run(q)
+        assert got.reason == SHOWN and got.steps < res.steps, (q.text, got.plan, res.plan)
+        assert ("read", idx, None) in got.plan
+
+
+def test_friends_with_a_job_may_be_counted_from_the_jobs_holders(small):
+    """``How many friends of X are coopers?``: the support holds every friend's job, but
+    with X's friends and all coopers proven complete a reader needs no other friend's job;
+    the navigator takes whichever way is cheaper."""
+    q = max((q for q in small.questions if q.template == "qc8_friend_job"),
+            key=lambda q: len(q.support))
+    b1 = Navigator(indexed(Library.from_universe(small)), small)
+    ways = b1.goals(q)
+    assert len(ways) == 2 and ways[0][0] == frozenset(q.support)
+    job = next(k[4:] for k in q.keys if k.startswith("job:"))
+    holders = ways[1][1][-1]
+    assert all(small.node(o).fact.object == job for o in holders)
+    assert not any(small.node(o).fact.kind == "job" and small.node(o).fact.object != job
+                   for o in ways[1][0])
+    lib = Library.from_universe(small)
+    friends = lib.add(f"Friends of {q.keys[1][7:]}.").id
+    lib.link_many(friends, [o for o in q.support if small.node(o).fact.kind == "friend_of"])
+    value_index(small, lib, "job", job)
+    nav = Navigator(indexed(lib), small)
+    res = nav.run(q)
+    assert res.reason == SHOWN and res.steps < b1.run(q).steps
+    assert res.steps <= 5  # search + read for each index, then the answer
