@@ -416,10 +416,21 @@ class Navigator:
         key = (question.text, question.support, question.keys, question.support_status)
         hit = self._results.get(key)
         if hit is None:
-            hit = self._trivial(question) or _fewest(
-                _Greedy(self, question, goal, sets).run() for goal, sets in self.goals(question))
+            hit = self._trivial(question) or self._cheapest(question)
             self._results[key] = hit
         return hit
+
+    def _cheapest(self, question: Question) -> NavResult:
+        """The greedy navigation of each way (fewest origins first: ties go to it), each
+        stopped as soon as it can no longer answer in fewer steps than the best so far."""
+        best: NavResult | None = None
+        for goal, sets in sorted(self.goals(question), key=lambda w: len(w[0])):
+            cap = best.steps if best is not None and best.f1 == 1.0 else None
+            res = _Greedy(self, question, goal, sets).run(cap)
+            if best is None or (res.f1 == 1.0 and (best.f1 != 1.0 or res.steps < best.steps)):
+                best = res
+        assert best is not None  # goals() gives at least one way
+        return best
 
     def optimum(self, question: Question, *, max_states: int = 200_000) -> NavResult | None:
         """The fewest steps over every plan of the navigator's actions (branch and bound,
@@ -661,12 +672,14 @@ class _Greedy:
                         action = ("search", entry.query, nxt, vi, first_proves)
         return None if action is None else (action, best)
 
-    def run(self) -> NavResult:
+    def run(self, cap: int | None = None) -> NavResult:
+        """The navigation; with ``cap``, given up (as a failure) once it cannot answer in
+        fewer than ``cap`` steps: another way already does as well."""
         nav = self.nav
         plan: list[Action] = []
         while self.remaining:
             left = nav.m - 1 - len(plan)  # steps before the one the answer needs
-            if left <= 0:
+            if left <= 0 or (cap is not None and len(plan) + 2 >= cap):
                 return NavResult(nav.m, 0.0, BUDGET, tuple(plan))
             chosen = self._choose(left)
             if chosen is None:
