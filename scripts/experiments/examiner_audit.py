@@ -15,7 +15,8 @@ It prints one line per library (rho per group with its mark, rho_nav, false stat
 misinformation metric, whether it is flagged), then:
 
 - per group, Spearman(rho_reader, rho_nav) over every arm of every seed (B1 and the canonical
-  library included);
+  library included); the same with the reader's wrong answers priced at M; and priced over
+  the arms without chains on originals (the reader's documented blind spot);
 - truthful libraries with an F1 loss (F1↓ on some group): must be 0;
 - harmful libraries flagged neither by F1↓ nor by the misinformation metric (a false
   statement or an incomplete set): must be 0; truthful libraries with an incomplete set: 0;
@@ -246,6 +247,13 @@ def main() -> None:
     for g in GROUPS:
         priced[g] = priced_spearman(arms, g, args.m)
         print(f"  {g:8s} {priced[g]:.3f}" if priced[g] is not None else f"  {g:8s} n/a")
+    plain = [a for a in arms if "chains" not in (a.get("shapes") or ())]
+    print(f"\npriced alike, over the {len(plain)} arms without chains on originals (links the "
+          f"reader finds only by reading an original: its documented blind spot, §9.6 rule 5):")
+    no_chains = {}
+    for g in GROUPS:
+        no_chains[g] = priced_spearman(plain, g, args.m)
+        print(f"  {g:8s} {no_chains[g]:.3f}" if no_chains[g] is not None else f"  {g:8s} n/a")
     print("\nhow well each measure ranks the arms on its own (split-half reliability, "
           "Spearman-Brown), and the most two such measures can agree (sqrt of the product):")
     rel = {}
@@ -328,6 +336,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "audit.json").write_text(json.dumps({
         "args": vars(args), "spearman": spear, "spearman_failures_priced": priced,
+        "spearman_priced_without_chains": no_chains,
         "reliability": rel, "truthful_f1_loss": bad_truth,
         "harmful_unflagged": unflagged,
         "arms": [{k: v for k, v in a.items() if k not in ("rows", "steps")} | {
