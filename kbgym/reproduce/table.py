@@ -333,11 +333,18 @@ def _why_rho(g: str, e: dict | None, b3: dict | None, st: Settings) -> str:
                 f"reader takes B1's path (ρ {e['rho_mean']['mean']:.3f}){b3t}; the paper's "
                 "own share0 ρ was starred, against its claim")
     keys = "keys are" if g == "share2" else "key is"
+    if nav is None:
+        navt = ""
+    elif nav < 0.95:
+        navt = (f" The ideal navigator saves steps there too (ρ_nav {_f(nav)}): the library "
+                "offers them to any reader that follows its indexes")
+    else:
+        navt = (f" The ideal navigator, which finds the support without an index, saves "
+                f"little (ρ_nav {_f(nav)})")
     return (f"reader: KBGym's scripted reader follows every index note naming the question's "
             f"keys, trained or not, so an unseen question whose {keys} indexed is answered in "
             f"fewer steps (ρ {e['rho_mean']['mean']:.3f}); the paper's LLM reader did not reuse "
-            f"an index on questions it was not trained on. The ideal navigator, which finds "
-            f"the support without an index, saves little (ρ_nav {_f(nav)}){b3t}")
+            f"an index on questions it was not trained on.{navt}{b3t}")
 
 
 def _pp_nav(arms: dict) -> str:
