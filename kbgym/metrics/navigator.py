@@ -42,9 +42,9 @@ actions, costs and budget M:
   answer), over the steps to get there; only the next page is turned, then it chooses
   again. Ties go to the larger immediate gain per step, then reads before searches, then
   id order for reads (and links page), vocabulary order and page for searches.
-- **End.** With all of one way's origins settled it answers (1 step, F1 1). It fails (F1 0, M steps,
-  like a reader that runs out of budget) when the budget would end first, when no step
-  settles any more support, or when support is gone (an origin no live note carries). A
+- **End.** With all of one way's origins settled it answers (1 step, F1 1). It fails (F1 0,
+  M steps, like a reader that runs out of budget) when the budget would end first, when no
+  step settles any more support, or when support is gone (an origin no live note carries). A
   question with empty support (QC5, unanswerable) is answered at once: 1 step. A question
   whose support is ``unavailable`` gets no figure (None).
 
@@ -713,10 +713,12 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
     available once its page p - 1 was searched. Searches include the page just past a
     query's last hit, which can prove a set ended. An action is *useful* when it shows or
     proves support or shows a name or id that a useful action needs (a fixpoint); no other
-    action can shorten a plan. States (support shown, support proven, needed names and ids shown) are
-    searched breadth first with duplicates dropped, up to one action fewer than the greedy
-    plan (its length bounds the optimum), pruning states whose unsettled support needs more
-    steps than are left even at the best single action's gain."""
+    action can shorten a plan. States (support shown, support proven, needed names and ids
+    shown) are searched breadth first with duplicates dropped, up to one action fewer than
+    ``greedy``'s plan (its length bounds the optimum), pruning states whose unsettled
+    support needs more steps than are left even at the best single action's gain. ``goal``
+    and ``families`` are one way of answering (:meth:`Navigator.goals`); a way that finds
+    no shorter plan returns ``greedy``."""
     support = sorted(goal, key=id_num)
     bit = {o: 1 << i for i, o in enumerate(support)}
     full = (1 << len(support)) - 1
