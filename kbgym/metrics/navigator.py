@@ -67,7 +67,7 @@ from kbgym.library.search import BM25Index
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
 from kbgym.protocol.tokens import tokenize
 from kbgym.universe.keys import KeyFinder
-from kbgym.universe.relations import mirrors
+from kbgym.universe.relations import VALUE_KINDS, memberships, mirrors
 from kbgym.universe.types import Question, Universe
 
 #: Relation words per question class (generated universes): the words of the §3 sentences
@@ -99,8 +99,6 @@ SET_KINDS = frozenset({"parent_of", "child_of", "friend_of"})
 #: holders to find them: the holders of one of the question's values are a set to prove
 #: complete (:meth:`Navigator.goals`), the navigator's choice of value.
 JOIN_CLASSES = frozenset({"QC6", "QC10"})
-#: The value relations a join's keys name (``job:cooper``, ``city:Dunmere``, ``hobby:chess``).
-VALUE_KINDS = ("job", "city", "hobby")
 
 #: Why a navigation ended.
 SHOWN = "shown"  # all one way needs shown and proven, then answer
@@ -290,12 +288,11 @@ class Navigator:
         for o in question.support:
             hit = self._origin_names.get(o)
             if hit is None:
-                try:
-                    text = self._universe.node(o).text
-                except KeyError:  # an origin the universe file does not hold (drift)
+                node = self._node(o)
+                if node is None:
                     continue
                 hit = self._origin_names[o] = tuple(
-                    key_parts(k)[1] for k in self._finder.mentions(text))
+                    key_parts(k)[1] for k in self._finder.mentions(node.text))
             out.update(hit)
         return frozenset(out)
 
@@ -307,25 +304,30 @@ class Navigator:
             return []
         groups: dict[tuple[str, str], set[str]] = {}
         for o in question.support:
-            try:
-                f = self._universe.node(o).fact
-            except KeyError:  # an origin the universe file does not hold (drift)
-                continue
-            if f.kind in SET_KINDS:
-                groups.setdefault((f.kind, f.subject), set()).add(o)
+            node = self._node(o)
+            if node is not None and node.fact.kind in SET_KINDS:
+                groups.setdefault((node.fact.kind, node.fact.subject), set()).add(o)
         return [frozenset(g) for g in groups.values()]
+
+    def _node(self, origin: str) -> Any:
+        """The universe's original of a support origin; None when the universe file does not
+        hold it (drift)."""
+        try:
+            return self._universe.node(origin)  # type: ignore[union-attr]
+        except KeyError:
+            return None
 
     def holders(self, kind: str, value: str) -> frozenset[str]:
         """The origins stating ``kind`` = ``value`` of someone (``X's job is cooper.``) that a
         live note carries: the holders a reader scanning the value can see."""
         if self._universe is None:
             return frozenset()
-        if self._holders is None:
+        if self._holders is None:  # (kind, value) -> its statements
             by: dict[tuple[str, str], set[str]] = {}
-            for node in self._universe.nodes:
-                f = node.fact
-                if f is not None and f.kind in VALUE_KINDS:
-                    by.setdefault((f.kind, str(f.object)), set()).add(node.id)
+            for o, pairs in memberships(self._universe).items():
+                for group, _ in pairs:
+                    if group[0] in VALUE_KINDS:
+                        by.setdefault(group, set()).add(o)
             self._holders = {k: frozenset(v) for k, v in by.items()}
         carriers = self.carriers()
         return frozenset(o for o in self._holders.get((kind, value), ()) if carriers.get(o))
@@ -347,15 +349,10 @@ class Navigator:
             kind, value = key_parts(key)
             fam = self.holders(kind, value) if kind in VALUE_KINDS else frozenset()
             if fam:
-                rest = frozenset(o for o in support if self._kind(o) != kind)
+                rest = frozenset(o for o in support
+                                 if (n := self._node(o)) is None or n.fact.kind != kind)
                 ways.append((rest | fam, [*sets, fam]))
         return ways or [(support, sets)]
-
-    def _kind(self, origin: str) -> str | None:
-        try:
-            return self._universe.node(origin).fact.kind  # type: ignore[union-attr]
-        except KeyError:  # an origin the universe file does not hold (drift)
-            return None
 
     def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
         """page -> the members whose set ``search(query, page)`` proves complete. For each of
@@ -427,8 +424,7 @@ class Navigator:
         for goal, sets in sorted(self.goals(question), key=lambda w: len(w[0])):
             cap = best.steps if best is not None and best.f1 == 1.0 else None
             res = _Greedy(self, question, goal, sets).run(cap)
-            if best is None or (res.f1 == 1.0 and (best.f1 != 1.0 or res.steps < best.steps)):
-                best = res
+            best = res if best is None else _fewest((best, res))
         assert best is not None  # goals() gives at least one way
         return best
 
