@@ -18,6 +18,7 @@ from kbgym.metrics.structure import edge_classes, index_structure, link_support_
 from kbgym.runs.logs import read_jsonl, verify_trace, write_json
 from kbgym.runs.probe import format_table, has_nav, legend
 from kbgym.runs.replay import load_run_universe, read_run_meta
+from kbgym.safeload import read_data
 from kbgym.scoring import score_block
 
 
@@ -134,8 +135,6 @@ def locate_probe_table(run_dir: Path, probe_table: str | Path | None = None
         return read_probe_table(path), "probe_table.json"
     previous = run_dir / "report.json"
     if previous.exists():
-        from kbgym.safeload import read_data
-
         try:
             old = read_data(previous, "previous report", yaml=False, object_only=True)
         except ConfigError:  # an unreadable old report is rewritten, not consulted
@@ -156,8 +155,6 @@ def _relative(path: Path, run_dir: Path) -> str:
 
 def read_probe_table(path: Path) -> dict:
     """A probe table file, checked; ``ConfigError`` naming the file when it is not one."""
-    from kbgym.safeload import read_data
-
     try:
         table = read_data(path, "probe table", yaml=False)
     except ConfigError as e:
