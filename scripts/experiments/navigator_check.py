@@ -58,6 +58,15 @@ def frozen(lib: Library) -> Library:
     return out
 
 
+def trained_library(u, seed: int, run: Path, **config) -> Library:
+    """The scripted index curator's library after 2 epochs in ``run`` (``config``: more
+    :class:`TrainConfig` fields), trained unless it is there; an interrupted run is redone."""
+    if not (run / "kb_epoch_2.json").exists():
+        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
+              config=TrainConfig(epochs=2, snapshot_every=1000, **config), overwrite=True)
+    return load_snapshot(run / "kb_epoch_2.json")[0]
+
+
 # -- 1. the canonical library --------------------------------------------------------------
 def canonical(seeds: list[int], per_group: int, resamples: int, out: Path) -> dict:
     reader = make_agent("scripted-reader")
@@ -68,13 +77,9 @@ def canonical(seeds: list[int], per_group: int, resamples: int, out: Path) -> di
     for seed in seeds:
         u = generate(UniverseConfig(seed=seed))
         run = out / f"seed{seed}" / "train"
-        if not (run / "kb_epoch_2.json").exists():
-            train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-                  config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
-                  overwrite=True)  # an interrupted run of this script is redone
+        trained = trained_library(u, seed, run, train_size=100)
         probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
         write_canonical(out / f"seed{seed}" / "probe.json", probe)
-        trained, _ = load_snapshot(run / "kb_epoch_2.json")
         rows = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, label="B1"),
                 "trained": examine_probe(u, trained, reader, probe, label="trained")}
         table = probe_table(rows, probe, seed=seed, resamples=resamples)
@@ -116,13 +121,10 @@ def canonical(seeds: list[int], per_group: int, resamples: int, out: Path) -> di
 def first_seed(seed: int, per_group: int, out: Path) -> dict:
     u = generate(UniverseConfig(seed=seed))
     run = out / f"seed{seed}" / "train"
-    if not (run / "kb_epoch_2.json").exists():
-        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
-              overwrite=True)  # an interrupted run of this script is redone
+    trained = trained_library(u, seed, run, train_size=100)
     probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     write_canonical(out / f"seed{seed}" / "probe.json", probe)
-    return {"universe": u, "probe": probe, "trained": load_snapshot(run / "kb_epoch_2.json")[0]}
+    return {"universe": u, "probe": probe, "trained": trained}
 
 
 # -- 2. greedy against the exhaustive optimum ------------------------------------------------
@@ -141,11 +143,7 @@ def greedy_vs_optimum(seeds: list[int], people: list[int], out: Path, max_states
                                         eval_sizes=(4, 4)))
             libs = small_libraries(u)
             run = out / "small" / f"p{n}s{seed}"
-            if not (run / "kb_epoch_2.json").exists():
-                train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-                      config=TrainConfig(epochs=2, snapshot_every=1000),
-                      overwrite=True)  # an interrupted run is redone
-            libs["scripted-index"] = load_snapshot(run / "kb_epoch_2.json")[0]
+            libs["scripted-index"] = trained_library(u, seed, run)
             for arm, lib in libs.items():
                 lib = frozen(lib)
                 for m in (15, 6):
