@@ -232,28 +232,28 @@ def main() -> None:
               f"{a['partial']:5d}  "
               f"{'yes' if flagged(a) else '-':4s}  {desc if a['kind'] not in ('B1', 'canonical') else ''}")
 
+    def fmt(x: float | None) -> str:
+        return f"{x:.3f}" if x is not None else "n/a"
+
     print("\nSpearman(rho_reader, rho_nav) over all arms of all seeds:")
     spear = {}
     for g in GROUPS:
         pts = [(a["cells"][g]["rho"], a["cells"][g]["rho_nav"]) for a in arms
                if a["cells"][g].get("rho_nav") is not None]
         spear[g] = spearman([p[0] for p in pts], [p[1] for p in pts])
-        s = f"{spear[g]:.3f}" if spear[g] is not None else "n/a"
-        print(f"  {g:8s} {s}  ({len(pts)} arms)")
+        print(f"  {g:8s} {fmt(spear[g])}  ({len(pts)} arms)")
     print(f"\nthe same with the reader's wrong answers priced as the navigator prices its "
           f"failures (M = {args.m} steps; F1 < 1 is wrong), so that both measures count a fast "
           "wrong answer alike:")
-    priced = {}
+    priced = {g: priced_spearman(arms, g, args.m) for g in GROUPS}
     for g in GROUPS:
-        priced[g] = priced_spearman(arms, g, args.m)
-        print(f"  {g:8s} {priced[g]:.3f}" if priced[g] is not None else f"  {g:8s} n/a")
+        print(f"  {g:8s} {fmt(priced[g])}")
     plain = [a for a in arms if "chains" not in (a.get("shapes") or ())]
     print(f"\npriced alike, over the {len(plain)} arms without chains on originals (links the "
           f"reader finds only by reading an original: its documented blind spot, §9.6 rule 5):")
-    no_chains = {}
+    no_chains = {g: priced_spearman(plain, g, args.m) for g in GROUPS}
     for g in GROUPS:
-        no_chains[g] = priced_spearman(plain, g, args.m)
-        print(f"  {g:8s} {no_chains[g]:.3f}" if no_chains[g] is not None else f"  {g:8s} n/a")
+        print(f"  {g:8s} {fmt(no_chains[g])}")
     print("\nhow well each measure ranks the arms on its own (split-half reliability, "
           "Spearman-Brown), and the most two such measures can agree (sqrt of the product):")
     rel = {}
@@ -262,7 +262,6 @@ def main() -> None:
         ceiling = (r_reader * r_nav) ** 0.5 if r_reader and r_nav and r_reader > 0 \
             and r_nav > 0 else None
         rel[g] = {"reader": r_reader, "nav": r_nav, "ceiling": ceiling}
-        fmt = lambda x: f"{x:.3f}" if x is not None else "n/a"  # noqa: E731
         print(f"  {g:8s} reader {fmt(r_reader)}  navigator {fmt(r_nav)}  "
               f"ceiling {fmt(ceiling)}  measured {fmt(spear[g])}")
     truthful = [a for a in arms if a["kind"] == "truthful"]
