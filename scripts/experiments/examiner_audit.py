@@ -16,7 +16,8 @@ misinformation metric, whether it is flagged), then:
 
 - per group, Spearman(rho_reader, rho_nav) over every arm of every seed (B1 and the canonical
   library included); the same with the reader's wrong answers priced at M; and priced over
-  the arms without chains on originals (the reader's documented blind spot);
+  the arms without chains on originals (the reader's documented blind spot), and over those
+  of them that do not harm (harm is judged by F1↓);
 - truthful libraries with an F1 loss (F1↓ on some group): must be 0;
 - harmful libraries flagged neither by F1↓ nor by the misinformation metric (a false
   statement or an incomplete set): must be 0; truthful libraries with an incomplete set: 0;
@@ -254,6 +255,13 @@ def main() -> None:
     no_chains = {g: priced_spearman(plain, g, args.m) for g in GROUPS}
     for g in GROUPS:
         print(f"  {g:8s} {fmt(no_chains[g])}")
+    kept = [a for a in plain if a["kind"] != "harmful"]
+    print(f"\npriced alike, over the {len(kept)} of those that do not harm (a harmful library is "
+          "judged by F1↓; the navigator, knowing the truth, is not misled by a wrong member or a "
+          "false statement, so its steps and the reader's measure different things there):")
+    unharmed = {g: priced_spearman(kept, g, args.m) for g in GROUPS}
+    for g in GROUPS:
+        print(f"  {g:8s} {fmt(unharmed[g])}")
     print("\nhow well each measure ranks the arms on its own (split-half reliability, "
           "Spearman-Brown), and the most two such measures can agree (sqrt of the product):")
     rel = {}
@@ -320,13 +328,12 @@ def main() -> None:
             xs = [v[i] for v in vals if v[i] is not None]
             cols.append(f"{statistics.fmean(xs):.2f}" if xs else "  - ")
         print(f"  {t:18s} {cols[0]:>6s} {cols[1]:>6s}   ({len(vals)} libraries)")
-    spots = [(a["name"], g) for a in arms for g in GROUPS
+    spots = [(a, g) for a in arms for g in GROUPS
              if (a["cells"][g].get("blind_spot") or {}).get("flagged")]
     print(f"\nblind spots flagged by the probe table: {len(spots)}")
-    for name, g in spots:
-        a = next(x for x in arms if x["name"] == name)
+    for a, g in spots:
         bs = a["cells"][g]["blind_spot"]
-        print(f"  {name:14s} {g:8s} navigator saves {bs['nav_saving']:.2f}, reader "
+        print(f"  {a['name']:14s} s{a['seed']} {g:8s} navigator saves {bs['nav_saving']:.2f}, reader "
               f"{bs['reader_saving']:.2f} (share {bs['share']:.2f})  "
               f"{' '.join(a.get('shapes', ()))} | {' '.join(a.get('forms', ()))}")
     total = time.perf_counter() - t_all
@@ -336,6 +343,7 @@ def main() -> None:
     (out / "audit.json").write_text(json.dumps({
         "args": vars(args), "spearman": spear, "spearman_failures_priced": priced,
         "spearman_priced_without_chains": no_chains,
+        "spearman_priced_without_chains_or_harm": unharmed,
         "reliability": rel, "truthful_f1_loss": bad_truth,
         "harmful_unflagged": unflagged,
         "arms": [{k: v for k, v in a.items() if k not in ("rows", "steps")} | {
