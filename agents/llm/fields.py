@@ -377,7 +377,8 @@ def curator_action(obj: dict | None, view: CurationView) -> FieldsDecision:
             if title not in view.searched:
                 return FieldsDecision({"action": "search", "query": title}, "find", obj)
             return FieldsDecision({"action": "add", "text": title}, "add", obj)
-    members = obj.get("members") if isinstance(obj.get("members"), list) else []
+    raw = obj.get("members")
+    members: list = raw if isinstance(raw, list) else []
     if index is not None:
         have = view.linked.get(index, set())
         new = []
