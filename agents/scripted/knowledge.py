@@ -153,6 +153,9 @@ class Knowledge(ResultLedger):
         self.tiers: dict[str, Tier] = {}
         self.complete: set[tuple[str, str]] = set()
         self.index_members: dict[tuple[str, str], set[str]] = {}
+        # people with a grandchildren candidate read whose statements name a parent not yet
+        # known to be their child: it is judged again once their children are complete
+        self.awaiting_children: set[str] = set()
         self.results: list[tuple[str, dict | None, str]] = []  # every entry seen, in order
         self._seen_entries = 0
 
@@ -586,6 +589,7 @@ class LinkJudgedKnowledge(Knowledge):
             kids = self.children(key) | {m for f in facts.values()
                                          if (m := member_of(f, "children", key))}
             if any(p not in kids for f in facts.values() if (p := _parent_of(f, key))):
+                self.awaiting_children.add(key)
                 return False
         self.judged.add((nid, rel, key))
         if unread or nid in self.partial or self.partial & set(self.links.get(nid, ())):

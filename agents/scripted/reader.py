@@ -596,11 +596,13 @@ class ScriptedReader(BaseAgent):
 
     def _plan_qc8_grandchildren(self, q):
         """A grandchildren note is verified through the children: a candidate naming a parent
-        not known to be X's child is judged again once X's children are complete."""
+        not known to be X's child is judged again once X's children are complete, and no
+        other candidate is read before that (it would be wasted if the first one holds)."""
         kb = self.kb
         x = q.X
         yield from self._grandchildren_discovery(x)
-        if (yield from self._indexed("grandchildren", x)):
+        if (yield from self._indexed("grandchildren", x,
+                                     stop=lambda: x in kb.awaiting_children)):
             return str(len(kb.index_members[("grandchildren", x)]))
         kids = yield from self._children(x)
         if (yield from self._indexed("grandchildren", x)):

@@ -272,6 +272,31 @@ def test_grandchildren_are_verified_through_the_children():
         assert judge_set(jobs + [parse_fact(wrong)], "job", p.job) == set(t.members("job", p.job))
 
 
+def test_a_grandchildren_note_is_verified_before_other_candidates_are_read():
+    """A grandchildren note naming parents not yet known as X's children waits for X's
+    children; the reader fetches those next instead of reading X's other notes first."""
+    u, t = world()
+    qs = [q for q in u.questions if q.template == "qc8_grandchildren"][:8]
+    lib = Library.from_universe(u)
+    notes = {}
+    for q in qs:
+        x = q.text.removeprefix("How many grandchildren does ").removesuffix(" have?")
+        notes[q.qid] = {}
+        for title, rel in ((f"{x}.", "friends"), (f"Grandchildren of {x}.", "grandchildren"),
+                           (f"Children of {x}.", "children")):
+            links = [n for ns in t.members(rel, x).values() for n in ns]
+            nid = notes[q.qid][rel] = lib.add(title, dedup=False).id
+            for i in range(0, len(links), 40):
+                lib.link_many(nid, links[i:i + 40])
+    got = exam(u, lib, [q.qid for q in qs])
+    for q in qs:
+        _, f1, acts = got[q.qid]
+        reads = [a["id"] for a in acts if a["action"] == "read"]
+        assert f1 == 1.0, (q.text, acts)
+        # the person's friends note ("X.") is never read: the children settle the question
+        assert reads == [notes[q.qid]["grandchildren"], notes[q.qid]["children"]], (q.text, acts)
+
+
 def test_wrong_grandchildren_links_cost_no_f1():
     u, t = world()
     lib = Library.from_universe(u)
