@@ -67,7 +67,7 @@ from kbgym.library.search import BM25Index
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
 from kbgym.protocol.tokens import tokenize
 from kbgym.universe.keys import KeyFinder
-from kbgym.universe.relations import VALUE_KINDS, memberships, mirrors
+from kbgym.universe.relations import VALUE_KINDS, mirrors, statements
 from kbgym.universe.types import Question, Universe
 
 #: Relation words per question class (generated universes): the words of the §3 sentences
@@ -204,7 +204,6 @@ class Navigator:
         self._names: dict[str, tuple[str, ...]] = {}
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
-        self._holders: dict[tuple[str, str], frozenset[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
         # sets and mirrors are §3 notions: generated universes only
         self._origin_names: dict[str, tuple[str, ...]] = {}
@@ -320,17 +319,11 @@ class Navigator:
     def holders(self, kind: str, value: str) -> frozenset[str]:
         """The origins stating ``kind`` = ``value`` of someone (``X's job is cooper.``) that a
         live note carries: the holders a reader scanning the value can see."""
-        if self._universe is None:
+        if self._universe is None or kind not in VALUE_KINDS:
             return frozenset()
-        if self._holders is None:  # (kind, value) -> its statements
-            by: dict[tuple[str, str], set[str]] = {}
-            for o, pairs in memberships(self._universe).items():
-                for group, _ in pairs:
-                    if group[0] in VALUE_KINDS:
-                        by.setdefault(group, set()).add(o)
-            self._holders = {k: frozenset(v) for k, v in by.items()}
         carriers = self.carriers()
-        return frozenset(o for o in self._holders.get((kind, value), ()) if carriers.get(o))
+        return frozenset(o for o in statements(self._universe).get((kind, value), ())
+                         if carriers.get(o))
 
     def goals(self, question: Question) -> list[tuple[frozenset[str], list[frozenset[str]]]]:
         """What a reader must see, as (origins to show, sets to prove complete), one entry per
@@ -347,7 +340,7 @@ class Navigator:
         ways = [] if question.category in JOIN_CLASSES else [(support, sets)]
         for key in question.keys:
             kind, value = key_parts(key)
-            fam = self.holders(kind, value) if kind in VALUE_KINDS else frozenset()
+            fam = self.holders(kind, value)
             if fam:
                 rest = frozenset(o for o in support
                                  if (n := self._node(o)) is None or n.fact.kind != kind)

@@ -59,4 +59,18 @@ def memberships(universe: Universe) -> dict[str, tuple[Membership, ...]]:
     return universe._index("relations.memberships", build)
 
 
-__all__ = ["MIRRORED", "VALUE_KINDS", "memberships", "mirrors"]
+def statements(universe: Universe) -> dict[tuple[str, str], frozenset[str]]:
+    """set -> the origins stating one of its members (:func:`memberships` inverted): a
+    value's holders (``("job", "cooper")``), a person's children, parents or friends."""
+
+    def build() -> dict[tuple[str, str], frozenset[str]]:
+        by: dict[tuple[str, str], set[str]] = {}
+        for o, pairs in memberships(universe).items():
+            for group, _ in pairs:
+                by.setdefault(group, set()).add(o)
+        return {k: frozenset(v) for k, v in by.items()}
+
+    return universe._index("relations.statements", build)
+
+
+__all__ = ["MIRRORED", "VALUE_KINDS", "memberships", "mirrors", "statements"]
