@@ -243,25 +243,26 @@ def main() -> None:
                if a["cells"][g].get("rho_nav") is not None]
         spear[g] = spearman([p[0] for p in pts], [p[1] for p in pts])
         print(f"  {g:8s} {fmt(spear[g])}  ({len(pts)} arms)")
-    print(f"\nthe same with the reader's wrong answers priced as the navigator prices its "
-          f"failures (M = {args.m} steps; F1 < 1 is wrong), so that both measures count a fast "
-          "wrong answer alike:")
-    priced = {g: priced_spearman(arms, g, args.m) for g in GROUPS}
-    for g in GROUPS:
-        print(f"  {g:8s} {fmt(priced[g])}")
+    def priced_block(subset: list[dict], title: str) -> dict:
+        print("\n" + title)
+        got = {g: priced_spearman(subset, g, args.m) for g in GROUPS}
+        for g in GROUPS:
+            print(f"  {g:8s} {fmt(got[g])}")
+        return got
+
+    priced = priced_block(arms, (
+        f"the same with the reader's wrong answers priced as the navigator prices its failures "
+        f"(M = {args.m} steps; F1 < 1 is wrong), so that both measures count a fast wrong "
+        "answer alike:"))
     plain = [a for a in arms if "chains" not in (a.get("shapes") or ())]
-    print(f"\npriced alike, over the {len(plain)} arms without chains on originals (links the "
-          f"reader finds only by reading an original: its documented blind spot, §9.6 rule 5):")
-    no_chains = {g: priced_spearman(plain, g, args.m) for g in GROUPS}
-    for g in GROUPS:
-        print(f"  {g:8s} {fmt(no_chains[g])}")
+    no_chains = priced_block(plain, (
+        f"priced alike, over the {len(plain)} arms without chains on originals (links the "
+        "reader finds only by reading an original: its documented blind spot, §9.6 rule 5):"))
     kept = [a for a in plain if a["kind"] != "harmful"]
-    print(f"\npriced alike, over the {len(kept)} of those that do not harm (a harmful library is "
-          "judged by F1↓; the navigator, knowing the truth, is not misled by a wrong member or a "
-          "false statement, so its steps and the reader's measure different things there):")
-    unharmed = {g: priced_spearman(kept, g, args.m) for g in GROUPS}
-    for g in GROUPS:
-        print(f"  {g:8s} {fmt(unharmed[g])}")
+    unharmed = priced_block(kept, (
+        f"priced alike, over the {len(kept)} of those that do not harm (a harmful library is "
+        "judged by F1↓; the navigator, knowing the truth, is not misled by a wrong member or a "
+        "false statement, so its steps and the reader's measure different things there):"))
     print("\nhow well each measure ranks the arms on its own (split-half reliability, "
           "Spearman-Brown), and the most two such measures can agree (sqrt of the product):")
     rel = {}

@@ -548,9 +548,8 @@ def test_a_set_is_proven_by_a_page_without_members(small):
                        if (p := [where[n] for n in nav.carriers()[o] if n in where])]
                 if not pos:
                     continue
-                page = max(pos) // nav.page_size + 1
-                short = len(nav.ranked(query)) < page * nav.page_size
-                want = page if short else page + 1
+                want = proving_page(nav, query, max(pos))
+                short = want == max(pos) // nav.page_size + 1  # the last member's own page
                 got = nav.closes(query, [fam])
                 if want > nav.max_page:
                     assert got == {}
