@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -75,7 +76,12 @@ def status(path: Path) -> str:
 
 @contextmanager
 def _deadline(seconds: float | None):
-    """Raise RunTimeout after ``seconds`` (SIGALRM; only in a process's main thread)."""
+    """Raise RunTimeout after ``seconds`` (SIGALRM; only in a process's main thread).
+
+    Python cannot propagate an exception out of a gc callback, a ``__del__`` or a weakref
+    callback: it hands it to ``sys.unraisablehook`` and goes on. An alarm that lands there
+    would be lost and the run would finish past its limit, so while the deadline holds, a
+    RunTimeout that reaches the hook fires the alarm again at once."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -83,13 +89,25 @@ def _deadline(seconds: float | None):
     def fire(signum, frame):
         raise RunTimeout(f"run exceeded its time limit of {seconds:g} s")
 
+    def lost(unraisable) -> None:
+        if isinstance(unraisable.exc_value, RunTimeout):
+            signal.setitimer(signal.ITIMER_REAL, _REFIRE_S)
+        else:
+            hook(unraisable)
+
+    hook = sys.unraisablehook
     old = signal.signal(signal.SIGALRM, fire)
+    sys.unraisablehook = lost
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.unraisablehook = hook
         signal.signal(signal.SIGALRM, old)
+
+
+_REFIRE_S = 0.001  # a lost alarm fires again this soon
 
 
 def _make(agent: dict, seed: int):

@@ -84,3 +84,43 @@ def test_chain_on_a_universe_file(tmp_path, small_universe):
     result = json.loads((run_dir(tmp_path, res["id"]) / RESULT).read_text())
     assert result["universe"]["hash"] == small_universe.hash
     assert set(result["arms"]) == {"B1", "trained"}
+
+
+class _SlowFinalizer:
+    """Its ``__del__`` outlasts a short deadline, so the alarm fires inside it, where Python
+    swallows exceptions."""
+
+    def __del__(self) -> None:
+        import time
+
+        end = time.perf_counter() + 0.2
+        while time.perf_counter() < end:
+            pass
+
+
+def finalizer_runner(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
+    """Runs a finalizer past the deadline, then keeps working for two seconds."""
+    import time
+
+    obj = _SlowFinalizer()
+    del obj
+    end = time.perf_counter() + 2.0
+    while time.perf_counter() < end:
+        time.sleep(0.001)
+    write_canonical(path / RESULT, {"id": rid, "spec": spec})
+
+
+def test_an_alarm_swallowed_by_a_finalizer_still_stops_the_run(tmp_path):
+    """An alarm that lands in a ``__del__`` (or a gc callback) is lost to Python's unraisable
+    hook; the deadline fires again, so the run ends as a timeout, soon, with no result."""
+    import time
+
+    from kbgym.sweep.run import execute, status
+
+    spec = {"runner": f"{__name__}:finalizer_runner", "seed": 0}
+    start = time.perf_counter()
+    res = execute(spec, tmp_path, timeout_s=0.05)
+    assert res["status"] == "timeout" and "time limit" in res["error"]
+    assert time.perf_counter() - start < 1.5
+    path = run_dir(tmp_path, run_id(spec))
+    assert status(path) == "timeout" and not (path / RESULT).exists()
