@@ -6,8 +6,15 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Property tests judge behaviour, never speed: a loaded 2-core CI machine must not fail an
+# example for taking longer than Hypothesis's default 200 ms deadline, or a strategy for
+# being slow to draw. Explicit @settings inherit this profile and override what they name.
+settings.register_profile("kbgym", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("kbgym")
 
 
 @pytest.fixture(scope="session")
