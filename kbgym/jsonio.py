@@ -7,9 +7,10 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 
 # Characters that ``ensure_ascii=False`` would emit raw but that must not appear raw in a log
@@ -54,17 +55,27 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 def atomic_write_chunks(path: str | os.PathLike, chunks: Iterable[str]) -> str:
     """:func:`atomic_write_text` of the text ``chunks`` join to, one chunk in memory at a time
     (a 10^6-person universe file is 2 GB); returns the sha256 hex digest of what was written."""
+    digest = hashlib.sha256()
+    with atomic_file(path) as fh:
+        for chunk in chunks:
+            data = chunk.encode("utf-8")
+            digest.update(data)
+            fh.write(data)
+    return digest.hexdigest()
+
+
+@contextmanager
+def atomic_file(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A binary file that becomes ``path`` only when the block ends without an exception:
+    written to a temp file in the same folder, fsynced, then renamed over ``path``. On an
+    exception (a full disk, Ctrl-C) the temp file is removed and ``path`` is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    digest = hashlib.sha256()
     try:
         os.fchmod(fd, 0o644)  # mkstemp makes 0600; results are meant to be shared
         with os.fdopen(fd, "wb") as fh:
-            for chunk in chunks:
-                data = chunk.encode("utf-8")
-                digest.update(data)
-                fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -74,7 +85,6 @@ def atomic_write_chunks(path: str | os.PathLike, chunks: Iterable[str]) -> str:
         except FileNotFoundError:
             pass
         raise
-    return digest.hexdigest()
 
 
 def write_canonical(path: str | os.PathLike, obj: Any) -> str:

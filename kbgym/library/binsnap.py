@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from array import array
 from collections import Counter
 from json.encoder import encode_basestring
@@ -42,7 +41,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from kbgym.errors import SnapshotIntegrityError
-from kbgym.jsonio import _UNSAFE, _escape, canonical
+from kbgym.jsonio import _UNSAFE, _escape, atomic_file, canonical
 
 MAGIC = b"KBGSNAP1"
 TRAILER = b"KBGSEND1"
@@ -313,34 +312,20 @@ def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
               "universe": {"path": universe.get("path"), "hash": universe.get("hash")},
               "content_hash": digest, "library": head, "index": ihead, "sections": sections}
     htext = canonical(header).encode("utf-8")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "wb") as fh:
-            h = hashlib.sha256()
+    with atomic_file(path) as fh:
+        h = hashlib.sha256()
 
-            def out(data) -> None:
-                h.update(data)
-                fh.write(data)
+        def out(data) -> None:
+            h.update(data)
+            fh.write(data)
 
-            out(MAGIC)
-            out(len(htext).to_bytes(8, "little"))
-            out(htext)
-            for arr in cols.values():
-                col = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
-                out(col.data.cast("B"))
-            fh.write(TRAILER + h.digest())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+        out(MAGIC)
+        out(len(htext).to_bytes(8, "little"))
+        out(htext)
+        for arr in cols.values():
+            col = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=False)
+            out(col.data.cast("B"))
+        fh.write(TRAILER + h.digest())
     return digest
 
 

@@ -128,14 +128,15 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_old_file_survives_a_failed_write(tmp_path, monkeypatch):
-    p = tmp_path / "kb.json"
-    write_snapshot(p, make_lib(), "old", UNI)
-    before = p.read_text()
+@pytest.mark.parametrize("fmt", ["json", "binary"])
+def test_old_file_survives_a_failed_write(tmp_path, monkeypatch, fmt):
+    p = tmp_path / "kb.snap"
+    write_snapshot(p, make_lib(), "old", UNI, format=fmt)
+    before = p.read_bytes()
     monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError("io")))
     with pytest.raises(OSError):
-        write_snapshot(p, _built(), "new", UNI)
-    assert p.read_text() == before and [f.name for f in tmp_path.iterdir()] == ["kb.json"]
+        write_snapshot(p, _built(), "new", UNI, format=fmt)
+    assert p.read_bytes() == before and [f.name for f in tmp_path.iterdir()] == ["kb.snap"]
 
 
 def test_universe_file_loads_as_b1(tmp_path):
