@@ -22,14 +22,13 @@ seeds' results into the figures the reproduction table reads.
 from __future__ import annotations
 
 import statistics
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
 from kbgym.jsonio import write_canonical
 from kbgym.runs.logs import read_jsonl
 from kbgym.sweep.aggregate import between_seeds
-from kbgym.sweep.run import RESULT, spec_universe
+from kbgym.sweep.run import RESULT, Stopwatch, spec_universe
 
 RUNNER = "kbgym.reproduce.growth:run_growth"
 KIND = "kbgym.reproduce.growth"
@@ -89,16 +88,8 @@ def run_growth(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.sweep.run import _make
 
     seed = spec["seed"]
-    timing: dict = {}
-    start = clock = time.perf_counter()
-    cpu_clock = time.process_time()
-
-    def lap(name: str) -> None:  # wall seconds, and CPU seconds as cpu_<stage>
-        nonlocal clock, cpu_clock
-        now, cpu = time.perf_counter(), time.process_time()
-        timing[name], timing[f"cpu_{name}"] = round(now - clock, 6), round(cpu - cpu_clock, 6)
-        clock, cpu_clock = now, cpu
-
+    clock = Stopwatch()
+    lap = clock.lap
     universe = spec_universe(spec, path.parent.parent)
     env_cfg = KBGymConfig.make(**spec["env"])
     stack.enter_context(gc_frozen())
@@ -150,8 +141,7 @@ def run_growth(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
               "universe": {"hash": universe.hash, "people": len(universe.people),
                            "notes": len(universe.nodes)},
               "held_out": qids, "budgets": budgets, "series": series, "states": states}
-    timing["total"] = round(time.perf_counter() - start, 6)
-    write_canonical(path / "timing.json", timing)
+    clock.write(path)
     write_canonical(path / RESULT, result)
 
 

@@ -110,6 +110,27 @@ def _deadline(seconds: float | None):
 _REFIRE_S = 0.001  # a lost alarm fires again this soon
 
 
+class Stopwatch:
+    """A run's ``timing.json``: wall seconds per stage, CPU seconds as ``cpu_<stage>``, and
+    the run's wall ``total`` (timing stays out of ``result.json``, which is the spec's alone)."""
+
+    def __init__(self) -> None:
+        self.timing: dict[str, float] = {}
+        self._start = self._wall = time.perf_counter()
+        self._cpu = time.process_time()
+
+    def lap(self, name: str) -> None:
+        """Close stage ``name``: the time since the last lap (or the start)."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.timing[name] = round(wall - self._wall, 6)
+        self.timing[f"cpu_{name}"] = round(cpu - self._cpu, 6)
+        self._wall, self._cpu = wall, cpu
+
+    def write(self, run_path: Path) -> None:
+        self.timing["total"] = round(time.perf_counter() - self._start, 6)
+        write_canonical(run_path / "timing.json", self.timing)
+
+
 def _make(agent: dict, seed: int):
     """The agent of an AgentSpec; ``seed`` is passed when the factory takes it."""
     from kbgym.plugins import make_agent
@@ -203,17 +224,8 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.worlds import family_of
 
     seed = spec["seed"]
-    timing: dict = {}
-    start = clock = time.perf_counter()
-    cpu_clock = time.process_time()
-
-    def lap(name: str) -> None:  # wall seconds, and CPU seconds as cpu_<stage>
-        nonlocal clock, cpu_clock
-        now, cpu = time.perf_counter(), time.process_time()
-        timing[name] = round(now - clock, 6)
-        timing[f"cpu_{name}"] = round(cpu - cpu_clock, 6)
-        clock, cpu_clock = now, cpu
-
+    clock = Stopwatch()
+    timing, lap = clock.timing, clock.lap
     universe = spec_universe(spec, path.parent.parent)
     env_cfg = KBGymConfig.make(**spec["env"])
     stack.enter_context(gc_frozen())  # the universe lives to the end: out of full GCs
@@ -314,8 +326,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
         "kb_size": report["kb_size"],
         "edge_classes": report["edge_classes"],
     }
-    timing["total"] = round(time.perf_counter() - start, 6)
-    write_canonical(path / "timing.json", timing)
+    clock.write(path)
     write_canonical(path / RESULT, result)  # last: its presence means the run is done
 
 

@@ -156,6 +156,11 @@ def test_figures_match_their_sources(tiny):
         assert [g["states"][f"distinct@{n}"]["index_coverage"] for n in TINY.growth_sizes] == cov
         r = g["series"]["repeat"]
         assert max(r["distinct"]) == TINY.repeat_distinct
+        timing = json.loads((out / "runs" / g["id"] / "timing.json").read_text())
+        stages = [k for k in timing if k != "total" and not k.startswith("cpu_")]
+        assert {"build", "baselines"} <= set(stages)
+        assert all(f"cpu_{k}" in timing for k in stages)
+        assert timing["total"] >= sum(timing[k] for k in stages) - 1e-3
     mean10 = sum(g["states"]["distinct@10"]["index_coverage"] for g in growth) / 2
     assert row["coverage_100"]["kbgym"] == pytest.approx(mean10)
 
