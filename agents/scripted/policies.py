@@ -56,10 +56,11 @@ import random
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
-from kbgym_agents.base import Action, BaseAgent
+from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
-from kbgym_agents.scripted.text import parse_observation, result_hits, tokens
+from kbgym_agents.scripted.plan_reader import PlanReader
+from kbgym_agents.scripted.text import result_hits, tokens
 from kbgym.scoring import f1_score
 from kbgym.protocol import policies as S
 from kbgym.protocol.policies import ParsedQuestion, Statement
@@ -591,7 +592,7 @@ def question_subject(q: ParsedQuestion) -> str | None:
 # Agents
 
 
-class PolicyReader(BaseAgent):
+class PolicyReader(PlanReader):
     """The policies exam reader: search, read and answer only (module doc)."""
 
     name = "scripted-policy-reader"
@@ -607,43 +608,13 @@ class PolicyReader(BaseAgent):
         self._rng = random.Random(seed) if seed is not None else None
         self._clear()
 
-    def _clear(self) -> None:
-        self.kb = PolicyKnowledge(self.page_size)
-        self.engine = Engine(self.kb, evidence=self.evidence,
-                             rng=None if self._rng is None else random.Random(
-                                 self._rng.random()))
-        self._task: str | None = None
-        self._plan: Plan | None = None
-        self.question: ParsedQuestion | None = None
-        #: ``complete`` (the evaluation ran to its answer), ``budget`` (the last step came
-        #: first: the answer is a guess from what was shown) or ``unparsed``.
-        self.outcome: str | None = None
+    def new_episode(self) -> tuple[PolicyKnowledge, Engine]:
+        kb = PolicyKnowledge(self.page_size)
+        rng = None if self._rng is None else random.Random(self._rng.random())
+        return kb, Engine(kb, evidence=self.evidence, rng=rng)
 
-    def act(self, observation: dict, info: dict | None = None) -> Action | None:
-        obs = parse_observation(observation["text"])
-        if obs.task != self._task or not obs.entries:
-            self._clear()
-            self._task = obs.task
-            for e in obs.entries:
-                self.kb.ingest_entry(e.name, e.args, e.result)
-        else:
-            e = obs.entries[-1]
-            self.kb.ingest_entry(e.name, e.args, e.result)
-        steps_left = observation.get("steps_left", obs.remaining)
-        if self._plan is None:
-            self.question = S.parse_question(obs.question)
-            if self.question is None:
-                self.outcome = "unparsed"
-                return {"action": "answer", "text": "unknown"}
-            self._plan = self.engine.evaluate(self.question)
-        if steps_left is not None and steps_left <= 1:
-            self.outcome = "budget"
-            return {"action": "answer", "text": self.guess()}
-        try:
-            return next(self._plan)
-        except StopIteration as stop:
-            self.outcome = "complete"
-            return {"action": "answer", "text": stop.value or "unknown"}
+    def parse_question(self, text: str) -> ParsedQuestion | None:
+        return S.parse_question(text)
 
     def guess(self) -> str:
         if self.question is None:

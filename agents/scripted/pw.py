@@ -56,10 +56,11 @@ import re
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
-from kbgym_agents.base import Action, BaseAgent
+from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
-from kbgym_agents.scripted.text import names_person, newest, parse_observation, tokens
+from kbgym_agents.scripted.plan_reader import PlanReader
+from kbgym_agents.scripted.text import names_person, newest, tokens
 from kbgym.protocol.phantomwiki import parse_sentence
 from kbgym.scoring import f1_score
 
@@ -737,7 +738,7 @@ def support_notes(kb: PWKnowledge, rel_pairs: Iterable[tuple[str, str]],
 # Agents
 
 
-class PWReader(BaseAgent):
+class PWReader(PlanReader):
     """The PhantomWiki reader: search, read and answer only (see the module docstring)."""
 
     name = "scripted-pw-reader"
@@ -748,41 +749,14 @@ class PWReader(BaseAgent):
         self.reset()
 
     def reset(self) -> None:
-        self.kb = PWKnowledge(self.page_size)
-        self.engine = Engine(self.kb, use_indexes=self.use_indexes)
-        self._task: str | None = None
-        self._plan: Plan | None = None
-        self.question: PWQuestion | None = None
-        #: how the last episode ended: ``complete`` (the plan ran to its answer), ``budget``
-        #: (the step budget ran out first: the answer is a guess from what was shown) or
-        #: ``unparsed`` (not a PhantomWiki question shape).
-        self.outcome: str | None = None
+        self._clear()
 
-    def act(self, observation: dict, info: dict | None = None) -> Action | None:
-        obs = parse_observation(observation["text"])
-        if obs.task != self._task or not obs.entries:
-            self.reset()
-            self._task = obs.task
-            for e in obs.entries:
-                self.kb.ingest_entry(e.name, e.args, e.result)
-        else:
-            e = obs.entries[-1]
-            self.kb.ingest_entry(e.name, e.args, e.result)
-        steps_left = observation.get("steps_left", obs.remaining)
-        if self._plan is None:
-            self.question = parse_pw_question(obs.question)
-            if self.question is None:
-                self.outcome = "unparsed"
-                return {"action": "answer", "text": "unknown"}
-            self._plan = self.engine.evaluate(self.question)
-        if steps_left is not None and steps_left <= 1:
-            self.outcome = "budget"
-            return {"action": "answer", "text": self.guess()}
-        try:
-            return next(self._plan)
-        except StopIteration as stop:
-            self.outcome = "complete"
-            return {"action": "answer", "text": stop.value or "unknown"}
+    def new_episode(self) -> tuple[PWKnowledge, Engine]:
+        kb = PWKnowledge(self.page_size)
+        return kb, Engine(kb, use_indexes=self.use_indexes)
+
+    def parse_question(self, text: str) -> PWQuestion | None:
+        return parse_pw_question(text)
 
     def guess(self) -> str:
         if self.question is None:
