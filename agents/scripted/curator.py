@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 
 from kbgym.protocol.results import parse_edit
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.knowledge import Knowledge, Tier
+from kbgym_agents.scripted.knowledge import Knowledge, Tier, id_key
 from kbgym_agents.scripted.queries import (
     children_query,
     friends_query,
@@ -120,11 +120,6 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _id_key(nid: str) -> tuple[int, str]:
-    digits = "".join(ch for ch in nid if ch.isdigit())
-    return (int(digits) if digits else -1, nid)
-
-
 class PlanCurator(BaseAgent):
     """Shared plumbing of the scripted curators of every world: fold observations into a
     knowledge store (:meth:`new_knowledge`), start a plan generator in the backward phase
@@ -180,6 +175,23 @@ class PlanCurator(BaseAgent):
         return
         yield
 
+    def _find_title(self, title: str, shown: Iterable[str] | None = None) -> Plan:
+        """The id of an existing note whose text is ``title`` (the first of ``shown``, ids
+        in the order to prefer, by default the order first shown); searches the title if no
+        note seen so far has it."""
+        kb = self.kb
+        norm = _norm(title)
+        for nid in kb.order if shown is None else shown:
+            if nid in kb.notes and _norm(kb.notes[nid]) == norm:
+                return nid
+        query = title.rstrip(".")
+        if (query, 1) not in kb.pages:
+            yield {"action": "search", "query": query, "page": 1}
+        for nid, text in kb.pages.get((query, 1)) or []:
+            if _norm(text) == norm:
+                return nid
+        return None
+
 
 class NoopCurator(PlanCurator):
     """Calls ``done()`` at once: the library is left exactly as it was."""
@@ -216,7 +228,7 @@ class RandomCurator(PlanCurator):
         super().__init__(**kwargs)
 
     def _ids(self) -> list[str]:
-        return sorted(self.kb.notes, key=_id_key) or ["s0001"]
+        return sorted(self.kb.notes, key=id_key) or ["s0001"]
 
     def _words(self) -> list[str]:
         q = self._task.question if self._task is not None and self._task.question else "note"
@@ -356,10 +368,10 @@ class IndexCurator(PlanCurator):
                 chosen.setdefault(kb.facts[nid].obj, nid)
             for nid in kb.fact_notes(lambda f: f.kind == "friend_of" and f.obj == key):
                 chosen.setdefault(kb.facts[nid].subj, nid)
-            return ok, set(chosen), sorted(chosen.values(), key=_id_key)
+            return ok, set(chosen), sorted(chosen.values(), key=id_key)
         if rel == "children":
             ok, kids = yield from self._children_of(key)
-            return ok, set(kids), sorted(kids.values(), key=_id_key)
+            return ok, set(kids), sorted(kids.values(), key=id_key)
         if rel == "grandchildren":
             ok, kids = yield from self._children_of(key)
             grand: dict[str, str] = {}
@@ -369,7 +381,7 @@ class IndexCurator(PlanCurator):
                 ok, theirs = yield from self._children_of(kid)
                 for g, nid in theirs.items():
                     grand.setdefault(g, nid)
-            return ok, set(grand), sorted(grand.values(), key=_id_key)
+            return ok, set(grand), sorted(grand.values(), key=id_key)
         return False, set(), []
 
     def _role(self, x: str) -> str:
@@ -380,20 +392,6 @@ class IndexCurator(PlanCurator):
         return parent_word(x)
 
     # -- writing -----------------------------------------------------------------------
-    def _find_title(self, title: str) -> Plan:
-        """The id of an existing note whose text is ``title``; searches the title if unseen."""
-        kb = self.kb
-        for nid in kb.order:
-            if nid in kb.notes and _norm(kb.notes[nid]) == _norm(title):
-                return nid
-        query = title.rstrip(".")
-        if not kb.has_page(query, 1):
-            yield {"action": "search", "query": query, "page": 1}
-        for nid, text in kb.pages.get((query, 1)) or []:
-            if _norm(text) == _norm(title):
-                return nid
-        return None
-
     def _build(self, rel: str, key: str) -> Plan:
         kb = self.kb
         if self.steps_left <= self.RESERVE + 1:

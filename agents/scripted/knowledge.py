@@ -268,7 +268,7 @@ class Knowledge(ResultLedger):
 
     def fact_notes(self, pred) -> list[str]:
         """Ids of the notes whose fact satisfies ``pred``, in id order."""
-        return sorted((nid for nid, f in self.facts.items() if pred(f)), key=_id_key)
+        return sorted((nid for nid, f in self.facts.items() if pred(f)), key=id_key)
 
     def naming(self, name: str) -> list[str]:
         """Ids of §3 notes that name ``name``, in id order."""
@@ -361,7 +361,8 @@ def member_of(f: Fact, rel: str, key: str) -> str | None:
     return None
 
 
-def _id_key(nid: str) -> tuple[int, str]:
+def id_key(nid: str) -> tuple[int, str]:
+    """The sort key of a note id: its number (``s0012`` -> 12), then the id itself."""
     digits = "".join(ch for ch in nid if ch.isdigit())
     return (int(digits) if digits else -1, nid)
 

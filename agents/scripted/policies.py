@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
-from kbgym_agents.scripted.knowledge import ResultLedger
+from kbgym_agents.scripted.knowledge import ResultLedger, id_key
 from kbgym_agents.scripted.plan_reader import PlanReader
 from kbgym_agents.scripted.text import result_hits, tokens
 from kbgym.scoring import f1_score
@@ -71,11 +71,6 @@ Plan = Generator[Action, None, object]
 PROVISION_REFS = ("amends", "replaces", "refers", "states")
 #: How many lines ``locate`` shows at most (SPEC §18).
 LOCATE_MAX = 10
-
-
-def _id_key(nid: str) -> tuple[int, str]:
-    digits = "".join(ch for ch in nid if ch.isdigit())
-    return (int(digits) if digits else -1, nid)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,7 +132,7 @@ class PolicyKnowledge(ResultLedger):
             self.pending.add(nid)
 
     def _resolve_pending(self) -> None:
-        for nid in sorted(self.pending, key=_id_key):
+        for nid in sorted(self.pending, key=id_key):
             self.pending.discard(nid)
             self._set(nid, self.stmts[nid])
 
@@ -161,7 +156,7 @@ class PolicyKnowledge(ResultLedger):
     def about(self, subject: str) -> list[str]:
         """Statements about ``subject`` (note ids, id order)."""
         return sorted((n for n, st in self.stmts.items() if subject in self.subjects[n]),
-                      key=_id_key)
+                      key=id_key)
 
     def authored_naming(self, subject: str) -> list[str]:
         """Notes that are not statements and name ``subject``, in the order first shown."""
@@ -175,8 +170,8 @@ class PolicyKnowledge(ResultLedger):
         for nid in ids:
             st = self.stmts[nid]
             key = (st.kind, st.doc, st.provision, st.edition, st.state, st.concept, st.target)
-            if key not in best or _id_key(nid) > best[key][0]:
-                best[key] = (_id_key(nid), st)
+            if key not in best or id_key(nid) > best[key][0]:
+                best[key] = (id_key(nid), st)
         return [st for _, st in sorted(best.values(), key=lambda kv: kv[0])]
 
 
@@ -233,7 +228,7 @@ class Engine:
 
     def _order(self, items) -> list:
         """``items`` sorted (ids by number), or in a seeded shuffle on a repeated exam."""
-        out = sorted(items, key=lambda x: _id_key(x) if x[:1] == "s" and x[1:].isdigit()
+        out = sorted(items, key=lambda x: id_key(x) if x[:1] == "s" and x[1:].isdigit()
                      else (0, x))
         if self.rng is not None:
             self.rng.shuffle(out)
@@ -688,30 +683,16 @@ class PolicyIndexCurator(PlanCurator):
                   and self.kb.stmts[n].kind != "issued"}
         targets |= {n for n, st in self.kb.stmts.items() if st.kind == "issued"
                     and st.doc in titled and st.title}
-        targets = sorted(targets, key=_id_key)
+        targets = sorted(targets, key=id_key)
         index = yield from self._write(S.subject_title(subject, "Index of"), targets)
         if index is not None and self.link_type is not None:
             yield from self._typed_references(index, subject, targets)
-
-    def _find(self, title: str) -> Plan:
-        kb = self.kb
-        norm = " ".join(title.split()).casefold()
-        for nid in kb.order:
-            if nid in kb.notes and " ".join(kb.notes[nid].split()).casefold() == norm:
-                return nid
-        query = title.rstrip(".")
-        if (query, 1) not in kb.pages:
-            yield {"action": "search", "query": query, "page": 1}
-        for nid, text in kb.pages.get((query, 1), []):
-            if " ".join(text.split()).casefold() == norm:
-                return nid
-        return None
 
     def _write(self, title: str, targets: list[str]) -> Plan:
         if not targets or self.steps_left <= 3:
             self.stats["skipped"] += 1
             return None
-        existing = yield from self._find(title)
+        existing = yield from self._find_title(title)
         if existing is not None and existing not in self.kb.links:
             yield {"action": "read", "id": existing}
         if existing is None:

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
-from kbgym_agents.scripted.knowledge import ResultLedger
+from kbgym_agents.scripted.knowledge import ResultLedger, id_key
 from kbgym_agents.scripted.plan_reader import PlanReader
 from kbgym_agents.scripted.text import names_person, newest, tokens
 from kbgym.protocol.phantomwiki import parse_sentence
@@ -334,11 +334,6 @@ def parse_title(text: str) -> Title | None:
 # Knowledge and the evaluation engine
 
 
-def _id_key(nid: str) -> tuple[int, str]:
-    digits = "".join(ch for ch in nid if ch.isdigit())
-    return (int(digits) if digits else -1, nid)
-
-
 def _mentions(text: str, phrase: str) -> bool:
     want, have = tokens(phrase), tokens(text)
     n = len(want)
@@ -449,7 +444,7 @@ class Engine:
         out = [nid for nid, text in self.kb.authored.items()
                if nid not in self.absorbed and nid not in self.kb.links
                and names_person(text, person)]
-        return sorted(out, key=lambda n: (rank(n), -self._overlap(n), _id_key(n)))[:max(0, left)]
+        return sorted(out, key=lambda n: (rank(n), -self._overlap(n), id_key(n)))[:max(0, left)]
 
     def _overlap(self, nid: str) -> int:
         """How many of the question's relation and attribute words a note uses (an order)."""
@@ -701,7 +696,7 @@ class Engine:
         wants += [Title(chain[:k], q.person) for k in range(len(chain), 0, -1)
                   if k > 1 or multi]  # one hop: the lookup reads it if need be
         for want in wants:
-            for nid, t in sorted(self.kb.titles.items(), key=lambda kv: _id_key(kv[0])):
+            for nid, t in sorted(self.kb.titles.items(), key=lambda kv: id_key(kv[0])):
                 if t == want and nid not in self.absorbed:
                     yield from self._read(nid)
                     self.absorb(nid, q.person)
@@ -712,7 +707,7 @@ class Engine:
         shown = [nid for nid, text in page if nid in self.kb.authored
                  and nid not in self.absorbed and names_person(text, q.person)]
         if shown:
-            nid = max(shown, key=lambda n: (self._overlap(n), -_id_key(n)[0]))
+            nid = max(shown, key=lambda n: (self._overlap(n), -id_key(n)[0]))
             self.reads[q.person] = self.reads.get(q.person, 0) + 1
             yield from self._read(nid)
             self.absorb(nid, q.person)
@@ -731,7 +726,7 @@ def support_notes(kb: PWKnowledge, rel_pairs: Iterable[tuple[str, str]],
                   attr_pairs: Iterable[tuple[str, str]] = ()) -> list[str]:
     """The ids of the own sentences behind visited lookups, in id order."""
     ids = {kb.own[k][0] for k in list(rel_pairs) + list(attr_pairs) if k in kb.own}
-    return sorted(ids, key=_id_key)
+    return sorted(ids, key=id_key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -830,27 +825,13 @@ class PWIndexCurator(PlanCurator):
             both = support_notes(self.kb, eng.visited, eng.visited_attrs)
             yield from self._write(Title(chain, x, attr).text, both)
 
-    def _find(self, title: str) -> Plan:
-        kb = self.kb
-        norm = " ".join(title.split()).casefold()
-        for nid in sorted(kb.notes, key=_id_key):
-            if " ".join(kb.notes[nid].split()).casefold() == norm:
-                return nid
-        query = title.rstrip(".")
-        if (query, 1) not in kb.pages:
-            yield {"action": "search", "query": query, "page": 1}
-        for nid, text in kb.pages.get((query, 1), []):
-            if " ".join(text.split()).casefold() == norm:
-                return nid
-        return None
-
     def _write(self, title: str, targets: list[str]) -> Plan:
         if not targets:
             return
         if self.steps_left <= 3:
             self.stats["skipped"] += 1
             return
-        existing = yield from self._find(title)
+        existing = yield from self._find_title(title, sorted(self.kb.notes, key=id_key))
         if existing is not None and existing not in self.kb.links:
             yield {"action": "read", "id": existing}
         if existing is None:
