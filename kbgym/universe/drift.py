@@ -236,13 +236,15 @@ def _requestion(u: Universe, people, nodes):
     return tuple(out), splits, status, old_golds
 
 
-def summarize(u2: Universe) -> str:
+def summarize(u2: Universe, kinds: tuple[str, ...] = KINDS) -> str:
+    """The drift's four summary lines (``kbgym drift``): events by kind (of ``kinds``, the
+    world's event kinds), new and superseded notes, the questions' fates and the hash."""
     d = u2.meta["drift"]
-    kinds = {k: sum(e["kind"] == k for e in d["events"]) for k in KINDS}
+    counts = {k: sum(e["kind"] == k for e in d["events"]) for k in kinds}
     q = d["questions"]
     new = sum(len(e["notes"]) for e in d["events"])
     return "\n".join([
-        "drift   " + "  ".join(f"{k}={v}" for k, v in kinds.items()),
+        "drift   " + "  ".join(f"{k}={v}" for k, v in counts.items()),
         f"notes   +{new} new originals (from {d['first_new_id']}), "
         f"{len(d['supersedes'])} superseded in all",
         f"questions drifted={len(q['drifted'])}  unchanged={len(q['unchanged'])}  "

@@ -29,6 +29,7 @@ import random
 from kbgym.errors import ConfigError
 from kbgym.protocol.ids import id_num
 from kbgym.seeding import stream
+from kbgym.universe.drift import summarize as drift_summary
 from kbgym.universe.types import Fact, Node, Universe
 from kbgym.protocol import policies as S
 from kbgym.worlds.policies.documents import render_entry
@@ -226,15 +227,5 @@ def drift(u: Universe, changes: int, seed: int = 0) -> Universe:
 
 
 def summarize(u2: Universe) -> str:
-    d = u2.meta["drift"]
-    kinds = {k: sum(e["kind"] == k for e in d["events"]) for k in KINDS}
-    q = d["questions"]
-    new = sum(len(e["notes"]) for e in d["events"])
-    return "\n".join([
-        "drift   " + "  ".join(f"{k}={v}" for k, v in kinds.items()),
-        f"notes   +{new} new originals (from {d['first_new_id']}), "
-        f"{len(d['supersedes'])} superseded in all",
-        f"questions drifted={len(q['drifted'])}  unchanged={len(q['unchanged'])}  "
-        f"dropped={len(q['dropped'])}",
-        f"hash    {u2.hash}",
-    ])
+    """The drift's summary lines, with this world's event kinds."""
+    return drift_summary(u2, KINDS)
