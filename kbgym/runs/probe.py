@@ -85,13 +85,8 @@ def make_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: i
         splits[group] = []
         for item in items[:per_group]:
             gid = "g%04d" % (len(questions) + 1)
-            if isinstance(item, Question):
-                q = Question(gid, item.template, item.category, item.tier, item.hops, item.text,
-                             item.golds, item.support, item.keys, item.unanswerable,
-                             item.support_status, None, item.qid)
-            else:
-                q = world.materialize(item, gid)
-            questions.append(q)
+            questions.append(item.probe_item(gid, trained=True) if isinstance(item, Question)
+                             else world.materialize(item, gid))
             splits[group].append(gid)
     return {
         "schema_version": 1, "kind": "kbgym.probe", "universe_hash": universe.hash,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -115,6 +115,13 @@ class Question:
     support_status: str = "exact"  # exact | recomputed | unavailable
     eval_flavor: str | None = None  # in | out inside eval
     source_qid: str | None = None  # probe items copied from a trained question
+
+    def probe_item(self, gid: str, *, trained: bool) -> "Question":
+        """This question as probe item ``gid``: no eval flavour, and its own qid as
+        ``source_qid`` when it is a trained question copied into the probe (the exact
+        groups)."""
+        return replace(self, qid=gid, eval_flavor=None,
+                       source_qid=self.qid if trained else None)
 
     def to_json(self) -> dict:
         d = {

@@ -371,10 +371,7 @@ def make_corpus_probe(universe: Universe, train_log: Sequence[Mapping], *, per_g
         splits[group] = []
         for item in items[:per_group]:
             gid = "g%04d" % (len(questions) + 1)
-            questions.append(Question(gid, item.template, item.category, item.tier, item.hops,
-                                      item.text, item.golds, item.support, item.keys,
-                                      item.unanswerable, item.support_status, None,
-                                      item.qid if group == "exact" else None))
+            questions.append(item.probe_item(gid, trained=group == "exact"))
             splits[group].append(gid)
     return {"schema_version": 1, "kind": "kbgym.probe", "variant": "corpus",
             "universe_hash": universe.hash, "train_log_hash": train_log_hash,

@@ -79,10 +79,7 @@ def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int
             rng.shuffle(items)
             for item in items[:quota[t]]:
                 gid = "g%04d" % (len(questions) + 1)
-                questions.append(Question(
-                    gid, item.template, item.category, item.tier, item.hops, item.text,
-                    item.golds, item.support, item.keys, item.unanswerable, item.support_status,
-                    None, item.qid if group == "exact" else None))
+                questions.append(item.probe_item(gid, trained=group == "exact"))
                 splits[group].append(gid)
     out = {
         "schema_version": 1, "kind": "kbgym.probe", "variant": "pw",

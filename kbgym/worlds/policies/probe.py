@@ -69,10 +69,7 @@ def make_policy_probe(universe: Universe, train_log: Sequence[Mapping], *, per_g
             rng.shuffle(items)
             for item in items[:quota[t]]:
                 gid = "g%04d" % (len(questions) + 1)
-                questions.append(Question(
-                    gid, item.template, item.category, item.tier, item.hops, item.text,
-                    item.golds, item.support, item.keys, item.unanswerable, item.support_status,
-                    None, item.qid if group == "exact" else None))
+                questions.append(item.probe_item(gid, trained=group == "exact"))
                 splits[group].append(gid)
     return {
         "schema_version": 1, "kind": "kbgym.probe", "variant": "policies",
