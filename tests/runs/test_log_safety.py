@@ -10,13 +10,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbgym.env import KBGymEnv
 from kbgym.jsonio import canonical
 from kbgym.runs.logs import JsonlLog, read_jsonl, rewrite_jsonl, write_json
-from kbgym.runs.recorder import RunRecorder
+from kbgym.runs.recorder import RunRecorder, VerdictWarning
 from kbgym.universe import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
@@ -62,7 +63,8 @@ def test_recorder_logs_odd_answers_whole(tmp_path):
     env.step({"action": "answer", "text": answer})
     env.step({"action": "answer", "text": "\ud800"})  # refused (backward), not raised
     env.step({"action": "done"})
-    env.close()
+    with pytest.warns(VerdictWarning, match="1x: ERROR: bad input: lone surrogate U\\+D800"):
+        env.close()  # no edit: the verdict names the refused action's error
     (row,) = read_jsonl(tmp_path / "train_log.jsonl")
     assert row["answer"] == answer
     assert [r["action"] for r in read_jsonl(tmp_path / "trace.jsonl")] == [

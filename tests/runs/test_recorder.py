@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kbgym.env import KBGymEnv
 from kbgym.runs.logs import read_jsonl
-from kbgym.runs.recorder import RunRecorder
+from kbgym.runs.recorder import RunRecorder, VerdictWarning
 from kbgym.universe import UniverseConfig, generate
 
 U = generate(UniverseConfig(n_people=40, n_cities=6, sizes=(10, 5, 5), eval_sizes=(2, 2)))
@@ -20,7 +22,8 @@ def test_train_rows_and_an_abandoned_episode(tmp_path):
     env.step({"action": "answer", "text": "x"})
     env.step({"action": "done"})
     env.step({"action": "done"})  # after the end: not logged
-    env.close()
+    with pytest.warns(VerdictWarning, match="0 edits in 1 iterations"):
+        env.close()  # the one finished iteration edited nothing
     log = read_jsonl(tmp_path / "train_log.jsonl")
     assert [(r["qid"], r["iteration"], r["abandoned"]) for r in log] == [
         (q1.qid, 1, True), (q2.qid, 2, False)]
