@@ -20,9 +20,10 @@ import math
 import random
 from collections.abc import Generator, Iterable
 
+from kbgym.protocol.ids import id_key
 from kbgym.protocol.results import parse_edit
 from kbgym_agents.base import Action, BaseAgent
-from kbgym_agents.scripted.knowledge import Knowledge, Tier, id_key
+from kbgym_agents.scripted.knowledge import Knowledge, Tier
 from kbgym_agents.scripted.queries import (
     children_query,
     friends_query,

@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable
 
 from kbgym.metrics.misinformation import sentences
+from kbgym.protocol.ids import id_key
 from kbgym.protocol.results import parse_expand
 from kbgym_agents.scripted.text import (
     VALUE_KINDS,
@@ -359,12 +360,6 @@ def member_of(f: Fact, rel: str, key: str) -> str | None:
         if f.kind == "child_of" and f.obj != key and f.subj != key:
             return f.subj
     return None
-
-
-def id_key(nid: str) -> tuple[int, str]:
-    """The sort key of a note id: its number (``s0012`` -> 12), then the id itself."""
-    digits = "".join(ch for ch in nid if ch.isdigit())
-    return (int(digits) if digits else -1, nid)
 
 
 def _repeats(text: str, words: set[str]) -> bool:

@@ -32,6 +32,10 @@ class PlanReader(BaseAgent):
         """The answer from what was shown so far (the budget ran out)."""
         raise NotImplementedError
 
+    def reset(self) -> None:
+        """Forget the episode (a new one starts at the next observation anyway)."""
+        self._clear()
+
     def _clear(self) -> None:
         self.kb, self.engine = self.new_episode()
         self._task: str | None = None

@@ -58,9 +58,10 @@ from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
-from kbgym_agents.scripted.knowledge import ResultLedger, id_key
+from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.plan_reader import PlanReader
 from kbgym_agents.scripted.text import result_hits, tokens
+from kbgym.protocol.ids import id_key
 from kbgym.scoring import f1_score
 from kbgym.protocol import policies as S
 from kbgym.protocol.policies import ParsedQuestion, Statement

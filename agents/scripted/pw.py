@@ -58,10 +58,11 @@ from dataclasses import dataclass, field
 
 from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
-from kbgym_agents.scripted.knowledge import ResultLedger, id_key
+from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.plan_reader import PlanReader
 from kbgym_agents.scripted.text import names_person, newest, tokens
 from kbgym.protocol.phantomwiki import parse_sentence
+from kbgym.protocol.ids import id_key
 from kbgym.scoring import f1_score
 
 Plan = Generator[Action, None, object]
@@ -742,9 +743,6 @@ class PWReader(PlanReader):
         self.page_size = page_size
         self.use_indexes = use_indexes
         self.reset()
-
-    def reset(self) -> None:
-        self._clear()
 
     def new_episode(self) -> tuple[PWKnowledge, Engine]:
         kb = PWKnowledge(self.page_size)
