@@ -74,6 +74,9 @@ def status(path: Path) -> str:
     return "cut" if path.exists() else "todo"
 
 
+_REFIRE_S = 0.001  # a lost alarm fires again this soon
+
+
 @contextmanager
 def _deadline(seconds: float | None):
     """Raise RunTimeout after ``seconds`` (SIGALRM; only in a process's main thread).
@@ -105,9 +108,6 @@ def _deadline(seconds: float | None):
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.unraisablehook = hook
         signal.signal(signal.SIGALRM, old)
-
-
-_REFIRE_S = 0.001  # a lost alarm fires again this soon
 
 
 class Stopwatch:

@@ -243,6 +243,7 @@ def main() -> None:
                if a["cells"][g].get("rho_nav") is not None]
         spear[g] = spearman([p[0] for p in pts], [p[1] for p in pts])
         print(f"  {g:8s} {fmt(spear[g])}  ({len(pts)} arms)")
+
     def priced_block(subset: list[dict], title: str) -> dict:
         print("\n" + title)
         got = {g: priced_spearman(subset, g, args.m) for g in GROUPS}

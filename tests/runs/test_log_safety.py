@@ -135,8 +135,6 @@ def test_two_trains_on_one_directory_one_runs_the_other_exits_2(tmp_path):
 
 
 def test_resume_refuses_another_curator(tmp_path):
-    import pytest
-
     sys.path.insert(0, str(HERE))
     import toy_agents
 
@@ -176,8 +174,6 @@ def test_appending_after_a_torn_row_starts_a_new_line(tmp_path):
     log.close()
     assert [r["i"] for r in read_jsonl(path)] == [1, 3]
     path.write_text('{"i": 1}\n[1, 2]\n{"i": 3}\n')
-    import pytest
-
     from kbgym.errors import ConfigError
 
     with pytest.raises(ConfigError, match="line 2: not a JSON object row"):

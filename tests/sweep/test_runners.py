@@ -4,6 +4,7 @@ file with its hash, and ``sweep_specs`` for specs built by code."""
 from __future__ import annotations
 
 import json
+import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from kbgym.jsonio import write_canonical
 from kbgym.sweep import run_all, sweep_specs
 from kbgym.sweep.grid import GridConfig, expand, run_id
-from kbgym.sweep.run import RESULT, run_dir, spec_universe
+from kbgym.sweep.run import RESULT, execute, run_dir, spec_universe, status
 
 CALLS: list[str] = []
 
@@ -91,8 +92,6 @@ class _SlowFinalizer:
     swallows exceptions."""
 
     def __del__(self) -> None:
-        import time
-
         end = time.perf_counter() + 0.2
         while time.perf_counter() < end:
             pass
@@ -100,8 +99,6 @@ class _SlowFinalizer:
 
 def finalizer_runner(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     """Runs a finalizer past the deadline, then keeps working for two seconds."""
-    import time
-
     obj = _SlowFinalizer()
     del obj
     end = time.perf_counter() + 2.0
@@ -113,8 +110,6 @@ def finalizer_runner(spec: dict, rid: str, path: Path, stack: ExitStack) -> None
 def test_an_alarm_swallowed_by_a_finalizer_still_stops_the_run(tmp_path):
     """An alarm that lands in a ``__del__`` (or a gc callback) is lost to Python's unraisable
     hook; the deadline fires again, so the run ends as a timeout, with no result."""
-    from kbgym.sweep.run import execute, status
-
     spec = {"runner": f"{__name__}:finalizer_runner", "seed": 0}
     res = execute(spec, tmp_path, timeout_s=0.05)
     assert res["status"] == "timeout" and "time limit" in res["error"]
