@@ -25,10 +25,18 @@ __all__ = ["CLIError", "build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     parser = A.OneLineParser(prog="kbgym", description="KBGym: train a knowledge base, examine it, "
                              "compare arms (docs/protocol.md)")
+    parser.add_argument("--version", action="version", version=f"kbgym {version_line()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(f"kbgym.cli.{name}").add_parser(sub)
     return parser
+
+
+def version_line() -> str:
+    """``0.2.0 (Python 3.11.9)``: the installed version, read from ``kbgym.__version__``."""
+    from kbgym import __version__
+
+    return f"{__version__} (Python {sys.version.split()[0]})"
 
 
 def main(argv: list[str] | None = None) -> int:
