@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: dict[str, int] = {
     "kbgym.protocol": 0, "kbgym.errors": 0, "kbgym.seeding": 0, "kbgym.jsonio": 0,
     "kbgym.registry": 0, "kbgym.scoring": 0, "kbgym.bounds": 0, "kbgym.safeload": 0,
-    "kbgym.universe": 1, "kbgym.config": 1,
+    "kbgym.universe": 1, "kbgym.config": 1, "kbgym.claims": 1,
     "kbgym.library": 2, "kbgym.files": 2,
     "kbgym.env": 3,
     "kbgym.metrics": 4, "kbgym.baselines": 4, "kbgym.plugins": 4,

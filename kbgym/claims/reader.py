@@ -1,0 +1,888 @@
+"""The claim reader: what a text states, in a closed world (docs/claims.md).
+
+The text is cut into lines (markdown marks, wiki links and part markers taken off; JSON
+records and table rows turned into ``field: value`` lines), each line into sentences, each
+sentence into items: the names and values of the :class:`~kbgym.claims.vocabulary.Vocabulary`
+(longest token window first), dates, relation words, a handful of function words, and
+``w`` for any other word. Each item is one character, so a sentence becomes a short string
+(``P'F=P,P&P`` for ``Ann Lee's friends are Bob Day, Cy Orr and Di Fox.``) and a few fixed
+patterns over that string read its claims. Nothing here depends on the number of names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from kbgym.protocol.facts import DRIFT_PREFIX, MONTHS, Fact
+from kbgym.protocol.statements import parse_statement
+
+# -- the result types ---------------------------------------------------------------------------
+
+
+class Key(NamedTuple):
+    """What a set is about: ``Key("friends", "Felix Abernathy")``, ``Key("job", "baker")``,
+    ``Key("hub", "Felix Abernathy")`` (every note naming the person). The same shape as the
+    exam reader's ``(relation, key)`` pairs."""
+
+    relation: str
+    entity: str
+
+
+class MemberList(NamedTuple):
+    """Members a text lists for one key (names; for value keys, the holders)."""
+
+    key: Key
+    members: tuple[str, ...]
+
+
+class Part(NamedTuple):
+    """A part marker: ``(1/2)`` -> ``Part(1, 2)``, ``part 2`` -> ``Part(2, None)``."""
+
+    index: int
+    total: int | None
+
+
+class Answer(NamedTuple):
+    """An answer statement found in the text (any prefix before it): the question template,
+    its slots in the vocabulary's spelling (sorted ``(slot, value)`` pairs) and the answer as
+    written (without the final period)."""
+
+    template: str
+    slots: tuple[tuple[str, str], ...]
+    answer: str
+
+    @property
+    def slot_dict(self) -> dict[str, str]:
+        return dict(self.slots)
+
+
+@dataclass(frozen=True)
+class Claims:
+    """Everything a text states.
+
+    - ``facts``: §3 facts (:class:`kbgym.protocol.facts.Fact`, names and values in the
+      vocabulary's spelling, dates ``YYYY-MM-DD``), in order of first statement;
+    - ``keys``: the sets the text is about (titles, headings, the keys of its member lists);
+    - ``lists``: member lists stated for a key;
+    - ``parts``: part markers (``(1/2)``, ``part 2 of 3``);
+    - ``answers``: answer statements, with any prefix (``Verified: The job of X is baker.``);
+    - ``pointers``: keys named only as a cross-reference (``See also: X's children.``);
+    - ``names``: every known person the text names.
+    """
+
+    facts: tuple[Fact, ...] = ()
+    keys: tuple[Key, ...] = ()
+    lists: tuple[MemberList, ...] = ()
+    parts: tuple[Part, ...] = ()
+    answers: tuple[Answer, ...] = ()
+    pointers: tuple[Key, ...] = ()
+    names: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.facts or self.keys or self.lists or self.parts or self.answers
+                    or self.pointers)
+
+    def members(self, key: Key | tuple[str, str]) -> tuple[str, ...]:
+        """Every member the text's lists give ``key``, in order."""
+        key = Key(*key)
+        return tuple(dict.fromkeys(m for lst in self.lists if lst.key == key
+                                   for m in lst.members))
+
+    @property
+    def part(self) -> Part | None:
+        """The first part marker, or None."""
+        return self.parts[0] if self.parts else None
+
+
+EMPTY = Claims()
+
+# -- words --------------------------------------------------------------------------------------
+
+#: word -> its item character. Person relations: F friends, K children, R parents, A father,
+#: O mother, S spouse, G grandchildren, Z siblings; Y married; j job words, e hobby words,
+#: L city words, B birth words; o of, = is/are/include, & and, t to, v with, x has,
+#: ! a negation, z a cross-reference, n a name field, k a key field, N a members field.
+_WORDS: dict[str, str] = {}
+for _chars, _words in (
+    ("F", "friend friends pal pals buddy buddies"),
+    ("K", "child children kid kids offspring son sons daughter daughters"),
+    ("R", "parent parents"),
+    ("A", "father fathers dad"),
+    ("O", "mother mothers mom mum"),
+    ("S", "spouse spouses husband wife partner"),
+    ("Y", "married marriage wed wedded weds"),
+    ("G", "grandchild grandchildren grandkid grandkids grandson grandsons granddaughter "
+          "granddaughters"),
+    ("Z", "sibling siblings brother brothers sister sisters"),
+    ("j", "job jobs occupation occupations profession trade work works working worker "
+          "career employed employment"),
+    ("e", "hobby hobbies pastime pastimes interest interests enjoys enjoy likes loves"),
+    ("L", "city town lives live living resides reside resident residents based hometown "
+          "residence"),
+    ("B", "born birth birthday dob birthdate"),
+    ("o", "of"),
+    ("=", "is are was were include includes including"),
+    ("&", "and plus"),
+    ("t", "to"),
+    ("v", "with"),
+    ("x", "has have had"),
+    ("!", "not never no nor neither former formerly ex isn aren wasn weren t"),
+    ("z", "see cf"),
+    ("n", "name person subject entity"),
+    ("k", "key topic index title about set"),
+    ("N", "members member list people items entries names everyone listed holders"),
+):
+    for _w in _words.split():
+        _WORDS[_w] = _chars
+#: Words dropped before matching: articles, numbers and fillers.
+_SKIP = frozenset(
+    "a an the one some all also both each only currently now being just very well "
+    "who whose that which these those following below above here there "
+    "two three four five six seven eight nine ten eleven twelve".split())
+_ABBREV = frozenset("mr mrs ms dr st jr sr vs etc eg ie no mt".split())
+_PRONOUN = {"he": "h", "she": "h", "they": "h", "him": "h", "them": "h",
+            "his": "q", "their": "q", "hers": "q", "her": "?"}
+_ROLE_CHARS = "FKRAOSGZ"
+_ROLE = {"F": "friends", "K": "children", "R": "parents", "A": "father", "O": "mother",
+         "S": "spouse", "G": "grandchildren", "Z": "siblings"}
+_ATTR = {"job": "j", "hobby": "e", "city": "L"}
+_VALUE_CHAR = {"job": "J", "hobby": "H", "city": "T"}
+_CHAR_VALUE = {c: k for k, c in _VALUE_CHAR.items()}
+
+# -- dates --------------------------------------------------------------------------------------
+_MONTH_NUM = {m.casefold(): i for i, m in enumerate(MONTHS, start=1)}
+_MONTH_NUM.update({m.casefold()[:3]: i for i, m in enumerate(MONTHS, start=1)})
+_MONTH_NUM["sept"] = 9
+_MON = r"(?P<{g}>" + "|".join(sorted(_MONTH_NUM, key=len, reverse=True)) + r")\.?"
+_DATE = re.compile(
+    r"\b(?:" + _MON.format(g="m1") + r"\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{4})"
+    r"|(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON.format(g="m2") + r",?\s+(?P<y2>\d{4})"
+    r"|(?P<y3>\d{4})-(?P<m3>\d{1,2})-(?P<d3>\d{1,2}))\b", re.IGNORECASE)
+
+
+def _iso(m: re.Match) -> str | None:
+    g = m.groupdict()
+    if g["y3"]:
+        y, mo, d = int(g["y3"]), int(g["m3"]), int(g["d3"])
+    elif g["y1"]:
+        y, mo, d = int(g["y1"]), _MONTH_NUM[g["m1"].casefold()], int(g["d1"])
+    else:
+        y, mo, d = int(g["y2"]), _MONTH_NUM[g["m2"].casefold()], int(g["d2"])
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    return f"{y:04d}-{mo:02d}-{d:02d}"
+
+
+# -- part markers -------------------------------------------------------------------------------
+_NUMS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten "
+                                   "eleven twelve".split())}
+_NUM = r"(?:\d{1,3}|" + "|".join(_NUMS) + ")"
+_PART = re.compile(
+    r"[(\[]\s*(?:part\s+)?(?P<a>\d{1,3})\s*(?:/|of)\s*(?P<b>\d{1,3})\s*[)\]]"
+    r"|\bpart\s+(?P<c>" + _NUM + r")(?:\s*(?:/|of)\s*(?P<d>" + _NUM + r"))?\b",
+    re.IGNORECASE)
+
+
+def _num(s: str | None) -> int | None:
+    if s is None:
+        return None
+    s = s.casefold()
+    return int(s) if s.isdigit() else _NUMS.get(s)
+
+
+def find_parts(text: str) -> tuple[Part, ...]:
+    """Every part marker in ``text``: ``(1/2)``, ``[2/3]``, ``(part 1 of 2)``, ``part two``."""
+    out = []
+    for m in _PART.finditer(text):
+        a = _num(m.group("a") or m.group("c"))
+        b = _num(m.group("b") or m.group("d"))
+        if a is not None and a > 0 and (b is None or a <= b):
+            out.append(Part(a, b))
+    return tuple(dict.fromkeys(out))
+
+
+# -- lines --------------------------------------------------------------------------------------
+_WIKI = re.compile(r"\[\[([^\]|]*)(?:\|[^\]]*)?\]\]")
+_MDLINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"\*\*|__|`|<[^>]{0,40}>|~~")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s*")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022>]|\d{1,3}[.)])\s+")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+
+
+def _clean(line: str) -> str:
+    line = _WIKI.sub(r"\1", line)
+    line = _MDLINK.sub(r"\1", line)
+    return _MARKS.sub("", line)
+
+
+@dataclass
+class _Line:
+    text: str
+    heading: bool = False
+    bullet: bool = False
+    level: int = 0  # heading depth, or indentation of a bullet
+
+
+def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
+    """A JSON value as ``field: value`` lines (``None`` for a scalar at the top): each record
+    opens with a blank heading so that it starts a context of its own."""
+    out: list[_Line] = []
+    if isinstance(obj, list):
+        for x in obj:
+            if isinstance(x, (dict, list)):
+                out += _json_lines(x, depth + 1) or []
+            else:
+                out.append(_Line(str(x), bullet=True, level=depth))
+        return out
+    if isinstance(obj, dict):
+        out.append(_Line("", heading=True, level=min(depth + 1, 6)))
+        first = sorted(obj, key=lambda k: (str(k).casefold() not in _FIRST_FIELDS,))
+        for k in first:
+            v = obj[k]
+            if isinstance(v, dict):
+                out.append(_Line(str(k), heading=True, level=min(depth + 2, 6)))
+                out += _json_lines(v, depth + 2) or []
+            elif isinstance(v, list) and any(isinstance(x, (dict, list)) for x in v):
+                out.append(_Line(str(k), heading=True, level=min(depth + 2, 6)))
+                out += _json_lines(v, depth + 2) or []
+            elif isinstance(v, list):
+                out.append(_Line(f"{k}: " + ", ".join(str(x) for x in v), level=depth))
+            elif v is not None:
+                out.append(_Line(f"{k}: {v}", level=depth))
+        return out
+    return None
+
+
+_FIRST_FIELDS = frozenset("name person subject entity key topic title index about id".split())
+
+
+def _table_lines(rows: list[list[str]]) -> list[_Line]:
+    """Table rows (the first is the header) as one record per row."""
+    header = rows[0]
+    out: list[_Line] = []
+    for cells in rows[1:]:
+        out.append(_Line("", heading=True, level=6))
+        pairs = list(zip(header, cells))
+        pairs.sort(key=lambda hc: hc[0].strip().casefold() not in _FIRST_FIELDS)
+        for h, c in pairs:
+            c = c.strip()
+            if c:
+                out.append(_Line(f"{h.strip()}: {c}" if h.strip() else c))
+    return out
+
+
+def _split_cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|"):
+        s = s[:-1]
+    return [_clean(c) for c in s.split("|")]
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _lines(text: str) -> list[_Line]:
+    """The text as lines, JSON (a record or list anywhere a line opens with ``{`` or ``[``)
+    and tables expanded."""
+    out: list[_Line] = []
+    pos = 0
+    for m in re.finditer(r"(?m)^[ \t]*(?=[{\[])", text):
+        if m.end() < pos:
+            continue
+        try:
+            obj, end = _DECODER.raw_decode(text, m.end())
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(obj, (dict, list)):
+            continue
+        out += _text_lines(text[pos:m.start()])
+        out += _json_lines(obj) or []
+        pos = end
+    return out + _text_lines(text[pos:]) if pos else _text_lines(text)
+
+
+def _text_lines(text: str) -> list[_Line]:
+    raw = text.splitlines()
+    out: list[_Line] = []
+    i = 0
+    while i < len(raw):
+        line = raw[i]
+        s = line.strip()
+        if s.startswith("|") and s.count("|") >= 2:
+            rows = []
+            while i < len(raw) and raw[i].strip().startswith("|"):
+                if not _TABLE_RULE.match(raw[i].replace("|", " ", 1)):
+                    rows.append(_split_cells(raw[i]))
+                i += 1
+            if len(rows) >= 2:
+                out += _table_lines(rows)
+            elif rows:
+                out.append(_Line(" | ".join(rows[0])))
+            continue
+        h = _HEADING.match(line)
+        if h:
+            out.append(_Line(_clean(line[h.end():]).strip().rstrip("#").strip(), heading=True,
+                             level=len(h.group(1))))
+        else:
+            b = _BULLET.match(line)
+            if b:
+                out.append(_Line(_clean(line[b.end():]).strip(), bullet=True,
+                                 level=len(line) - len(line.lstrip())))
+            elif s:
+                out.append(_Line(_clean(s)))
+        i += 1
+    return out
+
+
+# -- items --------------------------------------------------------------------------------------
+_TOKEN = re.compile(r"(?P<poss>['\u2019]s\b)|(?P<w>[^\W_]+)|(?P<p>[,:;&|=/.!?\u2014\u2013+])"
+                    r"|(?P<dash>\s-+\s|-{2,})")
+
+
+class _Item(NamedTuple):
+    char: str
+    value: object = None  # a name (P), candidates (p), (kind, value) (J H T), iso date (D)
+    start: int = 0
+
+
+def _items(text: str, vocab) -> list[_Item]:
+    """The items of one line, sentence ends (``.``) kept as ``.``."""
+    dates = [(m.start(), m.end(), _iso(m)) for m in _DATE.finditer(text)]
+    toks: list[tuple[str, str, int, int]] = []  # (kind, text, start, end)
+    di = 0
+    for m in _TOKEN.finditer(text):
+        while di < len(dates) and dates[di][1] <= m.start():
+            di += 1
+        if di < len(dates) and dates[di][0] <= m.start() < dates[di][1]:
+            if not toks or toks[-1][0] != "date" or toks[-1][2] != dates[di][0]:
+                toks.append(("date", dates[di][2] or "", dates[di][0], dates[di][1]))
+            continue
+        kind = m.lastgroup or "p"
+        if kind == "dash":
+            toks.append(("p", ":", m.start(), m.end()))
+        else:
+            toks.append((kind, m.group(), m.start(), m.end()))
+    lex = vocab.lexicon
+    maxw = vocab.max_words
+    out: list[_Item] = []
+    i = 0
+    n = len(toks)
+    while i < n:
+        kind, t, s, e = toks[i]
+        if kind == "date":
+            if t:
+                out.append(_Item("D", t, s))
+            i += 1
+            continue
+        if kind == "poss":
+            out.append(_Item("'", None, s))
+            i += 1
+            continue
+        if kind == "p":
+            c = {"&": "&", "+": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
+                 "\u2013": ":", "!": ".", "?": "?"}.get(t, t)
+            if c == ".":
+                prev = toks[i - 1] if i else None
+                if prev is not None and prev[0] == "w" and prev[1].casefold() in _ABBREV:
+                    i += 1
+                    continue
+            out.append(_Item(c, None, s))
+            i += 1
+            continue
+        # a word: the longest known window of words starting here
+        match = None
+        words: list[int] = []
+        j = i
+        while j < n and len(words) < maxw:
+            if toks[j][0] == "w":
+                words.append(j)
+            elif toks[j][0] == "p" and toks[j][1] in ",." and words:
+                pass  # a comma (surname first) or a dot (an initial) may sit inside a name
+            else:
+                break
+            j += 1
+        for size in range(len(words), 0, -1):
+            key = tuple(toks[w][1].casefold() for w in words[:size])
+            entries = lex.get(key)
+            if not entries:
+                continue
+            end = words[size - 1]
+            gaps = [toks[g][1] for g in range(i, end + 1) if toks[g][0] == "p"]
+            for entry in entries:
+                if _fits(entry, gaps, toks, words[:size]):
+                    match = (entry, end)
+                    break
+            if match:
+                break
+        if match is None:
+            out.append(_word_item(t, toks, i, s))
+            i += 1
+            continue
+        entry, end = match
+        # an initial's own dot (``F. Abernathy`` / ``Abernathy, F.``) belongs to the name
+        if entry.form == "reversed_initial" and end + 1 < n and toks[end + 1][1] == ".":
+            end += 1
+        if entry.cls == "person":
+            if entry.form in ("first", "last"):
+                out.append(_Item("p", entry.names, s))
+            elif len(entry.names) == 1:
+                out.append(_Item("P", entry.names[0], s))
+            else:
+                out.append(_Item("p", entry.names, s))
+        else:
+            out.append(_Item(_VALUE_CHAR.get(entry.cls, "V"), (entry.cls, entry.names[0]), s))
+        i = end + 1
+    return out
+
+
+def _fits(entry, gaps: list[str], toks, words: list[int]) -> bool:
+    if entry.form in ("full", "first", "last"):
+        return not gaps
+    if entry.form == "initial":
+        # ``F. Abernathy`` or ``F Abernathy``, the initial a capital or followed by its dot
+        return gaps in ([], ["."]) and (bool(gaps) or toks[words[0]][1].isupper())
+    return gaps == [","]  # reversed forms: ``Abernathy, Felix`` / ``Abernathy, F.``
+
+
+def _word_item(t: str, toks, i: int, s: int) -> _Item:
+    low = t.casefold()
+    pro = _PRONOUN.get(low)
+    if pro == "?":  # her: possessive before a relation word, else an object
+        nxt = toks[i + 1][1].casefold() if i + 1 < len(toks) else ""
+        pro = "q" if _WORDS.get(nxt, "w") in _ROLE_CHARS + "jeLB" or nxt in _SKIP else "h"
+    if pro:
+        return _Item(pro, None, s)
+    if low in _SKIP or low.isdigit():
+        return _Item("", None, s)
+    return _Item(_WORDS.get(low, "w"), low, s)
+
+
+# -- the reading --------------------------------------------------------------------------------
+_L = r"P(?:[,&]+P)*"
+_R = f"[{_ROLE_CHARS}]"
+_CLAUSE_RULES = re.compile("|".join([
+    # A is a friend of B / A, a child of B / A and B are the children of C
+    rf"(?P<r1m>{_L})[=,]w*(?P<r1r>{_R})w*o(?P<r1a>{_L})",
+    # A is B's friend
+    rf"(?P<r2m>{_L})=(?P<r2a>P)'w*(?P<r2r>{_R})",
+    # A and B are married / A and B are friends
+    r"(?P<r7a>P)&(?P<r7b>P)=w*(?P<r7r>[YF])",
+    # A is married to B / A married B / A is friends with B
+    r"(?P<r8a>P)=?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
+    # X's friends are A, B and C / X's father is A / X's friends.
+    rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[=:x]+[w,]*)?(?P<r3m>{_L})?",
+    # the friends of X are A and B / Friends of X: A, B / Friends of X.
+    rf"(?P<r4r>{_R})w*o(?P<r4a>P)w*(?:[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    # X has two children: A and B
+    rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:]*w*(?P<r5m>{_L})?",
+    # X - friends: A, B / X: children / Index: X / friends
+    rf"(?P<r6a>P)[:,]+w*(?P<r6r>{_R})w*[=:]*(?P<r6m>{_L})?",
+]))
+#: A role word with no person before it: its anchor is the context's subject.
+_BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})w*[=:]*(?P<m>{_L})?$")
+_BARE_LIST = re.compile(rf"^[wNk]*[=:]*[w,]*(?P<m>{_L})[w,]*$")
+_NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
+_KEY_FIELD = re.compile(r"^k[=:]+")
+_VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
+
+
+@dataclass
+class _Context:
+    subject: str | None = None  # the person a block is about (a heading, a name field)
+    key: Key | None = None  # the set a block lists (a heading, a key field, a title)
+    topic: str | None = None  # the person prose last spoke of (pronouns)
+
+
+@dataclass
+class _Out:
+    vocab: object
+    facts: dict = field(default_factory=dict)
+    keys: dict = field(default_factory=dict)
+    lists: dict = field(default_factory=dict)
+    pointers: dict = field(default_factory=dict)
+    answers: dict = field(default_factory=dict)
+
+    def fact(self, kind: str, subj: str, obj: str) -> None:
+        if subj and obj and subj != obj:
+            self.facts.setdefault(Fact(kind, subj, obj), None)
+
+    def member(self, key: Key, who: str, role: str | None = None) -> None:
+        """``who`` is listed in ``key``'s set (``role``: ``father``/``mother`` when the text
+        says which parent)."""
+        if who and who != key.entity:
+            self.lists.setdefault(key, {}).setdefault(who, None)
+            self.keys.setdefault(key, None)
+            if role in ("father", "mother"):
+                self.fact(f"{role}_of", who, key.entity)
+            else:
+                self.membership(key, who)
+
+    def membership(self, key: Key, who: str) -> None:
+        """The §3 fact a list's member states: ``who`` is in ``key``'s set."""
+        rel, x = key
+        if rel == "friends":
+            self.fact("friend_of", x, who)
+        elif rel == "spouse":
+            self.fact("married", x, who)
+        elif rel == "parents":
+            self.fact("child_of", x, who)
+        elif rel == "father":
+            self.fact("father_of", who, x)
+        elif rel == "mother":
+            self.fact("mother_of", who, x)
+        elif rel == "children":
+            g = self.vocab.gender(x)
+            if g == "male":
+                self.fact("father_of", x, who)
+            elif g == "female":
+                self.fact("mother_of", x, who)
+            else:
+                self.fact("child_of", who, x)
+        elif rel in ("job", "hobby", "city"):
+            self.fact(rel, who, x)
+
+    def surface(self, role: str, member: str, anchor: str) -> None:
+        """``member is a <role> of anchor``: the fact in the sentence's own direction."""
+        if role == "friends":
+            self.fact("friend_of", member, anchor)
+        elif role == "children":
+            self.fact("child_of", member, anchor)
+        elif role == "father":
+            self.fact("father_of", member, anchor)
+        elif role == "mother":
+            self.fact("mother_of", member, anchor)
+        elif role == "spouse":
+            self.fact("married", member, anchor)
+        elif role == "parents":
+            g = self.vocab.gender(member)
+            kind = {"male": "father_of", "female": "mother_of"}.get(g or "")
+            if kind:
+                self.fact(kind, member, anchor)
+            else:
+                self.fact("child_of", anchor, member)
+
+    def key(self, key: Key, pointer: bool = False) -> None:
+        (self.pointers if pointer else self.keys).setdefault(key, None)
+
+
+def _set_key(role: str, anchor: str) -> Key:
+    """The key of ``anchor``'s ``role`` set: father and mother are among the parents."""
+    return Key("parents" if role in ("father", "mother") else role, anchor)
+
+
+def _names(items: list[_Item], chars: str, a: int, b: int) -> list[str]:
+    return [items[i].value for i in range(a, b) if chars[i] == "P"]
+
+
+def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, heading: bool,
+            bullet: bool) -> None:
+    """Read one sentence's items into ``out`` (updating ``ctx``)."""
+    if any(it.char == "!" for it in items):
+        return
+    # pronouns stand for the topic (or the block's subject)
+    who = ctx.topic or ctx.subject
+    expanded: list[_Item] = []
+    for it in items:
+        if it.char and it.char in "hq":
+            if who is None:
+                expanded.append(_Item("w", None, it.start))
+                continue
+            expanded.append(_Item("P", who, it.start))
+            if it.char == "q":
+                expanded.append(_Item("'", None, it.start))
+        elif it.char:
+            expanded.append(it)
+    items = expanded
+    if not items:
+        return
+    pointer = items[0].char == "z"
+    if pointer:
+        items = items[1:]
+    chars = "".join(it.char for it in items)
+
+    m = _KEY_FIELD.match(chars)
+    if m is not None:  # key: friends of X
+        sub = _Out(out.vocab)
+        sub_ctx = _Context(subject=ctx.subject)
+        _clause(items[m.end():], sub_ctx, sub, title=True, heading=True, bullet=False)
+        for k in sub.keys:
+            out.key(k)
+            ctx.key = ctx.key if ctx.key in sub.keys else k
+        for k, ms in sub.lists.items():
+            for x in ms:
+                out.member(k, x)
+        return
+    m = _NAME_FIELD.match(chars)
+    if m is not None:  # name: X
+        ctx.subject = ctx.topic = items[m.start("p")].value
+        if ctx.key is not None and ctx.key.relation == "hub":
+            ctx.key = None
+        return
+
+    used = [False] * len(chars)
+    got_key = False
+    subject_found: list[str] = []
+    for m in _CLAUSE_RULES.finditer(chars):
+        g = m.lastgroup  # the group closing last names the rule: read its groups
+        d = {k: v for k, v in m.groupdict().items() if v is not None}
+        for i in range(m.start(), m.end()):
+            used[i] = True
+        rule = next(k for k in d)[:2]
+        if rule == "r1":
+            members = _names(items, chars, *m.span("r1m"))
+            anchors = _names(items, chars, *m.span("r1a"))
+            role = _ROLE[d["r1r"]]
+            for a in anchors:
+                for x in members:
+                    out.surface(role, x, a)
+            subject_found = members
+        elif rule == "r2":
+            members = _names(items, chars, *m.span("r2m"))
+            a = items[m.start("r2a")].value
+            for x in members:
+                out.surface(_ROLE[d["r2r"]], x, a)
+            subject_found = members
+        elif rule == "r7":
+            a, b = items[m.start("r7a")].value, items[m.start("r7b")].value
+            out.fact("married" if d["r7r"] == "Y" else "friend_of", a, b)
+            subject_found = [a, b]
+        elif rule == "r8":
+            a = items[m.start("r8a")].value
+            for x in _names(items, chars, *m.span("r8m")):
+                out.fact("friend_of" if "F" in m.group() else "married", a, x)
+            subject_found = [a]
+        else:  # r3 .. r6: an anchored set, maybe with its members
+            a = items[m.start(f"{rule}a")].value
+            role = _ROLE[d[f"{rule}r"]]
+            key = _set_key(role, a)
+            if f"{rule}m" in d:
+                members = _names(items, chars, *m.span(f"{rule}m"))
+                for x in members:
+                    out.member(key, x, role)
+            out.key(key, pointer)
+            if not pointer:
+                ctx.key = key
+                got_key = True
+            if rule == "r5" or rule == "r3":
+                subject_found = [a]
+
+    # a role word with no one before it: the block's subject's set
+    if not any(used):
+        m = _BARE_ROLE.match(chars)
+        anchor = ctx.subject or ctx.topic
+        if m is not None and (anchor is not None or ctx.key is not None):
+            role = _ROLE[m.group("r")]
+            key = ctx.key if (ctx.key is not None and anchor is None) else _set_key(role, anchor)
+            if ctx.key is not None and ctx.key.relation == _set_key(role, "").relation:
+                key = ctx.key
+            if m.group("m"):
+                for x in _names(items, chars, *m.span("m")):
+                    out.member(key, x, role)
+            out.key(key, pointer)
+            if not pointer and (heading or not m.group("m")):
+                ctx.key = key
+            return
+        m = _BARE_LIST.match(chars)
+        if m is not None and ctx.key is not None and ctx.key.relation != "hub" \
+                and not (title and not bullet):
+            for x in _names(items, chars, *m.span("m")):
+                out.member(ctx.key, x)
+            return
+
+    # values: an index (``Bakers: A, B``) or attributes of the clause's subject
+    for m in _VALUE_INDEX.finditer(chars):
+        if any(used[m.start():m.end()]) or "P" in chars[:m.start("v")]:
+            continue
+        kind, value = items[m.start("v")].value
+        key = Key(kind, value)
+        for x in _names(items, chars, *m.span("m")):
+            out.member(key, x)
+        out.key(key, pointer)
+        for i in range(m.start(), m.end()):
+            used[i] = True
+    subj: list[str] = list(subject_found)
+    born = "B" in chars
+    values_alone: list[Key] = []
+    i = 0
+    while i < len(chars):
+        c = chars[i]
+        if c == "P":
+            j = i
+            while j + 1 < len(chars) and (chars[j + 1] == "P" or
+                                          (chars[j + 1] in ",&" and j + 2 < len(chars)
+                                           and chars[j + 2] in "P,&")):
+                j += 1
+            run = _names(items, chars, i, j + 1)
+            nxt = chars[j + 1] if j + 1 < len(chars) else ""
+            after = chars[j + 2] if j + 2 < len(chars) else ""
+            if i == 0 or (nxt and nxt in "='xjeLB:JHTD") \
+                    or (nxt == "," and after and after in "JHTD") or (nxt == "w" and not subj):
+                subj = run
+            i = j + 1
+            continue
+        if c in "JHT" and not used[i]:
+            kind, value = items[i].value
+            holders = subj or ([ctx.subject] if ctx.subject and not ctx.key else []) \
+                or ([ctx.topic] if ctx.topic and not title else [])
+            if ctx.key is not None and ctx.key.relation == "hub" and not subj:
+                holders = [ctx.key.entity]
+            if holders:
+                for h in holders:
+                    out.fact(kind, h, value)
+            else:
+                values_alone.append(Key(kind, value))
+        elif c == "D" and born and not used[i]:
+            holders = subj or [x for x in (ctx.subject or ctx.topic,) if x]
+            for h in holders:
+                out.fact("born", h, items[i].value)
+        i += 1
+    for k in values_alone:
+        out.key(k, pointer)
+        if not pointer and (title or heading):
+            ctx.key = k
+            got_key = True
+    named = [it.value for it in items if it.char == "P"]
+    if len(set(named)) == 1 and not got_key and not values_alone and (title or heading) \
+            and not out.facts and not any(used) and "".join(sorted(set(chars) - set("Pw:,.'"))) \
+            in ("", "k"):
+        key = Key("hub", named[0])
+        out.key(key, pointer)
+        ctx.subject = ctx.topic = named[0]
+        ctx.key = key
+        return
+    if heading and len(set(named)) == 1 and not got_key:
+        ctx.subject = named[0]
+    if len(set(subj)) == 1:
+        ctx.topic = subj[0]
+
+
+def _resolve_partials(items: list[_Item], full: set[str], ctx: _Context) -> list[_Item]:
+    """First names, surnames and ambiguous initials: the one candidate the text (or the
+    block's subject) names in full, else a plain word."""
+    out = []
+    for it in items:
+        if it.char == "p":
+            known = [n for n in it.value if n in full or n == ctx.subject]
+            if len(known) == 1:
+                out.append(_Item("P", known[0], it.start))
+            else:
+                out.append(_Item("w", None, it.start))
+        else:
+            out.append(it)
+    return out
+
+
+def _sentences(items: list[_Item]) -> list[list[_Item]]:
+    out, cur = [], []
+    for it in items:
+        if it.char == "." or it.char == "?":
+            if cur:
+                out.append((cur, it.char == "?"))
+            cur = []
+        else:
+            cur.append(it)
+    if cur:
+        out.append((cur, False))
+    return out
+
+
+_THE = re.compile(r"\bthe\b", re.IGNORECASE)
+_IS = re.compile(r"\bis\b", re.IGNORECASE)
+_SENT_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def _answers(line: str, out: _Out) -> str:
+    """Answer statements in ``line`` (after any prefix); returns the line without them."""
+    if not _IS.search(line) or not _THE.search(line):
+        return line
+    keep = []
+    for sentence in _SENT_END.split(line):
+        found = None
+        if _IS.search(sentence):
+            for m in _THE.finditer(sentence):
+                st = parse_statement(sentence[m.start():])
+                if st is None:
+                    continue
+                template, slots, answer = st
+                canon = {k: out.vocab.canonical(k, v) for k, v in slots.items()}
+                if all(canon.values()):
+                    found = (m.start(), Answer(template, tuple(sorted(canon.items())),
+                                                answer.strip().rstrip(".").strip()))
+                break
+        if found is None:
+            keep.append(sentence)
+            continue
+        start, ans = found
+        out.answers.setdefault(ans, None)
+        x = ans.slot_dict.get("X")
+        kind = {"qc1_job": "job", "qc1_hobby": "hobby", "qc1_city": "city"}.get(ans.template)
+        if kind and x:
+            v = out.vocab.value(kind, ans.answer)
+            if v:
+                out.fact(kind, x, v)
+        if start:
+            keep.append(sentence[:start].rstrip(" :-\u2014") + ".")
+    return " ".join(keep)
+
+
+def read_text(text: str, vocab) -> Claims:
+    """What ``text`` states in ``vocab``'s world (see :func:`kbgym.claims.read_claims`)."""
+    if not isinstance(text, str) or not text.strip():
+        return EMPTY
+    try:
+        return _read(text, vocab)
+    except RecursionError:
+        return EMPTY
+
+
+def _read(text: str, vocab) -> Claims:
+    out = _Out(vocab)
+    parts = find_parts(text)
+    if parts:
+        text = _PART.sub(" ", text)
+    lines = _lines(text)
+    itemised: list[tuple[_Line, list[_Item]]] = []
+    full: set[str] = set()
+    for ln in lines:
+        t = ln.text
+        if t.startswith(DRIFT_PREFIX):
+            t = t[len(DRIFT_PREFIX):]
+        if "?" not in t:
+            t = _answers(t, out)
+        else:  # keep what is not a question
+            t = _answers(" ".join(s for s in _SENT_END.split(t) if not s.rstrip().endswith("?")),
+                         out)
+        its = _items(t, vocab) if t else []
+        full.update(it.value for it in its if it.char == "P")
+        itemised.append((ln, its))
+    ctx = _Context()
+    stack: list[tuple[int, _Context]] = []
+    first = True
+    for ln, its in itemised:
+        if ln.heading:
+            while stack and stack[-1][0] >= ln.level:
+                stack.pop()
+            parent = stack[-1][1] if stack else _Context()
+            ctx = _Context(parent.subject, parent.key, parent.subject)
+            stack.append((ln.level, ctx))
+        its = _resolve_partials(its, full, ctx)
+        for sentence, question in _sentences(its):
+            if not question:
+                _clause(sentence, ctx, out, title=first and not ln.bullet, heading=ln.heading,
+                        bullet=ln.bullet)
+            first = False
+        if ln.heading and stack:
+            stack[-1] = (ln.level, ctx)
+    names = tuple(dict.fromkeys(n for _, its in itemised for it in its if it.char == "P"
+                                for n in [it.value]))
+    lists = tuple(MemberList(k, tuple(ms)) for k, ms in out.lists.items() if ms)
+    keys = tuple(out.keys)
+    pointers = tuple(k for k in out.pointers if k not in out.keys)
+    return Claims(tuple(out.facts), keys, lists, parts, tuple(out.answers), pointers,
+                  tuple(sorted(names)))

@@ -1,0 +1,290 @@
+"""The claim reader (kbgym.claims): every rendering of the same claims reads back as those
+claims; text it does not know yields nothing and never raises."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbgym.claims import (
+    Key,
+    Part,
+    Vocabulary,
+    fact_key,
+    facts_of,
+    find_parts,
+    memberships,
+    people_vocabulary,
+    read_claims,
+    states,
+)
+from kbgym.protocol.facts import Fact, parse_fact, render_fact
+from kbgym.universe import UniverseConfig, generate
+
+PEOPLE = {"Felix Abernathy": "male", "Nora Kingsley": "female", "Ivor Vance": "male",
+          "Mabel Quimby": "female", "Beatrice Holloway": "female", "Cedric Langley": "male",
+          "Olive Pemberton": "female", "Rupert Yardley": "male"}
+JOBS = ["baker", "mason", "cooper", "glassblower", "tailor"]
+HOBBIES = ["chess", "kite flying", "rock climbing", "yoga"]
+CITIES = ["Oakhaven", "Dunmere", "Stonebridge"]
+V = Vocabulary(PEOPLE, {"job": JOBS, "hobby": HOBBIES, "city": CITIES}, PEOPLE)
+NAMES = sorted(PEOPLE)
+
+
+def keys_of(facts) -> set:
+    return {fact_key(f) for f in facts}
+
+
+# -- examples: one per form ----------------------------------------------------------------------
+FA, NK, IV, MQ = "Felix Abernathy", "Nora Kingsley", "Ivor Vance", "Mabel Quimby"
+FRIENDS = {Fact("friend_of", FA, NK), Fact("friend_of", FA, IV)}
+
+
+@pytest.mark.parametrize("text", [
+    f"## Friends of {FA}\n- [[{NK}]]\n- [[{IV}]]",
+    json.dumps({"key": f"friends of {FA}", "members": [NK, IV]}),
+    f"{FA} — friends (1/2)\n{NK} and {IV}.",
+    f"{FA}'s friends are {NK} and {IV}.",
+    f"Friends of {FA}: {NK}, {IV}.",
+    f"friends of {FA.lower()}: {NK.lower()}, {IV.lower()}",
+    f"FRIENDS OF {FA.upper()}: {NK.upper()} AND {IV.upper()}.",
+    f"Friends of F. Abernathy: N. Kingsley, Vance, Ivor.",
+    f"# {FA}\n- Friends: {NK}, {IV}",
+    f"| Friends of {FA} |\n|---|\n| {NK} |\n| {IV} |",
+    f"{FA} is friends with {NK} and {IV}.",
+    f"{NK} and {IV} are friends of {FA}.",
+    f"{FA} is a friend of {NK}. {FA} is a friend of {IV}.",
+    f"Felix Abernathy has two friends: {NK} and {IV}.",
+])
+def test_one_friend_list_in_every_form(text):
+    c = read_claims(text, V)
+    assert keys_of(c.facts) == keys_of(FRIENDS), text
+
+
+@pytest.mark.parametrize("text,key", [
+    (f"## Friends of {FA}\n- [[{NK}]]\n- [[{IV}]]", Key("friends", FA)),
+    (json.dumps({"key": f"friends of {FA}", "members": [NK, IV]}), Key("friends", FA)),
+    (f"{FA} — friends (1/2)\n{NK} and {IV}.", Key("friends", FA)),
+    (f"Bakers: {NK}, {IV}.", Key("job", "baker")),
+    (f"People who live in Oakhaven: {NK} and {IV}", Key("city", "Oakhaven")),
+])
+def test_member_lists_and_their_key(text, key):
+    c = read_claims(text, V)
+    assert c.members(key) == (NK, IV)
+    assert key in c.keys
+
+
+def test_prose_with_pronouns_and_first_names():
+    text = (f"{FA} is a baker. He lives in Oakhaven and enjoys kite flying. His friends are "
+            f"{NK} and {IV}. Felix is married to {MQ}. He was born on March 9, 1957.")
+    assert keys_of(read_claims(text, V).facts) == keys_of({
+        Fact("job", FA, "baker"), Fact("city", FA, "Oakhaven"), Fact("hobby", FA, "kite flying"),
+        *FRIENDS, Fact("married", FA, MQ), Fact("born", FA, "1957-03-09")})
+
+
+def test_tables_json_and_key_value_records():
+    table = (f"| Name | Job | Hobby | City |\n|---|---|---|---|\n| {FA} | baker | chess | Oakhaven |\n"
+             f"| {NK} | mason | yoga | Dunmere |")
+    want = {Fact("job", FA, "baker"), Fact("hobby", FA, "chess"), Fact("city", FA, "Oakhaven"),
+            Fact("job", NK, "mason"), Fact("hobby", NK, "yoga"), Fact("city", NK, "Dunmere")}
+    assert set(read_claims(table, V).facts) == want
+    records = json.dumps([{"name": FA, "job": "baker", "hobby": "chess", "city": "Oakhaven"},
+                          {"name": NK, "job": "mason", "hobby": "yoga", "city": "Dunmere"}])
+    assert set(read_claims(records, V).facts) == want
+    kv = f"name: {FA}\njob: baker\nhobby: chess\ncity: Oakhaven\nborn: 1957-03-09"
+    assert set(read_claims(kv, V).facts) == {Fact("job", FA, "baker"), Fact("hobby", FA, "chess"),
+                                             Fact("city", FA, "Oakhaven"),
+                                             Fact("born", FA, "1957-03-09")}
+
+
+def test_sentences_anywhere_and_answer_statements_behind_a_prefix():
+    c = read_claims(f"{FA}'s job is mason. See also: {FA}'s children.", V)
+    assert c.facts == (Fact("job", FA, "mason"),)
+    assert c.pointers == (Key("children", FA),) and c.keys == ()
+    c = read_claims(f"Friends of {FA}. Verified: The number of friends of {FA} is 2.", V)
+    assert [(a.template, a.slot_dict, a.answer) for a in c.answers] == [
+        ("qc4_friends", {"X": FA}, "2")]
+    assert Key("friends", FA) in c.keys
+    c = read_claims(f"Note - the job of the spouse of {FA.lower()} is baker.", V)
+    assert c.answers[0].template == "qc2_spouse_job" and c.answers[0].slot_dict == {"X": FA}
+    assert c.facts == ()  # a chain's answer states no fact of X
+
+
+def test_part_markers():
+    assert find_parts("Friends of X (1/2)") == (Part(1, 2),)
+    assert find_parts("Bakers, part 2 of 3.") == (Part(2, 3),)
+    assert find_parts("Bakers: part two") == (Part(2, None),)
+    assert find_parts("[3/4] index") == (Part(3, 4),)
+    assert find_parts("Born 1957/03") == ()
+    assert read_claims(f"Friends of {FA} (2/2): {NK}.", V).part == Part(2, 2)
+
+
+def test_negations_questions_and_unknown_text_state_nothing():
+    for text in (f"{FA} is not a friend of {NK}.", f"Is {FA} a friend of {NK}?",
+                 "The quick brown fox jumps over the lazy dog.", "Friends of Nobody Known: A B.",
+                 f"Who is the baker who lives in the city of Oakhaven?", "", "   ", "{", "[1, 2",
+                 "| a |", "#", "- "):
+        c = read_claims(text, V)
+        assert c.facts == () and c.lists == (), text
+
+
+# -- the universe's own notes ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def u():
+    return generate(UniverseConfig(n_people=60, n_cities=8, sizes=(10, 5, 5), eval_sizes=(2, 2)))
+
+
+def test_every_original_reads_as_its_one_fact(u):
+    vocab = people_vocabulary(u)
+    assert people_vocabulary(u) is vocab  # kept with the universe
+    for n in u.nodes:
+        assert facts_of(n, vocab) == (parse_fact(n.text),), n.text
+
+
+def test_an_edited_original_still_states_its_fact(u):
+    vocab = people_vocabulary(u)
+    n = next(x for x in u.nodes if x.fact.kind == "job")
+    name = u.person(n.fact.subject).name
+    edited = f"{n.text} See also: {name}'s children."
+    assert states(edited, parse_fact(n.text), vocab)
+    child = next(x for x in u.nodes if x.fact.kind == "child_of")
+    f = parse_fact(child.text)  # A is a child of B == B is the father/mother of A
+    parent = u.person(child.fact.object)
+    word = "father" if parent.gender == "male" else "mother"
+    assert states(f"{f.obj} is the {word} of {f.subj}.", f, vocab)
+    assert not states(f"{f.subj} is the {word} of {f.obj}.", f, vocab)
+
+
+def test_memberships_from_either_end():
+    assert memberships(Fact("child_of", NK, FA)) == ((Key("children", FA), NK),
+                                                     (Key("parents", NK), FA))
+    assert memberships(Fact("father_of", FA, NK)) == memberships(Fact("child_of", NK, FA))
+    assert memberships(Fact("job", FA, "baker")) == ((Key("job", "baker"), FA),)
+
+
+# -- properties ---------------------------------------------------------------------------------
+RELS = {"friends": "friend_of", "spouse": "married", "children": None, "parents": "child_of"}
+
+
+@st.composite
+def claim_sets(draw):
+    """A person, their job/hobby/city, and one relation set with 1-4 members."""
+    s = draw(st.sampled_from(NAMES))
+    rel = draw(st.sampled_from(sorted(RELS)))
+    others = [n for n in NAMES if n != s]
+    k = 1 if rel == "spouse" else draw(st.integers(1, 4))
+    members = draw(st.lists(st.sampled_from(others), min_size=k, max_size=k, unique=True))
+    attrs = {"job": draw(st.sampled_from(JOBS)), "hobby": draw(st.sampled_from(HOBBIES)),
+             "city": draw(st.sampled_from(CITIES))}
+    return s, attrs, rel, members
+
+
+def expected(s, attrs, rel, members) -> set:
+    facts = {Fact(k, s, v) for k, v in attrs.items()}
+    for m in members:
+        if rel == "friends":
+            facts.add(Fact("friend_of", s, m))
+        elif rel == "spouse":
+            facts.add(Fact("married", s, m))
+        elif rel == "parents":
+            facts.add(Fact("child_of", s, m))
+        else:
+            facts.add(Fact("father_of" if PEOPLE[s] == "male" else "mother_of", s, m))
+    return keys_of(facts)
+
+
+def enum(names) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+REL_WORD = {"friends": "friends", "spouse": "spouse", "children": "children",
+            "parents": "parents"}
+
+
+def render(form: str, s, attrs, rel, members, person=lambda n: n) -> str:
+    S, ms = person(s), [person(m) for m in members]
+    job, hobby, city = attrs["job"], attrs["hobby"], attrs["city"]
+    word = REL_WORD[rel]
+    if form == "sentences":
+        out = [render_fact(Fact(k, S, v)) for k, v in attrs.items()]
+        for m in ms:
+            if rel == "friends":
+                out.append(render_fact(Fact("friend_of", m, S)))
+            elif rel == "spouse":
+                out.append(render_fact(Fact("married", S, m)))
+            elif rel == "parents":
+                out.append(render_fact(Fact("child_of", S, m)))
+            else:
+                out.append(render_fact(Fact("child_of", m, S)))
+        return " ".join(out)
+    if form == "prose":
+        pro = "He" if PEOPLE[s] == "male" else "She"
+        pos = "His" if PEOPLE[s] == "male" else "Her"
+        return (f"{S} works as a {job}. {pro} lives in {city} and enjoys {hobby}. "
+                f"{pos} {word} {'is' if len(ms) == 1 else 'are'} {enum(ms)}.")
+    if form == "markdown":
+        lines = [f"# {S}", f"- Job: {job}", f"- Hobby: {hobby}", f"- City: {city}",
+                 f"## {word.capitalize()} of {S}"]
+        return "\n".join(lines + [f"- [[{m}]]" for m in ms])
+    if form == "json":
+        return json.dumps({"name": S, "job": job, "hobby": hobby, "city": city, word: ms})
+    if form == "json_key":
+        return json.dumps([{"name": S, "job": job, "hobby": hobby, "city": city},
+                           {"key": f"{word} of {S}", "members": ms}])
+    if form == "key_value":
+        return f"name: {S}\njob: {job}\nhobby: {hobby}\ncity: {city}\n{word}: {', '.join(ms)}"
+    if form == "table":
+        head = f"| Name | Job | Hobby | City |\n|---|---|---|---|\n| {S} | {job} | {hobby} | {city} |"
+        return head + f"\n\n| {word.capitalize()} of {S} |\n|---|\n" + "\n".join(
+            f"| {m} |" for m in ms)
+    if form == "enumeration":
+        return (f"{S}'s job is {job}. {S}'s hobby is {hobby}. {S} lives in the city of {city}. "
+                f"The {word} of {S} {'is' if len(ms) == 1 else 'are'} {enum(ms)}.")
+    raise ValueError(form)
+
+
+FORMS = ("sentences", "prose", "markdown", "json", "json_key", "key_value", "table",
+         "enumeration")
+PERSONS = {"full": lambda n: n, "initials": lambda n: f"{n[0]}. {n.split()[1]}",
+           "surname_first": lambda n: f"{n.split()[1]}, {n.split()[0]}"}
+CASES = {"as_is": lambda t: t, "lower": str.lower, "upper": str.upper}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(claim_sets(), st.sampled_from(FORMS), st.sampled_from(sorted(PERSONS)),
+       st.sampled_from(sorted(CASES)), st.booleans())
+def test_every_rendering_reads_back_as_the_same_claims(claims, form, person, case, pointer):
+    s, attrs, rel, members = claims
+    if form in ("json", "json_key") and case != "as_is":
+        case = "as_is"  # JSON field names are the format, not the text
+    if form == "prose" and rel == "spouse":
+        rel = "friends"
+    text = render(form, s, attrs, rel, members, PERSONS[person])
+    if pointer:
+        text += f"\nSee also: {PERSONS[person](s)}'s children."
+    text = CASES[case](text)
+    c = read_claims(text, V)
+    assert keys_of(c.facts) == expected(s, attrs, rel, members), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_random_text_never_raises_and_states_nothing(text):
+    c = read_claims(text, V)
+    assert c.facts == () and c.lists == () and c.answers == ()
+
+
+WORDS = st.sampled_from("the of is a friend friends and , : . - # | [[ ]] { } \n job hobby "
+                        "city lives born with to see also part (1/2) 1957 March 9".split(" "))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(WORDS, st.sampled_from(NAMES + JOBS + HOBBIES + CITIES)), max_size=40))
+def test_word_salad_never_raises(words):
+    c = read_claims(" ".join(words), V)
+    for f in c.facts:  # whatever it reads is in the vocabulary's spelling
+        assert f.subj in PEOPLE
+        assert f.obj in PEOPLE or f.obj in JOBS + HOBBIES + CITIES or f.kind == "born"
