@@ -1,0 +1,48 @@
+"""``CasebookConfig``: everything a casebook universe is a pure function of."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kbgym.errors import ConfigError, first_error
+
+
+class CasebookConfig(BaseModel):
+    """The generator's inputs. At ``scale=1`` (the default): 14 form codes with 1–3 editions
+    each, 36 endorsements, 14 state amendatory endorsements, 16 bulletins, 14 memos, 10 FAQs
+    and one manual — about 115 documents, 1,000 ledger facts and 1,500 paragraphs. ``scale``
+    multiplies every count.
+
+    ``provisions`` is the number of concepts each form code sets; ``chains`` the reference
+    chains per form code (memo → FAQ/memo … → the provision that sets the value, 2–4 hops);
+    ``misstate`` the share of memo and FAQ statements that contradict the controlling text;
+    ``by_title`` the share of form references written by the form's title, not its code;
+    ``pool`` the most questions kept per template; ``sizes``/``eval_sizes`` the splits."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int = 0
+    scale: int = Field(1, ge=1, le=1000)
+    forms: int = Field(14, ge=2, le=100_000)
+    provisions: int = Field(12, ge=3, le=20)
+    endorsements: int = Field(36, ge=1)
+    state_forms: int = Field(14, ge=1)
+    bulletins: int = Field(16, ge=1)
+    memos: int = Field(14, ge=1)
+    faqs: int = Field(10, ge=1)
+    chains: float = Field(3.0, ge=0.0, le=10.0)
+    misstate: float = Field(0.4, ge=0.0, le=1.0)
+    by_title: float = Field(0.5, ge=0.0, le=1.0)
+    pool: int = Field(400, ge=10)
+    sizes: tuple[int, int, int] = (150, 100, 50)
+    eval_sizes: tuple[int, int] = (20, 10)
+
+    def __init__(self, **data):
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise ConfigError(first_error(err, "casebook")) from None
+
+    def count(self, name: str) -> int:
+        """A document count times ``scale``."""
+        return int(getattr(self, name)) * self.scale

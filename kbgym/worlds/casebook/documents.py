@@ -1,0 +1,225 @@
+"""The ledger rendered as long documents, and the documents split into paragraph notes.
+
+Every document is sections of paragraphs; a paragraph is one note (ids ``s0001`` … in
+document order), opening with its locator (``[CP-E04 § 2.1]``). Each fact sentence is drawn
+from its kind's wordings in :data:`~.grammar.FORMS`, padded with boilerplate that names
+concepts but sets nothing (stream ``universe/casebook/prose``). A base form writes each
+provision twice: in its section and as a row of the schedule table in § 8. Paragraphs stay
+under the note cap (:data:`kbgym.protocol.limits.MAX_TEXT_CHARS`): a document is long because
+it has many paragraphs, never because a note is.
+
+:func:`render_documents` returns the notes and ``where``: the notes each fact is written in
+(the ledger's "where it must appear", checked by the gold checker).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from kbgym.protocol.limits import MAX_TEXT_CHARS
+from kbgym.seeding import stream
+from kbgym.universe.types import Fact as NodeFact
+from kbgym.universe.types import Node
+from kbgym.worlds.casebook import grammar as G
+from kbgym.worlds.casebook.ledger import Doc, Fact, Ledger
+from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES, SECTIONS
+
+#: Paragraphs are padded with boilerplate up to about this many characters (never past the cap).
+SOFT_CHARS = 620
+_HEADER = {"form": ("h_form", "h_form2"), "endorsement": ("h_end", "h_end2"),
+           "state_form": ("h_state", "h_state2"), "bulletin": ("h_bull", "h_bull2"),
+           "memo": ("h_memo",), "faq": ("h_faq",), "manual": ("h_manual",)}
+_TITLES = {"endorsement": ("Schedule", "Amendment", "Closing provisions"),
+           "state_form": ("Schedule", "State amendment", "Closing provisions"),
+           "bulletin": ("Requirement", "Background", "Compliance"),
+           "memo": ("Discussion", "Item", "Closing"), "faq": ("Questions", "Item", "Closing"),
+           "manual": ("Order of precedence", "Definitions", "")}
+
+
+class _Writer:
+    def __init__(self, ledger: Ledger, seed: int):
+        self.ledger = ledger
+        self.rng = stream(seed, "universe/casebook/prose")
+        self.nodes: list[Node] = []
+        self.where: dict[str, list[str]] = defaultdict(list)
+
+    # -- slots -----------------------------------------------------------------------------
+    def target(self, key: str, by_title: bool) -> str:
+        d = self.ledger.doc[key]
+        return G.form_ref(d.code, d.edition, d.title, by_title)
+
+    def ref(self, key: str) -> str:
+        d = self.ledger.doc[key]
+        return G.doc_ref(d.kind, d.code, d.edition)
+
+    def concept(self, cid: str) -> str:
+        c = CONCEPT_BY_ID[cid]
+        return c.name if self.rng.random() < 0.5 else self.rng.choice(c.synonyms)
+
+    def value(self, cid: str, value: int) -> str:
+        return G.format_value(CONCEPT_BY_ID[cid].unit, value, self.rng.choice(G.VALUE_VOICES))
+
+    def date(self, iso: str) -> str:
+        return G.format_date(iso, self.rng.choice(G.DATE_VOICES))
+
+    def pick(self, names: tuple[str, ...]) -> G.Form:
+        return G.FORM_BY_NAME[self.rng.choice(names)]
+
+    def forms_of(self, *kinds: str) -> tuple[str, ...]:
+        return tuple(f.name for k in kinds for f in G.FORMS_OF[k])
+
+    # -- sentences -------------------------------------------------------------------------
+    def header(self, d: Doc) -> str:
+        form = self.pick(_HEADER[d.kind])
+        slots = {"doc": d.code, "date": self.date(d.date)}
+        if d.kind == "form":
+            slots.update(title=d.title, edition=d.edition, line=LINES[d.line][1])
+        if d.target:
+            slots["target"] = self.target(d.target, d.by_title)
+        if d.state:
+            slots["state"] = d.state
+        if d.kind == "bulletin":
+            slots["line"] = LINES[d.line][1]
+        out = G.render(form, **slots)
+        if d.supersedes:
+            out += " " + G.render(self.pick(self.forms_of("supersedes")),
+                                  ref=self.ref(d.supersedes))
+        return out
+
+    def sentence(self, f: Fact) -> str:
+        c = f.concept
+        if f.kind == "sets":
+            return G.render(self.pick(self.forms_of("sets")), concept=self.concept(c),
+                            value=self.value(c, f.value))
+        if f.kind == "amends":
+            slots = dict(concept=self.concept(c), value=self.value(c, f.value),
+                         target=self.target(f.target, f.by_title),
+                         section=CONCEPT_BY_ID[c].section)
+            if f.ref:
+                return G.render(G.FORM_BY_NAME["a4"], ref=self.ref(f.ref), item=f.item, **slots)
+            return G.render(self.pick(self.forms_of("amends")), **slots)
+        if f.kind == "replaces":
+            slots = dict(concept=self.concept(c), value=self.value(c, f.value),
+                         section=CONCEPT_BY_ID[c].section)
+            if self.rng.random() < 0.35:
+                return G.render(G.FORM_BY_NAME["r3"], **slots)
+            return G.render(self.pick(self.forms_of("replaces")), state=f.state,
+                            target=self.target(f.target, f.by_title), **slots)
+        if f.kind == "bound":
+            low = CONCEPT_BY_ID[c].bound == "minimum"
+            return G.render(self.pick(self.forms_of("bound")), concept=self.concept(c),
+                            value=self.value(c, f.value), state=f.state,
+                            line=LINES[f.line][1], side="below" if low else "above",
+                            bound=CONCEPT_BY_ID[c].bound)
+        if f.kind == "states":
+            return G.render(self.pick(self.forms_of("states")), concept=self.concept(c),
+                            value=self.value(c, f.value), target=self.target(f.target, f.by_title))
+        if f.kind == "refers":
+            return G.render(self.pick(self.forms_of("refers")), concept=self.concept(c),
+                            target=self.target(f.target, f.by_title), ref=self.ref(f.ref),
+                            item=f.item)
+        if f.kind == "precedence":
+            return G.render(G.FORM_BY_NAME["prec"])
+        if f.kind == "defines":
+            return DEFINITIONS[f.item]
+        raise ValueError(f"no sentence for fact kind {f.kind!r}")
+
+    def filler(self, concepts: list[str]) -> str:
+        text = self.rng.choice(FILLER)
+        if "{concept}" in text:
+            cid = self.rng.choice(concepts) if concepts and self.rng.random() < 0.7 \
+                else self.rng.choice(CONCEPTS).id
+            text = text.replace("{concept}", self.concept(cid))
+        return text
+
+    # -- paragraphs ------------------------------------------------------------------------
+    def para(self, d: Doc, section: int, n: int, body: list[str], facts: list[Fact],
+             concepts: list[str], pad: bool = True) -> None:
+        head = G.locator(d.code, d.edition, section, n)
+        text = " ".join([head, *body])
+        if pad:
+            goal = self.rng.randint(SOFT_CHARS // 2, SOFT_CHARS)
+            for _ in range(12):
+                if len(text) >= goal:
+                    break
+                extra = self.filler(concepts)
+                if extra in text:
+                    continue
+                if len(text) + len(extra) + 1 > MAX_TEXT_CHARS - 20:
+                    break
+                text = text + " " + extra
+        if len(text) > MAX_TEXT_CHARS:
+            raise ValueError(f"paragraph {head} has {len(text)} characters, over the note cap")
+        nid = "s%04d" % (len(self.nodes) + 1)
+        self.nodes.append(Node(nid, text, NodeFact("paragraph", d.key, f"§{section}.{n}")))
+        for f in facts:
+            self.where[f.id].append(nid)
+
+    def document(self, d: Doc, facts: list[Fact]) -> None:
+        rng = self.rng
+        own = sorted({f.concept for f in facts if f.concept})
+        issued = [f for f in facts if f.kind in ("issued", "supersedes")]
+        self.para(d, 0, 1, [self.header(d)], issued, own)
+        if d.kind == "form":
+            self.form_body(d, facts, own)
+            return
+        by_at: dict[int, list[Fact]] = defaultdict(list)
+        for f in facts:
+            if f.kind not in ("issued", "supersedes"):
+                by_at[f.at].append(f)
+        titles = _TITLES[d.kind]
+        last = max(by_at, default=0)
+        for s in range(1, last + 2):
+            if s == last + 1 and d.kind == "manual":
+                break
+            title = titles[0] if s == 1 else titles[2] if s == last + 1 else titles[1]
+            group = by_at.get(s, [])
+            if d.kind == "manual" and s == 2:  # definitions, two a paragraph
+                for i in range(0, len(group), 2):
+                    self.para(d, s, i // 2 + 1, [self.sentence(f) for f in group[i:i + 2]],
+                              group[i:i + 2], own, pad=False)
+                continue
+            lead = [f"{title}."] if title else []
+            if not group:
+                for n in range(1, rng.randint(1, 2) + 1):
+                    self.para(d, s, n, lead if n == 1 else [], [], own)
+                continue
+            n = 0
+            for f in group:
+                n += 1
+                self.para(d, s, n, (lead if n == 1 else []) + [self.sentence(f)], [f],
+                          [f.concept] if f.concept else own)
+            if rng.random() < 0.5:
+                self.para(d, s, n + 1, [], [], own)
+
+    def form_body(self, d: Doc, facts: list[Fact], own: list[str]) -> None:
+        rng = self.rng
+        defs = [f for f in facts if f.kind == "defines"]
+        self.para(d, 1, 1, [f"Section 1 \u2014 {SECTIONS[0]}."]
+                  + [self.sentence(f) for f in defs], defs, own, pad=False)
+        sets = [f for f in facts if f.kind == "sets"]
+        for s in range(2, 8):
+            n = 1
+            self.para(d, s, n, [f"Section {s} \u2014 {SECTIONS[s - 1]}."], [], own)
+            for f in (f for f in sets if f.at == s):
+                n += 1
+                self.para(d, s, n, [self.sentence(f)], [f], [f.concept])
+            if rng.random() < 0.5:
+                self.para(d, s, n + 1, [], [], own)
+        rows = ["Section 8 \u2014 Schedule of limits, periods and percentages.",
+                "\n| Provision | Section | Amount |\n|---|---|---|"]
+        for f in sets:
+            rows.append("\n" + G.render(G.FORM_BY_NAME["row"], concept=self.concept(f.concept),
+                                        section=f.at, value=self.value(f.concept, f.value)))
+        self.para(d, 8, 1, ["".join(rows[:2]) + "".join(rows[2:])], sets, own, pad=False)
+
+    def run(self) -> tuple[list[Node], dict[str, list[str]]]:
+        for d in self.ledger.docs:
+            self.document(d, self.ledger.of_doc[d.key])
+        return self.nodes, dict(self.where)
+
+
+def render_documents(ledger: Ledger, seed: int) -> tuple[list[Node], dict[str, list[str]]]:
+    """The paragraph notes of every document (in ledger document order) and, per fact id,
+    the notes it is written in."""
+    return _Writer(ledger, seed).run()

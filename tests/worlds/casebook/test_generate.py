@@ -1,0 +1,76 @@
+"""The casebook generator: a pure function of (config, seed); paragraphs under the note cap;
+every ledger fact written where the ledger says and parsed back from there; questions only
+where following the documents matters."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbgym.errors import ConfigError
+from kbgym.protocol.limits import MAX_TEXT_CHARS
+from kbgym.worlds.casebook import CasebookConfig, generate, ledger_of, where_of
+from kbgym.worlds.casebook.grammar import parse_paragraph
+from kbgym.worlds.casebook.questions import CONNECTED, TEMPLATES
+
+#: The statement kinds a fact of each kind may be read back as.
+READ_AS = {"sets": ("sets", "row"), "amends": ("amends", "amends_chain"),
+           "replaces": ("replaces", "replaces_schedule"), "bound": ("bound",),
+           "states": ("states",), "refers": ("refers",)}
+
+
+def test_same_seed_same_universe_and_other_seeds_differ(casebook):
+    a = casebook(0)
+    b = generate(CasebookConfig(**a.meta["config"]))  # regenerated from its own meta
+    assert a.dumps() == b.dumps()
+    assert casebook(1).hash != a.hash
+
+
+def test_paragraphs_are_notes_under_the_cap_with_a_locator(casebook):
+    u = casebook(0)
+    assert all(len(n.text) <= MAX_TEXT_CHARS for n in u.nodes)
+    assert all(parse_paragraph(n.text)[0] is not None for n in u.nodes)
+    assert [n.id for n in u.nodes] == ["s%04d" % i for i in range(1, len(u.nodes) + 1)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_fact_is_written_where_the_ledger_says_and_reads_back(casebook, seed):
+    u = casebook(seed)
+    ledger, where = ledger_of(u), where_of(u)
+    text = {n.id: n.text for n in u.nodes}
+    for f in ledger.facts:
+        assert where.get(f.id), f"fact {f.id} ({f.kind}) is written nowhere"
+        if f.kind not in READ_AS:
+            continue
+        for nid in where[f.id]:
+            found = parse_paragraph(text[nid])[1]
+            assert any(s.kind in READ_AS[f.kind] and s.get("concept") == f.concept
+                       and s.get("value") == f.value for s in found), (f, text[nid])
+
+
+def test_the_default_world_is_long_documents_and_about_a_thousand_facts():
+    u = generate(CasebookConfig(seed=0))
+    ledger = ledger_of(u)
+    words: dict[str, int] = {}
+    for n in u.nodes:
+        words[n.fact.subject] = words.get(n.fact.subject, 0) + len(n.text.split())
+    assert len(ledger.docs) >= 100 and 850 <= len(ledger.facts) <= 1300
+    assert min(words.values()) >= 150 and max(words.values()) >= 1000
+    assert {d.kind for d in ledger.docs} == {"form", "endorsement", "state_form", "bulletin",
+                                             "memo", "faq", "manual"}
+
+
+def test_every_template_has_questions_and_connected_ones_are_hard(casebook):
+    u = casebook(0)
+    seen = {q.template for q in u.questions}
+    assert seen == {t.name for t in TEMPLATES}
+    for q in u.questions:
+        assert q.golds and q.support and q.keys
+        assert (q.tier == "hard") == (q.template in CONNECTED)
+
+
+def test_a_bad_config_is_one_line():
+    with pytest.raises(ConfigError) as err:
+        CasebookConfig(forms=0)
+    assert "\n" not in str(err.value) and "forms" in str(err.value)
+    with pytest.raises(ConfigError):
+        CasebookConfig(colour="red")
