@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, fields
 from kbgym.seeding import stream
 from kbgym.worlds.casebook.config import CasebookConfig
 from kbgym.worlds.casebook.grammar import form_label, form_title
+from kbgym.worlds.casebook.rules import Rules
 from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, LINES, STATE_CODE, STATES
 
 #: The last date any document takes effect, and the dates questions ask "as of".
@@ -275,8 +276,6 @@ class _Builder:
                 prev, date = d.key, _after(rng, date, 300, 1400)
 
     def memos_and_faqs(self) -> None:
-        from kbgym.worlds.casebook.rules import Rules
-
         rng, cfg = self.rng, self.cfg
         notes: list[Doc] = []
         for _ in range(cfg.count("memos")):
