@@ -16,93 +16,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from dataclasses import asdict, dataclass, fields
 
 from kbgym.seeding import stream
 from kbgym.worlds.casebook.config import CasebookConfig
 from kbgym.worlds.casebook.grammar import form_label, form_title
+from kbgym.worlds.casebook.records import Doc, Fact, Ledger
 from kbgym.worlds.casebook.rules import Rules
 from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, LINES, STATE_CODE, STATES
 
 #: The last date any document takes effect, and the dates questions ask "as of".
 LAST_DATE = "2026-06-30"
 AS_OF: tuple[str, ...] = tuple(f"{y}-{m:02d}-01" for y in range(2016, 2027) for m in (1, 7))
-
-
-@dataclass(frozen=True)
-class Doc:
-    """One document. ``key`` is its label (``CP-10 (2019 edition)`` for a form edition, the
-    code otherwise); ``date`` when it takes effect; ``target`` the form edition an endorsement
-    or state form attaches to; ``supersedes`` the document it replaces from ``date`` on;
-    ``by_title`` whether its header names its target by the form's title."""
-
-    key: str
-    code: str
-    kind: str  # form endorsement state_form bulletin memo faq manual
-    date: str
-    edition: int | None = None
-    title: str | None = None
-    line: int | None = None
-    state: str | None = None
-    target: str | None = None
-    supersedes: str | None = None
-    by_title: bool = False
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One ledger fact. ``doc`` is the document that states it and ``at`` the section it is
-    stated in; ``target``/``concept`` name a provision (a form edition and a concept);
-    ``ref``/``item`` a referenced document and section; ``correct`` marks a memo's or FAQ's
-    statement that agrees with the effective value on its date."""
-
-    id: str
-    kind: str  # issued sets amends replaces bound supersedes states refers defines precedence
-    doc: str
-    at: int = 0
-    concept: str | None = None
-    value: int | None = None
-    target: str | None = None
-    state: str | None = None
-    line: int | None = None
-    ref: str | None = None
-    item: int | None = None
-    date: str | None = None
-    by_title: bool = False
-    correct: bool | None = None
-    chain: int | None = None  # the chain a refers fact belongs to
-    hop: int | None = None  # its position in the chain (1 = the start)
-
-
-@dataclass
-class Ledger:
-    docs: list[Doc]
-    facts: list[Fact]
-
-    def __post_init__(self):
-        self.doc = {d.key: d for d in self.docs}
-        self.fact = {f.id: f for f in self.facts}
-        self.by_kind: dict[str, list[Fact]] = defaultdict(list)
-        self.of_doc: dict[str, list[Fact]] = defaultdict(list)
-        for f in self.facts:
-            self.by_kind[f.kind].append(f)
-            self.of_doc[f.doc].append(f)
-        self.superseded_by = {d.supersedes: d.key for d in self.docs if d.supersedes}
-
-    def to_json(self) -> dict:
-        def lean(x):
-            return {k: v for k, v in asdict(x).items() if v is not None and v is not False}
-        return {"docs": [lean(d) for d in self.docs], "facts": [lean(f) for f in self.facts]}
-
-    @classmethod
-    def from_json(cls, d: dict) -> "Ledger":
-        return cls([Doc(**x) for x in d["docs"]], [Fact(**x) for x in d["facts"]])
-
-    def chains(self) -> dict[int, list[Fact]]:
-        out: dict[int, list[Fact]] = defaultdict(list)
-        for f in self.by_kind["refers"]:
-            out[f.chain].append(f)
-        return {k: sorted(v, key=lambda f: f.hop) for k, v in out.items()}
 
 
 # -- dates -----------------------------------------------------------------------------------
@@ -336,4 +260,4 @@ def build_ledger(cfg: CasebookConfig) -> Ledger:
     return _Builder(cfg).build()
 
 
-FACT_FIELDS = tuple(f.name for f in fields(Fact))
+__all__ = ["AS_OF", "LAST_DATE", "Doc", "Fact", "Ledger", "add_days", "build_ledger"]

@@ -18,12 +18,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from kbgym.worlds.casebook.records import Fact, Ledger
 from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
-
-if TYPE_CHECKING:  # the ledger builds its memos with these rules: no import back
-    from kbgym.worlds.casebook.ledger import Fact, Ledger
 
 
 @dataclass(frozen=True)
