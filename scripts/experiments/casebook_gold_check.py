@@ -1,0 +1,257 @@
+"""An independent gold check of the casebook world: every question's canonical gold recomputed
+from the ledger rows the universe carries (``meta.casebook``) and every fact found in the
+text of the paragraphs the ledger says it is written in — by code written apart from the
+generator (it imports nothing from ``kbgym.worlds.casebook`` but the closed vocabulary's data:
+concept names, states, months).
+
+    python scripts/experiments/casebook_gold_check.py [--seeds 0,1,2] [--scale 1]
+
+Prints, per seed, the questions checked per template, the facts checked in text, and every
+mismatch (there should be none); exits 1 on any mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter, defaultdict
+
+from kbgym.worlds.casebook.vocab import CONCEPTS, MONTHS
+
+NAME_TO_CONCEPT = {c.name: c for c in CONCEPTS}
+ALL_NAMES = sorted(((n, c) for c in CONCEPTS for n in c.names), key=lambda t: -len(t[0]))
+
+# -- numbers in text, read independently ----------------------------------------------------
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate(
+    "twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_WORD = r"(?:" + "|".join(sorted(list(_SMALL) + list(_TENS) + ["hundred", "thousand"],
+                                 key=len, reverse=True)) + r")"
+_WORDS = rf"{_WORD}(?:[ -]{_WORD})*"
+
+
+def words_to_int(text: str) -> int | None:
+    total = part = 0
+    for w in re.split(r"[ -]+", text):
+        if w in _SMALL:
+            part += _SMALL[w]
+        elif w in _TENS:
+            part += _TENS[w]
+        elif w == "hundred":
+            part *= 100
+        elif w == "thousand":
+            total += part * 1000
+            part = 0
+        else:
+            return None
+    return total + part
+
+
+def amounts(text: str) -> set[tuple[str, int]]:
+    """Every (unit, number) written in ``text``: digits, digits-and-unit, words."""
+    out = set()
+    for m in re.finditer(r"\$([\d,]+)", text):
+        out.add(("dollars", int(m.group(1).replace(",", ""))))
+    for m in re.finditer(r"([\d,]+) (dollars|days|percent)\b", text):
+        out.add((m.group(2), int(m.group(1).replace(",", ""))))
+    for m in re.finditer(r"(\d+)%", text):
+        out.add(("percent", int(m.group(1))))
+    for m in re.finditer(rf"({_WORDS}) (?:\((\d+)\) )?(dollars|days|percent)\b", text):
+        n = words_to_int(m.group(1))
+        if n is not None:
+            out.add((m.group(3), n))
+    return out
+
+
+def canonical(unit: str, v: int) -> str:
+    return {"dollars": f"${v:,}", "days": f"{v} days", "percent": f"{v}%"}[unit]
+
+
+def us_date(iso: str) -> str:
+    y, m, d = iso.split("-")
+    return f"{MONTHS[int(m) - 1]} {int(d)}, {y}"
+
+
+def iso_date(us: str) -> str:
+    m = re.fullmatch(r"(\w+) (\d+), (\d{4})", us)
+    return f"{m.group(3)}-{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}"
+
+
+# -- the checker ---------------------------------------------------------------------------
+class Checker:
+    def __init__(self, u):
+        cb = u.meta["casebook"]
+        self.docs = {d["key"]: d for d in cb["docs"]}
+        self.facts = cb["facts"]
+        self.where = cb["where"]
+        self.text = {n.id: n.text for n in u.nodes}
+        self.u = u
+        self.at: dict[tuple[str, int], list[dict]] = defaultdict(list)
+        for f in self.facts:
+            self.at[(f["doc"], f.get("at", 0))].append(f)
+
+    def live(self, key: str, date: str) -> bool:
+        doc = self.docs[key]
+        if doc["date"] > date:
+            return False
+        for other in self.docs.values():
+            if other.get("supersedes") == key and other["date"] <= date:
+                return False
+        return True
+
+    def applicable(self, form: str, cid: str, state: str | None, date: str) -> tuple[int, str]:
+        """(value, controlling document) by the manual's order of precedence."""
+        base = next(f for f in self.facts if f["kind"] == "sets" and f["doc"] == form
+                    and f["concept"] == cid)
+        value, who = base["value"], form
+
+        def newest(kind, extra):
+            cands = [f for f in self.facts if f["kind"] == kind and f.get("target") == form
+                     and f["concept"] == cid and extra(f) and self.live(f["doc"], date)]
+            cands.sort(key=lambda f: self.docs[f["doc"]]["date"])
+            return cands[-1] if cands else None
+
+        e = newest("amends", lambda f: True)
+        if e:
+            value, who = e["value"], e["doc"]
+        if state:
+            s = newest("replaces", lambda f: f.get("state") == state)
+            if s:
+                value, who = s["value"], s["doc"]
+            line = self.docs[form]["line"]
+            bs = [f for f in self.facts if f["kind"] == "bound" and f["state"] == state
+                  and f["line"] == line and f["concept"] == cid and self.live(f["doc"], date)]
+            bs.sort(key=lambda f: self.docs[f["doc"]]["date"])
+            if bs:
+                b = bs[-1]
+                floor = NAME_TO_CONCEPT_ID[cid].bound == "minimum"
+                if (floor and value < b["value"]) or (not floor and value > b["value"]):
+                    value, who = b["value"], b["doc"]
+        return value, who
+
+    def chain_end(self, doc: str, at: int, cid: str) -> dict | None:
+        for _ in range(10):
+            here = [f for f in self.at[(doc, at)] if f.get("concept") == cid]
+            ref = next((f for f in here if f["kind"] == "refers"), None)
+            if ref is None:
+                return next((f for f in here if f["kind"] in ("sets", "amends", "replaces")), None)
+            doc, at = ref["ref"], ref["item"]
+        return None
+
+    def gold(self, q) -> str:
+        t = q.text
+        unit = None
+        m = re.fullmatch(r"What (.+) does § (\d+) of form (.+) set\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(1)]
+            f = next(f for f in self.facts if f["kind"] == "sets" and f["doc"] == m.group(3)
+                     and f["concept"] == c.id and f["at"] == int(m.group(2)))
+            return canonical(c.unit, f["value"])
+        m = re.fullmatch(r"What (.+) does Endorsement (\S+) set for form (.+)\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(1)]
+            f = next(f for f in self.facts if f["kind"] == "amends" and f["doc"] == m.group(2)
+                     and f["concept"] == c.id and f["target"] == m.group(3))
+            return canonical(c.unit, f["value"])
+        m = re.fullmatch(r"What (minimum|maximum) (.+) does Bulletin (\S+) set\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(2)]
+            assert c.bound == m.group(1)
+            f = next(f for f in self.facts if f["kind"] == "bound" and f["doc"] == m.group(3))
+            return canonical(c.unit, f["value"])
+        m = re.fullmatch(r"When does (?:Endorsement|State Amendatory Endorsement|Bulletin) "
+                         r"(\S+) take effect\?", t)
+        if m:
+            return us_date(self.docs[m.group(1)]["date"])
+        m = re.fullmatch(r"As of (.+?), what (.+) applies under form (.+?)(?: in (\w+))?\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(2)]
+            v, _ = self.applicable(m.group(3), c.id, m.group(4), iso_date(m.group(1)))
+            return canonical(c.unit, v)
+        m = re.fullmatch(r"As of (.+?), which document controls the (.+) of form (.+?)"
+                         r"(?: in (\w+))?\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(2)]
+            return self.applicable(m.group(3), c.id, m.group(4), iso_date(m.group(1)))[1]
+        m = re.fullmatch(r"What (.+) does the provision that Memo (\S+), § (\d+) refers to "
+                         r"set\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(1)]
+            end = self.chain_end(m.group(2), int(m.group(3)), c.id)
+            return canonical(c.unit, end["value"])
+        m = re.fullmatch(r"Which endorsements amend the (.+) of form (.+)\?", t)
+        if m:
+            c = NAME_TO_CONCEPT[m.group(1)]
+            return ", ".join(sorted({f["doc"] for f in self.facts if f["kind"] == "amends"
+                                     and f["target"] == m.group(2) and f["concept"] == c.id}))
+        raise ValueError(f"unknown question shape: {t!r} {unit}")
+
+    def check_text(self) -> tuple[int, list[str]]:
+        """Each fact is in the text of every paragraph the ledger says: the paragraph's
+        locator names its document, and a value-setting fact's paragraph holds a name of its
+        concept and its value."""
+        bad, n = [], 0
+        for f in self.facts:
+            notes = self.where.get(f["id"]) or []
+            if not notes:
+                bad.append(f"{f['id']}: written nowhere")
+            for nid in notes:
+                n += 1
+                text = self.text[nid]
+                if not text.startswith(f"[{f['doc']} §"):
+                    bad.append(f"{f['id']}: {nid} is not a paragraph of {f['doc']}")
+                if f.get("concept") and "value" in f:
+                    c = NAME_TO_CONCEPT_ID[f["concept"]]
+                    low = text.lower()
+                    if not any(name.lower() in low for name in c.names):
+                        bad.append(f"{f['id']}: {nid} names no {c.name}")
+                    if (c.unit, f["value"]) not in amounts(text):
+                        bad.append(f"{f['id']}: {nid} does not state {f['value']} {c.unit}")
+        return n, bad
+
+    def run(self) -> tuple[Counter, int, list[str]]:
+        done, bad = Counter(), []
+        for q in self.u.questions:
+            want = self.gold(q)
+            done[q.template] += 1
+            if q.golds[0] != want:
+                bad.append(f"{q.qid} {q.template}: gold {q.golds[0]!r}, checker {want!r} "
+                           f"({q.text})")
+        n_text, bad_text = self.check_text()
+        return done, n_text, bad + bad_text
+
+
+NAME_TO_CONCEPT_ID = {c.id: c for c in CONCEPTS}
+
+
+def check(universe) -> tuple[Counter, int, list[str]]:
+    """(questions checked per template, fact placements checked, mismatches)."""
+    return Checker(universe).run()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kbgym.worlds.casebook import CasebookConfig, generate
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--scale", type=int, default=1)
+    args = ap.parse_args(argv)
+    total = 0
+    for seed in (int(s) for s in args.seeds.split(",")):
+        u = generate(CasebookConfig(seed=seed, scale=args.scale))
+        done, n_text, bad = check(u)
+        total += len(bad)
+        print(f"seed {seed}: {sum(done.values())} questions "
+              f"({', '.join(f'{k} {v}' for k, v in sorted(done.items()))}); "
+              f"{n_text} fact placements in text; {len(bad)} mismatches")
+        for line in bad[:20]:
+            print("  " + line)
+    print(f"total mismatches: {total}")
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

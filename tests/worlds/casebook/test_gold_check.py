@@ -1,0 +1,48 @@
+"""The independent gold checker (scripts/experiments/casebook_gold_check.py) agrees with every
+gold and every fact placement of small worlds, and catches a planted error of each kind."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kbgym.universe.types import Node, Universe
+
+
+@pytest.fixture(scope="module")
+def checker(load_script):
+    return load_script("scripts/experiments/casebook_gold_check.py")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_mismatch(casebook, checker, seed):
+    done, placements, bad = checker.check(casebook(seed))
+    assert bad == []
+    assert sum(done.values()) == len(casebook(seed).questions) and placements > 300
+
+
+def _copy(u: Universe, **changes) -> Universe:
+    fields = dict(meta=u.meta, vocab=u.vocab, people=u.people, nodes=u.nodes,
+                  questions=u.questions, splits=u.splits)
+    fields.update(changes)
+    return Universe(**fields)
+
+
+def test_a_wrong_gold_is_caught(casebook, checker):
+    u = casebook(0)
+    i = next(i for i, q in enumerate(u.questions) if q.template == "cb_effective")
+    qs = list(u.questions)
+    qs[i] = replace(qs[i], golds=("$1",) + qs[i].golds[1:])
+    _, _, bad = checker.check(_copy(u, questions=tuple(qs)))
+    assert len(bad) == 1 and bad[0].startswith(qs[i].qid)
+
+
+def test_a_paragraph_missing_its_value_is_caught(casebook, checker):
+    u = casebook(0)
+    fact = next(f for f in u.meta["casebook"]["facts"] if f["kind"] == "amends")
+    nid = u.meta["casebook"]["where"][fact["id"]][0]
+    nodes = [Node(n.id, n.text.replace("$", "USD ").replace(" dollars", " bucks"), n.fact)
+             if n.id == nid else n for n in u.nodes]
+    _, _, bad = checker.check(_copy(u, nodes=tuple(nodes)))
+    assert any(fact["id"] in line and "does not state" in line for line in bad)
