@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kbgym.errors import ConfigError, first_error
-from kbgym.universe.config import UniverseConfig
+from kbgym.worlds.people.config import UniverseConfig
 from kbgym.worlds.policies.config import PolicyConfig
 
 M = TypeVar("M", bound=BaseModel)

@@ -15,7 +15,7 @@ __all__ = ["check_library_universe", "check_trace_row", "load_universe_file", "r
 
 def universe_from_json(data: Any, source: str):
     """A Universe from parsed JSON, or a one-line ConfigError."""
-    from kbgym.universe.types import Universe
+    from kbgym.types import Universe
 
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list) \
             or not isinstance(data.get("nodes"), list):

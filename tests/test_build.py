@@ -12,7 +12,7 @@ import pytest
 from kbgym.cli import main
 from kbgym.config import load_config
 from kbgym.errors import ConfigError
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -90,7 +90,7 @@ def test_two_grpo_steps_on_cpu_train_the_model_and_log_the_envs_reward(tmp_path,
     grpo = load_script()
     from kbgym.rl import KBGymSession, library_callback, session_rows
     from kbgym.runs.learner import LibraryLearner
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
     from kbgym_agents.llm.skills import load_skill
 
     u = generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20),

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kbgym.protocol.facts import parse_fact
-from kbgym.protocol.questions import parse_question
-from kbgym.universe.relations import VALUE_KINDS
+from kbgym.worlds.people.facts import parse_fact
+from kbgym.worlds.people.forms import parse_question
+from kbgym.worlds.people.relations import VALUE_KINDS
 from kbgym_agents.scripted.text import gender_of
 
 _PARENT = {"father": "male", "mother": "female"}
@@ -50,7 +50,7 @@ class Chain:
 
 def question_chain(question: str) -> Chain | None:
     """The chain a question asks along, None for a question that asks no relation's value.
-    The question's template (:func:`kbgym.protocol.questions.parse_question`) names it: its
+    The question's template (:func:`kbgym.worlds.people.forms.parse_question`) names it: its
     hops innermost first, its value's kind last (``qc3_father_spouse_job``: "the job of the
     spouse of the father of X"; ``qc5_spouse_city`` too, whose X has no spouse)."""
     parsed = parse_question(" ".join(str(question).split()))

@@ -3,7 +3,7 @@ evidence-toolset variant, an index curator and a typed curator.
 
 They decide from ``obs["text"]`` only, read with the environment's parsers
 (:func:`~kbgym_agents.scripted.text.parse_observation`, ``result_hits``, ``parse_read``) and
-the world's public sentence table (:mod:`kbgym.protocol.policies`: every sentence and
+the world's public sentence table (:mod:`kbgym.worlds.policies.grammar`: every sentence and
 question form, the concepts and their synonyms, value voices, document codes). No other
 pattern is read from the text.
 
@@ -63,8 +63,8 @@ from kbgym_agents.scripted.plan_reader import PlanReader
 from kbgym_agents.scripted.text import result_hits, tokens
 from kbgym.protocol.ids import id_key
 from kbgym.scoring import f1_score
-from kbgym.protocol import policies as S
-from kbgym.protocol.policies import ParsedQuestion, Statement
+from kbgym.worlds.policies import grammar as S
+from kbgym.worlds.policies.grammar import ParsedQuestion, Statement
 
 Plan = Generator[Action, None, object]
 

@@ -6,7 +6,7 @@ decide from ``obs["text"]`` only, with public knowledge of PhantomWiki 1.0.3:
 
 - the article sentence forms (``The sisters of X are A, B.``, ``The occupation of X is baker.``,
   after the adapter's pronoun rewriting), read back with the adapter's public pattern table
-  :func:`kbgym.adapters.phantomwiki.facts.parse_sentence`;
+  :func:`kbgym.worlds.phantomwiki.facts.parse_sentence`;
 - its question grammar, at any ``--question-depth``: a head (``Who is``, ``What is the
   <attribute> of``, ``How many <relations> does ... have``) over a chain of any number of
   relations from a named person or "the person whose <attribute> is <value>" (``Who is the
@@ -61,7 +61,7 @@ from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
 from kbgym_agents.scripted.plan_reader import PlanReader
 from kbgym_agents.scripted.text import names_person, newest, tokens
-from kbgym.protocol.phantomwiki import parse_sentence
+from kbgym.worlds.phantomwiki.grammar import parse_sentence
 from kbgym.protocol.ids import id_key
 from kbgym.scoring import f1_score
 

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 
 from kbgym import protocol
-from kbgym.protocol import statements
-from kbgym.protocol.facts import DRIFT_PREFIX as LATEST
-from kbgym.protocol.facts import Fact, parse_fact
+from kbgym.worlds.people import statements
+from kbgym.worlds.people.facts import DRIFT_PREFIX as LATEST
+from kbgym.worlds.people.facts import Fact, parse_fact
 from kbgym.protocol.observation import Entry, Observation, parse_observation
-from kbgym.protocol.questions import ParsedQuestion, embeds_question, parse_question
+from kbgym.worlds.people.forms import ParsedQuestion, embeds_question, parse_question
 from kbgym.protocol.tokens import tokenize as tokens
-from kbgym.universe.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST
+from kbgym.worlds.people.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST
 
 __all__ = ["LATEST", "Entry", "Fact", "Observation", "ParsedQuestion", "embeds_question",
            "parse_fact", "parse_observation", "parse_question", "tokens"]
@@ -129,7 +129,7 @@ def parse_read(result: str) -> ReadResult | None:
 
 # ---------------------------------------------------------------------------------------------
 # Answer statements (what the content writer writes; the reader recognises them). The forms
-# are the universe's (``kbgym.protocol.statements``), shared with the misinformation metric.
+# are the universe's (``kbgym.worlds.people.statements``), shared with the misinformation metric.
 
 
 def statement_prefix(q: ParsedQuestion) -> str:

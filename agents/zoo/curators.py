@@ -15,12 +15,13 @@ import random
 import re
 from collections.abc import Generator
 
-from kbgym.protocol import parse_edit, parse_fact, parse_observation, render_fact, result_hits
+from kbgym.protocol import parse_edit, parse_observation, result_hits
+from kbgym.worlds.people.facts import parse_fact, render_fact
 from kbgym_agents.scripted.curator import IndexCurator
 from kbgym_agents.scripted.reader import ScriptedReader
 from kbgym_agents.scripted.train import TrainAgent
 from kbgym_agents.zoo.titles import STYLES
-from kbgym.universe.vocab import CITIES, HOBBIES, JOBS
+from kbgym.worlds.people.vocab import CITIES, HOBBIES, JOBS
 
 Plan = Generator[dict, None, None]
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 from kbgym.library.graph import Library
 from kbgym.seeding import derive
-from kbgym.protocol.statements import answer_statement
-from kbgym.universe.relations import mirrors
-from kbgym.universe.types import Question, Universe
+from kbgym.worlds.people.statements import answer_statement
+from kbgym.worlds.people.relations import mirrors
+from kbgym.types import Question, Universe
 from kbgym_agents.scripted.knowledge import plural_forms
 from kbgym_agents.scripted.text import parse_question
 

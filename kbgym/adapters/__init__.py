@@ -1,16 +1,11 @@
-"""Adapters: other corpora turned into KBGym universes (SPEC §17).
+"""Deprecated: the PhantomWiki and corpus importers moved to :mod:`kbgym.worlds.phantomwiki`
+and :mod:`kbgym.worlds.corpus` (docs/worlds.md). Old paths work for one release, with a
+warning."""
 
-An adapter reads a tool's *output files* only; the tool itself (and anything it needs, such as
-SWI-Prolog for PhantomWiki) is never imported or run by the KBGym runtime.
-"""
+from kbgym._moved import alias
 
-from kbgym.adapters.phantomwiki import (
-    PWSourceError,
-    adapt_phantomwiki,
-    make_pw_probe,
-    make_pw_probe_from_run,
-    read_source,
-)
-
-__all__ = ["PWSourceError", "adapt_phantomwiki", "make_pw_probe", "make_pw_probe_from_run",
-           "read_source"]
+__getattr__ = alias(__name__, {"phantomwiki": "kbgym.worlds.phantomwiki",
+                               "corpus": "kbgym.worlds.corpus"},
+                    names=dict.fromkeys(("PWSourceError", "adapt_phantomwiki", "make_pw_probe",
+                                         "make_pw_probe_from_run", "read_source"),
+                                        "kbgym.worlds.phantomwiki"))

@@ -24,7 +24,7 @@ from kbgym.errors import ConfigError
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 from kbgym.baselines.b2 import build_b2
 from kbgym.baselines.b3 import build_b3

@@ -1,7 +1,7 @@
 """Entity extraction from note text (SPEC §14): one anchored pattern per §3 sentence shape.
 
 Builders read node *text* only. Each text that has one of the §3 shapes
-(:mod:`kbgym.protocol.facts`, the one table) yields a
+(:mod:`kbgym.worlds.people.facts`, the one table) yields a
 :class:`Statement` (subject name, relation, object); any other text is ignored, so the same
 code runs on untrained, trained and PhantomWiki-like libraries.
 
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kbgym.protocol.facts import MONTHS, parse_fact
+from kbgym.worlds.people.facts import MONTHS, parse_fact
 
 #: The relations, named like the universe's fact kinds (SPEC §3).
 PERSON_RELATIONS = ("married", "child_of", "parent_of", "friend_of")
@@ -56,7 +56,7 @@ class Statement:
 
 
 def parse(text: str) -> tuple[str, str, str] | None:
-    """(subject, relation, object) of a §3 sentence (:func:`kbgym.protocol.parse_fact`), or
+    """(subject, relation, object) of a §3 sentence (:func:`kbgym.worlds.people.facts.parse_fact`), or
     None when the text has no §3 shape. Drift notes (``As of the latest record, ...``) are
     not read: the baselines index a universe's sentences as first written."""
     fact = parse_fact(text.strip(), drift=False)

@@ -4,7 +4,7 @@ not a competitor, and the only builder allowed to read the hidden facts and peop
 from __future__ import annotations
 
 from kbgym.library.graph import Library
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 from kbgym.baselines.common import BuildMeta, Builder, with_gc_paused
 

@@ -10,7 +10,7 @@ API (stable: later versions add, never rename)::
 
     vocab = people_vocabulary(universe)          # once per universe (kept with it)
     c = read_claims(text, vocab)                 # Claims, memoised per text
-    c.facts      # (Fact(kind, subj, obj), ...)  kbgym.protocol.facts.Fact, canonical spelling
+    c.facts      # (Fact(kind, subj, obj), ...)  kbgym.worlds.people.facts.Fact, canonical spelling
     c.keys       # (Key("friends", "Ann Lee"), Key("job", "baker"), Key("hub", "Ann Lee"))
     c.lists      # (MemberList(Key(...), ("Bob Day", ...)), ...); c.members(key)
     c.parts      # (Part(1, 2),) for "(1/2)"; c.part -> the first or None
@@ -46,7 +46,7 @@ from kbgym.claims.reader import (
     find_parts,
 )
 from kbgym.claims.vocabulary import VALUE_KINDS, Vocabulary
-from kbgym.protocol.facts import Fact
+from kbgym.worlds.people.facts import Fact
 
 
 def read_claims(text: str, vocab: Vocabulary) -> Claims:

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from kbgym.protocol.facts import DRIFT_PREFIX, MONTHS, Fact
-from kbgym.protocol.statements import parse_statement
+from kbgym.worlds.people.facts import DRIFT_PREFIX, MONTHS, Fact
+from kbgym.worlds.people.statements import parse_statement
 
 # -- the result types ---------------------------------------------------------------------------
 
@@ -63,7 +63,7 @@ class Answer(NamedTuple):
 class Claims:
     """Everything a text states.
 
-    - ``facts``: §3 facts (:class:`kbgym.protocol.facts.Fact`, names and values in the
+    - ``facts``: §3 facts (:class:`kbgym.worlds.people.facts.Fact`, names and values in the
       vocabulary's spelling, dates ``YYYY-MM-DD``), in order of first statement;
     - ``keys``: the sets the text is about (titles, headings, the keys of its member lists);
     - ``lists``: member lists stated for a key;

@@ -62,7 +62,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_adapt_phantomwiki(args) -> int:
-    from kbgym.adapters.phantomwiki import adapt_phantomwiki, summarize
+    from kbgym.worlds.phantomwiki import adapt_phantomwiki, summarize
     from kbgym.jsonio import atomic_write_text, write_canonical
 
     from kbgym.cli.common import check_output_file
@@ -92,7 +92,7 @@ def _load_universe(path: str):
 
 
 def cmd_adapt_pw_probe(args) -> int:
-    from kbgym.adapters.phantomwiki import make_pw_probe_from_run
+    from kbgym.worlds.phantomwiki import make_pw_probe_from_run
     from kbgym.jsonio import write_canonical
 
     from kbgym.cli.common import check_output_file

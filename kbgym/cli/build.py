@@ -15,7 +15,7 @@ POLICY_FLAGS = {"documents": "--documents", "sections": "--sections"}
 
 
 def add_parser(subparsers) -> None:
-    from kbgym.universe.config import UniverseConfig as U
+    from kbgym.worlds.people.config import UniverseConfig as U
     from kbgym.worlds import WORLDS
 
     p = subparsers.add_parser("build", help="generate a universe and write universe.json")

@@ -41,8 +41,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def cmd_import_corpus(args) -> int:
     import sys
 
-    from kbgym.adapters.corpus import import_corpus, summarize
-    from kbgym.adapters.corpus.universe import DEFAULT_EVAL_SIZES, DEFAULT_SIZES, empty_splits
+    from kbgym.worlds.corpus import import_corpus, summarize
+    from kbgym.worlds.corpus.universe import DEFAULT_EVAL_SIZES, DEFAULT_SIZES, empty_splits
     from kbgym.jsonio import atomic_write_text
 
     from kbgym.cli.common import check_output_file

@@ -43,7 +43,7 @@ from kbgym.protocol.errors import EPISODE_OVER, ERR_NO_ACTION, err_internal, is_
 from kbgym.protocol.limits import ANSWER_SHOWN, PHASE_CODES, READ_LINKS_PER_PAGE, Mode, Phase, Status
 from kbgym.protocol.results import PHASE_COMPLETE, format_submitted
 from kbgym.scoring import score
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 PHASE_CODE = PHASE_CODES
 MAX_TEXT = 2**24
@@ -65,7 +65,7 @@ def judge_calls(library: Library) -> int:
 def default_universe() -> Universe:
     """The default (paper) universe, generated once per process."""
     if "u" not in _DEFAULT_UNIVERSE:
-        from kbgym.universe import generate
+        from kbgym.worlds.people import generate
 
         _DEFAULT_UNIVERSE["u"] = generate()
     return _DEFAULT_UNIVERSE["u"]

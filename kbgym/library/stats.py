@@ -72,7 +72,7 @@ def question_index_coverage(lib: Library, questions: Iterable[Any]) -> dict:
     share whose every support origin is carried by a live link target of a live authored
     node. Returns ``{"covered": int, "total": int, "share": float}``.
 
-    ``questions`` are :class:`~kbgym.universe.types.Question` objects or their JSON dicts.
+    ``questions`` are :class:`~kbgym.types.Question` objects or their JSON dicts.
     """
     reachable: set[str] = set()
     seen: set[str] = set()

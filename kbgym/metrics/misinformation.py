@@ -7,10 +7,10 @@ sentence in one of two families of forms is checked against the universe:
   job is baker.``, ``Ann Lee is the mother of Bob Lee.``, ...; parsed by
   :func:`kbgym.baselines.extract.parse`). True when the people table holds that fact. A
   ``father``/``mother`` word that contradicts the parent's gender makes it false.
-- **answer** forms: the answer statements of :mod:`kbgym.protocol.statements` (``The job of the
+- **answer** forms: the answer statements of :mod:`kbgym.worlds.people.statements` (``The job of the
   spouse of Ann Lee is baker.``, in any letter case). The slots name a question instance; the
   answer is true when it matches one of that instance's golds exactly after answer
-  normalisation (the golds come from :class:`kbgym.universe.questions.World`, the code that
+  normalisation (the golds come from :class:`kbgym.worlds.people.questions.World`, the code that
   computes every question's golds). An unanswerable (QC5) instance's gold is ``unknown``, so
   any unanswerable alias is true there.
 - **quoted** forms: a sentence that quotes a question of one of the templates and then says
@@ -45,12 +45,12 @@ from collections import defaultdict
 from kbgym.library.graph import AUTHORED, EDITED, Library
 from kbgym.protocol.ids import id_num
 from kbgym.scoring import exact_match, is_unanswerable_answer
-from kbgym.universe.questions import UNKNOWN, Instance, World
-from kbgym.universe.relations import VALUE_KINDS, memberships
-from kbgym.protocol.facts import parse_fact
-from kbgym.protocol.statements import parse_statement, question_slots
-from kbgym.universe.templates import BY_NAME, SWAP, TEMPLATES
-from kbgym.universe.types import Universe
+from kbgym.worlds.people.questions import UNKNOWN, Instance, World
+from kbgym.worlds.people.relations import VALUE_KINDS, memberships
+from kbgym.worlds.people.facts import parse_fact
+from kbgym.worlds.people.statements import parse_statement, question_slots
+from kbgym.worlds.people.templates import BY_NAME, SWAP, TEMPLATES
+from kbgym.types import Universe
 
 #: At most this many false note ids are listed (in id order).
 MAX_IDS = 20
@@ -209,7 +209,7 @@ def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
 class _Sets:
     """The universe's sets of people, for :func:`incomplete_sets`: a person's children,
     parents and friends, and everyone with a job, hobby or city
-    (:func:`kbgym.universe.relations.memberships`)."""
+    (:func:`kbgym.worlds.people.relations.memberships`)."""
 
     def __init__(self, universe: Universe):
         self.by_pid = {p.pid: p for p in universe.people}

@@ -66,9 +66,9 @@ from kbgym.library.graph import Library, id_num
 from kbgym.library.search import BM25Index
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
 from kbgym.protocol.tokens import tokenize
-from kbgym.universe.keys import KeyFinder
-from kbgym.universe.relations import VALUE_KINDS, mirrors, statements
-from kbgym.universe.types import Question, Universe
+from kbgym.keys import KeyFinder
+from kbgym.worlds.people.relations import VALUE_KINDS, mirrors, statements
+from kbgym.types import Question, Universe
 
 #: Relation words per question class (generated universes): the words of the §3 sentences
 #: that state the relations the class's templates ask about.

@@ -17,7 +17,7 @@ Keys and members (from the hidden truth):
   recall is the share of P's notes it links). Anchor: P.
 
 A link **names** a person when its target is an original whose text names that person (roster
-full names, :class:`kbgym.universe.keys.KeyFinder`), or an authored note whose own key
+full names, :class:`kbgym.keys.KeyFinder`), or an authored note whose own key
 (inferred in a first pass from its links to originals only) is anchored at that person (a hub
 or relation index of P names P; a value index names nobody). A link is **correct** for a key
 when it names a member (for ``hub:P``: when it names P). This lets an index of indexes (a value
@@ -52,8 +52,8 @@ from dataclasses import dataclass
 
 from kbgym.library.graph import Library
 from kbgym.seeding import stream
-from kbgym.universe.keys import KeyFinder
-from kbgym.universe.types import Universe
+from kbgym.keys import KeyFinder
+from kbgym.types import Universe
 
 _RELATION_PREFIX = re.compile(
     r"^\s*(grandchildren|children|siblings|friends|parents|spouses?)\s+of\b", re.IGNORECASE)

@@ -7,8 +7,6 @@ docs/protocol.md has a ``format_*`` (or ``render_*``) here, used by the environm
 
 | docs/protocol.md | string | write | read |
 |---|---|---|---|
-| §3 | the fact sentences (``X's job is baker.``) | :func:`render_fact` | :func:`parse_fact` |
-| §4 | question texts | :func:`render_question` | :func:`parse_question` |
 | §7 | a search page | :func:`format_search` | :func:`parse_search` |
 | §8.1 | a read | :func:`format_read` | :func:`parse_read` |
 | §8.1 | answer / done | :func:`format_submitted`, :data:`PHASE_COMPLETE` | :func:`parse_submitted` |
@@ -18,10 +16,11 @@ docs/protocol.md has a ``format_*`` (or ``render_*``) here, used by the environm
 | §9 | task blocks | :func:`format_forward`, :func:`format_backward`, :func:`format_probe` | :func:`parse_task` |
 | §10 | the observation (both layouts) | :func:`render_observation` | :func:`parse_observation` |
 | §18 | locate / expand | :func:`format_locate`, :func:`format_expand`, :func:`format_walk` | :func:`parse_locate`, :func:`parse_expand` |
-| answer statements | ``The job of X is baker.`` | :func:`answer_statement` | :func:`parse_statement` |
 
 Also: the limits and tool names (:mod:`.limits`), note ids (:mod:`.ids`) and the search
-tokenizer (:func:`tokenize`).
+tokenizer (:func:`tokenize`). A world's own sentences, question texts and answer statements
+are its grammar, in its folder: :mod:`kbgym.worlds.people.facts`, ``.forms`` and
+``.statements`` for the people world (docs/worlds.md).
 
 A ten-line agent loop::
 
@@ -31,9 +30,9 @@ A ten-line agent loop::
     ids = [hit.id for hit in page.hits]
 """
 
+from kbgym._moved import alias
 from kbgym.protocol import errors, limits
 from kbgym.protocol.errors import error_message, is_error
-from kbgym.protocol.facts import DRIFT_PREFIX, Fact, parse_fact, render_date, render_fact
 from kbgym.protocol.ids import format_id, id_key, id_num, is_note_id
 from kbgym.protocol.limits import Mode, Phase, phase_tools
 from kbgym.protocol.observation import (
@@ -43,14 +42,6 @@ from kbgym.protocol.observation import (
     parse_history,
     parse_observation,
     render_observation,
-)
-from kbgym.protocol.questions import (
-    QUESTION_FORMS,
-    ParsedQuestion,
-    embeds_question,
-    parse_question,
-    question_slots,
-    render_question,
 )
 from kbgym.protocol.results import (
     NO_EDGES,
@@ -95,23 +86,33 @@ from kbgym.protocol.results import (
     result_hits,
     result_ids,
 )
-from kbgym.protocol.statements import STATEMENTS, answer_statement, parse_statement
 from kbgym.protocol.tasks import Task, format_backward, format_forward, format_probe, parse_task
 from kbgym.protocol.tokens import tokenize
 
 __all__ = [
-    "DRIFT_PREFIX", "Edge", "EditResult", "Entry", "ExpandResult", "Fact", "Hit",
-    "LinkManyResult", "LinksPage", "Mode", "NO_EDGES", "NO_HITS", "NO_MATCHES", "Observation",
-    "PHASE_COMPLETE", "ParsedQuestion", "Phase", "QUESTION_FORMS", "ReadResult", "STATEMENTS",
-    "SUBMITTED", "SearchPage", "Task", "answer_statement", "embeds_question", "error_message",
-    "errors", "format_added", "format_backward", "format_call", "format_collapsed",
-    "format_deleted", "format_duplicate", "format_edge", "format_edited", "format_expand",
-    "format_forward", "format_hit", "format_id", "format_link_many", "format_linked",
-    "format_locate", "format_merged_into", "format_probe", "format_read", "format_search",
-    "format_submitted", "format_unlinked", "format_walk", "id_key", "id_num", "is_error",
-    "is_note_id", "limits", "parse_collapsed", "parse_edit", "parse_expand", "parse_fact",
-    "parse_history", "parse_hit", "parse_link_many", "parse_locate", "parse_observation",
-    "parse_question", "parse_read", "parse_search", "parse_statement", "parse_submitted",
-    "parse_task", "phase_tools", "question_slots", "render_date", "render_fact",
-    "render_observation", "render_question", "result_hits", "result_ids", "tokenize",
+    "Edge", "EditResult", "Entry", "ExpandResult", "Hit", "LinkManyResult", "LinksPage", "Mode",
+    "NO_EDGES", "NO_HITS", "NO_MATCHES", "Observation", "PHASE_COMPLETE", "Phase", "ReadResult",
+    "SUBMITTED", "SearchPage", "Task", "error_message", "errors", "format_added",
+    "format_backward", "format_call", "format_collapsed", "format_deleted", "format_duplicate",
+    "format_edge", "format_edited", "format_expand", "format_forward", "format_hit", "format_id",
+    "format_link_many", "format_linked", "format_locate", "format_merged_into", "format_probe",
+    "format_read", "format_search", "format_submitted", "format_unlinked", "format_walk",
+    "id_key", "id_num", "is_error", "is_note_id", "limits", "parse_collapsed", "parse_edit",
+    "parse_expand", "parse_history", "parse_hit", "parse_link_many", "parse_locate",
+    "parse_observation", "parse_read", "parse_search", "parse_submitted", "parse_task",
+    "phase_tools", "render_observation", "result_hits", "result_ids", "tokenize",
 ]
+
+# Old paths of the world grammars that lived here, for one release (kbgym/_moved.py).
+__getattr__ = alias(__name__, {"facts": "kbgym.worlds.people.facts",
+                               "questions": "kbgym.worlds.people.forms",
+                               "statements": "kbgym.worlds.people.statements",
+                               "policies": "kbgym.worlds.policies.grammar",
+                               "phantomwiki": "kbgym.worlds.phantomwiki.grammar"},
+                    names={**dict.fromkeys(("DRIFT_PREFIX", "Fact", "parse_fact", "render_date",
+                                            "render_fact"), "kbgym.worlds.people.facts"),
+                           **dict.fromkeys(("QUESTION_FORMS", "ParsedQuestion", "embeds_question",
+                                            "parse_question", "question_slots",
+                                            "render_question"), "kbgym.worlds.people.forms"),
+                           **dict.fromkeys(("STATEMENTS", "answer_statement", "parse_statement"),
+                                           "kbgym.worlds.people.statements")})

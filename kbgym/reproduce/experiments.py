@@ -49,7 +49,7 @@ def phantomwiki_specs(st: Settings, out: Path) -> tuple[list[dict], list[str]]:
     """The PW chain per generation and seed, and a line per generation that could not be
     used (missing or unreadable). Each seed's adapted universe is written under
     ``out/universes/`` (the same bytes every time) and named by its hash in the spec."""
-    from kbgym.adapters.phantomwiki import PWSourceError, adapt_phantomwiki
+    from kbgym.worlds.phantomwiki import PWSourceError, adapt_phantomwiki
 
     specs, skipped = [], []
     for src in st.phantomwiki:

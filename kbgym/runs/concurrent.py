@@ -27,7 +27,7 @@ from kbgym.env.config import KBGymConfig
 from kbgym.library.graph import Library
 from kbgym.runs.exam import Examiner, examine, load_questions, plan, select, write_episode
 from kbgym.runs.logs import RunDir
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 DEFAULT_MAX_CONCURRENT = 32
 

@@ -47,7 +47,7 @@ from typing import Any
 from kbgym.env.reward import AnswerReward
 from kbgym.library.graph import Library
 from kbgym.seeding import stream
-from kbgym.universe.types import Question
+from kbgym.types import Question
 
 #: Examination results kept per process, least recently used dropped first.
 CACHE_MAX = 65_536

@@ -51,7 +51,7 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     check_out(out, what="files of an earlier kbgym command", flags="--overwrite to replace "
               "them", overwrite=overwrite or again, patterns=files)
     if world == "people":
-        from kbgym.universe import UniverseConfig
+        from kbgym.worlds.people import UniverseConfig
 
         n_train = UniverseConfig(seed=seed, n_people=n_people).sizes[0]
         if train_size > n_train:  # refused before anything is written

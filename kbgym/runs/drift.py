@@ -22,8 +22,8 @@ from kbgym.library.graph import Library
 from kbgym.runs.logs import read_jsonl
 from kbgym.scoring import score, score_block
 from kbgym.library.drift import carry_library
-from kbgym.universe.drift import PREFIX
-from kbgym.universe.types import Universe
+from kbgym.worlds.people.drift import PREFIX
+from kbgym.types import Universe
 
 
 def library_for(library: Library, header_hash: str | None, universe: Universe,

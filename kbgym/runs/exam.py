@@ -21,7 +21,7 @@ from kbgym.runs.rows import test_row, trace_row
 from kbgym.runs.verdict import exam_verdict
 from kbgym.scoring import score_block
 from kbgym.seeding import derive
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 
 def load_questions(universe: Universe, source: str | Path | None) -> tuple[dict[str, Question],

@@ -13,7 +13,7 @@ from kbgym.runs.exam import examine
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.probe import GROUPS
 from kbgym.runs.replay import replay_rows
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 
 def probe_questions(probe: Mapping) -> tuple[dict[str, Question], dict[str, list[str]]]:

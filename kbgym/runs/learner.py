@@ -40,7 +40,7 @@ from kbgym.library.graph import Library, format_id
 from kbgym.library.snapshot import snapshot_hash, write_snapshot
 from kbgym.runs.logs import RunDir, run_id_of, write_json
 from kbgym.runs.recorder import RunRecorder
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 Rule = Callable[[list[dict]], Sequence[dict]]
 ID_FIELDS = ("id", "source", "target")

@@ -25,10 +25,10 @@ from kbgym.metrics.outcomes import (
 )
 from kbgym.runs.logs import read_jsonl
 from kbgym.seeding import stream
-from kbgym.universe.generate import full_pools
-from kbgym.universe.questions import World
-from kbgym.universe.templates import TWO_SLOT
-from kbgym.universe.types import Question, Universe
+from kbgym.worlds.people.generate import full_pools
+from kbgym.worlds.people.questions import World
+from kbgym.worlds.people.templates import TWO_SLOT
+from kbgym.types import Question, Universe
 
 GROUPS = ("exact", "exact_matched", "share2", "share1", "share0")
 

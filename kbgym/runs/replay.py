@@ -12,7 +12,7 @@ from kbgym.library.apply import replay_row
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.runs.logs import read_jsonl, verify_trace
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 
 def replay_rows(library: Library, rows: Iterable[dict], upto: int | None = None) -> Library:

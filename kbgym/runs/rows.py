@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from kbgym.universe.types import Question
+from kbgym.types import Question
 
 
 class StepRow(TypedDict):

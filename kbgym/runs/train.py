@@ -35,7 +35,7 @@ from kbgym.runs.logs import (
     write_json,
 )
 from kbgym.seeding import stream
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 
 class TrainConfig(BaseModel):

@@ -1,9 +1,14 @@
-"""The generated world: people, documents, questions and splits (SPEC §2–§5)."""
+"""Deprecated: the people world moved to :mod:`kbgym.worlds.people`, the shared value types
+to :mod:`kbgym.types` (docs/worlds.md). Old paths work for one release, with a warning."""
 
-from kbgym.universe.config import UniverseConfig
-from kbgym.universe.generate import generate
-from kbgym.universe.guess import answer_shares, guessable
-from kbgym.universe.types import Fact, Node, Person, Question, Universe
+from kbgym._moved import alias
 
-__all__ = ["UniverseConfig", "generate", "Universe", "Person", "Node", "Fact", "Question",
-           "answer_shares", "guessable"]
+_PEOPLE = ("config", "documents", "drift", "generate", "guess", "people", "questions",
+           "relations", "splits", "summary", "templates", "vocab")
+__getattr__ = alias(__name__, {"types": "kbgym.types", "keys": "kbgym.keys",
+                               **{m: f"kbgym.worlds.people.{m}" for m in _PEOPLE}},
+                    names={"UniverseConfig": "kbgym.worlds.people", "generate": "kbgym.worlds.people",
+                           "answer_shares": "kbgym.worlds.people",
+                           "guessable": "kbgym.worlds.people",
+                           **dict.fromkeys(("Universe", "Person", "Node", "Fact", "Question"),
+                                           "kbgym.types")})

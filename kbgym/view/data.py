@@ -39,7 +39,7 @@ from kbgym.metrics.structure import (
 )
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.replay import load_run_universe, read_run_meta, start_library
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 SCHEMA_VERSION = 1
 

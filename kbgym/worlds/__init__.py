@@ -41,7 +41,7 @@ class Family:
         if seed is not None:
             values["seed"] = seed
         if self.name == "people":
-            from kbgym.universe import UniverseConfig
+            from kbgym.worlds.people import UniverseConfig
 
             return UniverseConfig.make(**values)
         if self.name == "policies":
@@ -53,7 +53,7 @@ class Family:
 
     def generate(self, config):
         if self.name == "people":
-            from kbgym.universe import generate
+            from kbgym.worlds.people import generate
 
             return generate(config)
         from kbgym.worlds.policies import generate
@@ -65,7 +65,7 @@ class Family:
             from kbgym.worlds.policies import summarize
 
             return summarize(universe)
-        from kbgym.universe.summary import summarize
+        from kbgym.worlds.people.summary import summarize
 
         return summarize(universe)
 
@@ -74,11 +74,11 @@ class Family:
                    seed: int | None = None) -> dict:
         """The gradient probe of a training run on a universe of this family."""
         if self.name == "phantomwiki":  # §17: one-key questions, exact/share1/share0
-            from kbgym.adapters.phantomwiki.probe import make_pw_probe_from_run
+            from kbgym.worlds.phantomwiki.probe import make_pw_probe_from_run
 
             return make_pw_probe_from_run(universe, run_dir)
         if self.name == "corpus":  # grouped by shared entities
-            from kbgym.adapters.corpus import make_corpus_probe_from_run
+            from kbgym.worlds.corpus import make_corpus_probe_from_run
 
             return make_corpus_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
         if self.name == "policies":
@@ -92,7 +92,7 @@ class Family:
     def drift(self, universe, changes: int, seed: int = 0):
         """Universe v2 of a drift (``kbgym drift``)."""
         if self.name == "people":
-            from kbgym.universe.drift import drift
+            from kbgym.worlds.people.drift import drift
 
             return drift(universe, changes, seed)
         if self.name == "policies":
@@ -106,7 +106,7 @@ class Family:
         if self.name == "policies":
             from kbgym.worlds.policies.drift import summarize
         else:
-            from kbgym.universe.drift import summarize
+            from kbgym.worlds.people.drift import summarize
         return summarize(universe)
 
 

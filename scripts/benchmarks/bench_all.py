@@ -47,7 +47,7 @@ SNAPSHOT = r"""
 import json, os, resource, sys, tempfile, time
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot, write_snapshot
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 u = generate(UniverseConfig(n_people=int(sys.argv[1]), sizes=(50, 10, 10), eval_sizes=(2, 2)))
 lib = Library.from_universe(u)
 with tempfile.TemporaryDirectory() as tmp:

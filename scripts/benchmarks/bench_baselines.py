@@ -24,7 +24,7 @@ import gc, json, resource, sys, tempfile, time
 from pathlib import Path
 from kbgym.baselines import build_baseline
 from kbgym.library.snapshot import write_snapshot
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 name, n, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def rss_mb():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.graph import Library
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import pct, peak_rss_mb  # noqa: E402

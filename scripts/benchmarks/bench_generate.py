@@ -18,7 +18,7 @@ import sys
 
 CHILD = r"""
 import json, os, resource, sys, tempfile, time
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 n = int(sys.argv[1])
 t0 = time.perf_counter()
 u = generate(UniverseConfig(n_people=n))

@@ -39,7 +39,7 @@ KNOWN_PEOPLE = {20: 506, 200: 5057, 800: 20237}  # PhantomWiki 1.0.3, seed 1
 KBGYM = r"""
 import json, resource, sys, tempfile, os
 from kbgym.jsonio import atomic_write_text
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 with tempfile.TemporaryDirectory() as tmp:
     u = generate(UniverseConfig(n_people=int(sys.argv[1])))
     atomic_write_text(os.path.join(tmp, "universe.json"), u.dumps())

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from kbgym_agents.llm.agent import make_llm_agent  # noqa: E402
 from kbgym.library.graph import Library  # noqa: E402
 from kbgym.runs.concurrent import examine_concurrent  # noqa: E402
-from kbgym.universe import UniverseConfig, generate  # noqa: E402
+from kbgym.worlds.people import UniverseConfig, generate  # noqa: E402
 
 STEPS = 2  # the fake server's toy policy: search, answer
 

@@ -38,7 +38,7 @@ from harness import pct, peak_rss_mb, rss_mb
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library import BM25Index, Library, tokenize
 from kbgym.library.snapshot import load_snapshot, write_snapshot
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 import random
 
 n_people, n_queries = int(sys.argv[1]), int(sys.argv[2])
@@ -179,7 +179,7 @@ print(json.dumps({"notes": len(u.nodes), "rss_mb": rss}))
 STEPS = r"""
 import json, random, statistics, sys, time
 from kbgym.env import KBGymConfig, KBGymEnv
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 n_steps = int(sys.argv[1])
 u = generate(UniverseConfig(n_people=500, sizes=(50, 10, 10), eval_sizes=(2, 2)))
 env = KBGymEnv(u, config=KBGymConfig(n1=10**6, n2=10**6))

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library import BM25Index, Library
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import pct  # noqa: E402

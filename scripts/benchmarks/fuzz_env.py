@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from kbgym.env import KBGymConfig, KBGymEnv
-from kbgym.universe import generate
+from kbgym.worlds.people import generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import pct  # noqa: E402

@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from kbgym.adapters.phantomwiki import adapt_phantomwiki, read_source  # noqa: E402
-from kbgym.adapters.phantomwiki.adapt import _people_and_nodes  # noqa: E402
-from kbgym.adapters.phantomwiki.questions import drop_repeats, recompute_support  # noqa: E402
+from kbgym.worlds.phantomwiki import adapt_phantomwiki, read_source  # noqa: E402
+from kbgym.worlds.phantomwiki.adapt import _people_and_nodes  # noqa: E402
+from kbgym.worlds.phantomwiki.questions import drop_repeats, recompute_support  # noqa: E402
 
 DEFAULT = Path("/tmp/pw_5k")
 GENERATE = [str(ROOT / ".venv-pw/bin/pw-generate"), "--seed", "1", "--article-format", "json",

@@ -34,7 +34,7 @@ from kbgym.runs.gradient import probe_questions  # noqa: E402
 from kbgym.runs.probe import GROUPS, format_table, make_probe_from_run, probe_table  # noqa: E402
 from kbgym.runs.report import write_report  # noqa: E402
 from kbgym.runs.train import TrainConfig, train  # noqa: E402
-from kbgym.universe import UniverseConfig, generate  # noqa: E402
+from kbgym.worlds.people import UniverseConfig, generate  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,7 @@ from collections import defaultdict
 from kbgym_agents.loop import run_episode
 from kbgym.plugins import make_agent
 from kbgym.env import KBGymEnv
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ from kbgym.runs.gradient import examine_probe
 from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import format_blind_spots, has_nav, make_probe_from_run, mark, probe_table
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 GROUPS = ("exact", "share2", "share1", "share0")
 

@@ -8,7 +8,7 @@ Per seed s:
 
 1. generate a universe (seed s) and train the scripted index curator (``scripted-index``) on
    ``train[:train_size]`` for one epoch;
-2. drift it (``kbgym.universe.drift.drift``, ``--changes`` life events, drift seed s) and
+2. drift it (``kbgym.worlds.people.drift.drift``, ``--changes`` life events, drift seed s) and
    carry the trained library onto v2 (new originals added, stale links noticed by hash);
 3. examine with the scripted reader (``scripted-reader``) every question of v2 (all splits)
    whose golds the drift changed ("drifted") and as many unchanged ones ("unchanged"):
@@ -35,9 +35,9 @@ from kbgym.runs.drift import drift_report, repair_pass
 from kbgym.runs.exam import examine
 from kbgym.runs.train import TrainConfig, train
 from kbgym.scoring import score_block
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 from kbgym.library.drift import carry_library
-from kbgym.universe.drift import drift
+from kbgym.worlds.people.drift import drift
 
 STAGES = ("before", "drifted", "repaired", "B1")
 

@@ -35,7 +35,7 @@ from kbgym.runs.exam import examine
 from kbgym.runs.gradient import probe_questions
 from kbgym.runs.probe import make_probe_from_run, mark, probe_table
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 GROUPS = ("exact", "share2", "share1", "share0")
 

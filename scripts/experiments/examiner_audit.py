@@ -48,7 +48,7 @@ from kbgym.runs.gradient import examine_probe
 from kbgym.runs.probe import make_probe_from_run, mark, probe_table
 from kbgym.runs.train import TrainConfig, train
 from kbgym.seeding import stream
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 from kbgym_agents.zoo.generated import generate_libraries
 
 GROUPS = ("exact", "share2", "share1", "share0")

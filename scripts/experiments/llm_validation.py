@@ -59,7 +59,7 @@ from kbgym.runs.logs import read_jsonl  # noqa: E402
 from kbgym.runs.probe import make_probe_from_run, mark, probe_table  # noqa: E402
 from kbgym.runs.report import build_report  # noqa: E402
 from kbgym.runs.train import TrainConfig, train  # noqa: E402
-from kbgym.universe import UniverseConfig, generate  # noqa: E402
+from kbgym.worlds.people import UniverseConfig, generate  # noqa: E402
 
 ARMS = ("B1", "trained", "other")
 NAV_ROW = ("nav_steps", "nav_f1")

@@ -82,7 +82,7 @@ from kbgym.runs.logs import read_jsonl  # noqa: E402
 from kbgym.runs.recorder import RunRecorder  # noqa: E402
 from kbgym.runs.rows import test_row  # noqa: E402
 from kbgym.scoring import score_block  # noqa: E402
-from kbgym.universe import UniverseConfig, generate  # noqa: E402
+from kbgym.worlds.people import UniverseConfig, generate  # noqa: E402
 
 ATOMS = ("base", "collapse", "plan", "text", "json", "v0", "tools", "single", "fields",
          "noschema", "small", "noguards", "nooffers", "nochain")

@@ -47,7 +47,7 @@ from kbgym.runs.exam import examine
 from kbgym.runs.gradient import examine_probe, probe_questions
 from kbgym.runs.probe import GROUPS, format_table, make_probe_from_run, probe_table
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 def frozen(lib: Library) -> Library:

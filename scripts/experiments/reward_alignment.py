@@ -85,7 +85,7 @@ def run(args) -> dict:
     from kbgym.plugins import make_agent
     from kbgym.runs.gradient import examine_probe
     from kbgym.runs.probe import make_probe, probe_table
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     u = default_universe() if args.seed == 0 else generate(UniverseConfig(seed=args.seed))
     qids = list(u.splits["train"])[: args.train_size]

@@ -23,8 +23,8 @@ from kbgym.metrics.misinformation import misinformation
 from kbgym.metrics.structure import Resolver, index_structure
 from kbgym.plugins import make_agent
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
-from kbgym.protocol.statements import answer_statement, question_slots
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.statements import answer_statement, question_slots
 
 STYLES = {
     "canonical": None,

@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from kbgym.config import load_config  # noqa: E402
-from kbgym.universe import UniverseConfig, answer_shares, generate  # noqa: E402
-from kbgym.universe.guess import COUNT_TEMPLATES, pool_answer_shares  # noqa: E402
+from kbgym.worlds.people import UniverseConfig, answer_shares, generate  # noqa: E402
+from kbgym.worlds.people.guess import COUNT_TEMPLATES, pool_answer_shares  # noqa: E402
 
 
 def seeds_of(spec: str) -> list[int]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbgym.adapters.phantomwiki import adapt_phantomwiki
+from kbgym.worlds.phantomwiki import adapt_phantomwiki
 
 PW_SRC = Path(__file__).parent / "data" / "phantomwiki_seed1"
 SMALL_SIZES = {"sizes": (24, 12, 12), "eval_sizes": (6, 4)}

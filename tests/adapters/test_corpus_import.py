@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kbgym.adapters.corpus import import_corpus, make_corpus_probe, read_corpus
-from kbgym.adapters.corpus.universe import capitalized_runs
-from kbgym.adapters.phantomwiki.questions import golds
+from kbgym.worlds.corpus import import_corpus, make_corpus_probe, read_corpus
+from kbgym.worlds.corpus.universe import capitalized_runs
+from kbgym.worlds.phantomwiki.questions import golds
 from kbgym.cli import main
 from kbgym.errors import ConfigError
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 DOCS = {
     "people/ada.md": "# Ada Lovelace\n\nAda Lovelace wrote the first program. She worked with\n"
@@ -188,7 +188,7 @@ def test_cli_import_then_train_test_probe_replay_baseline(tmp_path, capsys):
 
 def test_a_line_separator_inside_a_question_does_not_cut_the_jsonl(tmp_path):
     """Questions JSONL is split on "\n" only: a raw U+2028/U+0085 inside a string is text."""
-    from kbgym.adapters.corpus.universe import read_questions
+    from kbgym.worlds.corpus.universe import read_questions
 
     path = tmp_path / "q.jsonl"
     rows = [{"question": "Who worked with\u2028Charles Babbage?", "answers": ["Ada\u0085"]},
@@ -201,7 +201,7 @@ def test_a_line_separator_inside_a_question_does_not_cut_the_jsonl(tmp_path):
 
 
 def test_default_split_sizes_fit_a_small_corpus_and_an_empty_split_is_warned(tmp_path, capsys):
-    from kbgym.adapters.corpus.universe import fitted_sizes
+    from kbgym.worlds.corpus.universe import fitted_sizes
 
     assert fitted_sizes(330) == ((150, 100, 50), (20, 10))
     assert fitted_sizes(15) == ((6, 4, 2), (0, 0))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbgym.adapters.corpus import import_corpus
+from kbgym.worlds.corpus import import_corpus
 from kbgym.env.config import KBGymConfig
 from kbgym.env.env import KBGymEnv
 from kbgym.protocol.results import result_ids

@@ -12,7 +12,7 @@ import pytest
 from kbgym.cli.adapt import add_parser
 from kbgym.errors import ConfigError
 from kbgym.jsonio import canonical
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 ROOT = Path(__file__).resolve().parents[2]
 

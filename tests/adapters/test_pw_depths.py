@@ -15,17 +15,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbgym.adapters.phantomwiki import (
+from kbgym.worlds.phantomwiki import (
     adapt_phantomwiki,
     build_universe,
     make_pw_probe,
     read_source,
     summarize,
 )
-from kbgym.adapters.phantomwiki.facts import FactStore
-from kbgym.adapters.phantomwiki.query import evaluate
+from kbgym.worlds.phantomwiki.facts import FactStore
+from kbgym.worlds.phantomwiki.query import evaluate
 from kbgym.errors import ConfigError
-from kbgym.adapters.phantomwiki.questions import (
+from kbgym.worlds.phantomwiki.questions import (
     RESERVED_SHAPES,
     Shape,
     question_shape,

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from kbgym.adapters.phantomwiki.documents import (
+from kbgym.worlds.phantomwiki.documents import (
     article_lines,
     node_rows,
     self_contained,
     split_sentences,
 )
-from kbgym.adapters.phantomwiki.facts import FactStore, parse_sentence
+from kbgym.worlds.phantomwiki.facts import FactStore, parse_sentence
 
 
 def test_article_lines_drop_headers_and_blanks():

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from kbgym.adapters.phantomwiki import make_pw_probe, make_pw_probe_from_run
+from kbgym.worlds.phantomwiki import make_pw_probe, make_pw_probe_from_run
 from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 
-from kbgym.adapters.phantomwiki.questions import drop_repeats, golds
-from kbgym.adapters.phantomwiki.source import PWQuestion
+from kbgym.worlds.phantomwiki.questions import drop_repeats, golds
+from kbgym.worlds.phantomwiki.source import PWQuestion
 
 
 def test_golds():

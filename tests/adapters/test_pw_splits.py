@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from kbgym.adapters.phantomwiki import adapt_phantomwiki
+from kbgym.worlds.phantomwiki import adapt_phantomwiki
 from kbgym.jsonio import canonical
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 RESERVED = {"pw_type0", "pw_type6"}
 

@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from kbgym.adapters.phantomwiki import build_universe, read_source
-from kbgym.adapters.phantomwiki.facts import FactStore
-from kbgym.adapters.phantomwiki.query import (
+from kbgym.worlds.phantomwiki import build_universe, read_source
+from kbgym.worlds.phantomwiki.facts import FactStore
+from kbgym.worlds.phantomwiki.query import (
     Comp,
     Const,
     QuerySyntaxError,
@@ -19,7 +19,7 @@ from kbgym.adapters.phantomwiki.query import (
     parse_literal,
     rules,
 )
-from kbgym.adapters.phantomwiki.questions import recompute_support
+from kbgym.worlds.phantomwiki.questions import recompute_support
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.probe import make_probe_from_run, probe_table
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 #: Styles whose cost must match the canonical titles' (the others are documented outliers:
 #: ``about`` and ``bare`` titles crowd the reader's search pages, ``sentence`` titles are too

@@ -33,10 +33,10 @@ from kbgym_agents.scripted.pw import (
     relation_title,
 )
 from kbgym_agents.scripted.train import TrainAgent
-from kbgym.adapters.phantomwiki import adapt_phantomwiki, read_source
-from kbgym.adapters.phantomwiki.facts import FactStore
-from kbgym.adapters.phantomwiki.query import evaluate
-from kbgym.adapters.phantomwiki.questions import question_shape
+from kbgym.worlds.phantomwiki import adapt_phantomwiki, read_source
+from kbgym.worlds.phantomwiki.facts import FactStore
+from kbgym.worlds.phantomwiki.query import evaluate
+from kbgym.worlds.phantomwiki.questions import question_shape
 from kbgym.env import KBGymEnv
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library

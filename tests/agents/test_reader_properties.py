@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.graph import Library
-from kbgym.universe import UniverseConfig, generate
-from kbgym.protocol.statements import answer_statement
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.statements import answer_statement
 from kbgym_agents.scripted.knowledge import LinkJudgedKnowledge, judge_set
 from kbgym_agents.scripted.reader import ScriptedReader
 from kbgym_agents.scripted.text import parse_fact, parse_question

@@ -20,8 +20,8 @@ from kbgym_agents.scripted.text import answer_statement, parse_question
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.snapshot import snapshot_hash
 from kbgym.metrics.structure import index_structure
-from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.types import Question
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.types import Question
 
 _TITLE = re.compile(r"^(People whose job is|People whose hobby is|Residents of|Friends of|"
                     r"Children of|Grandchildren of|Index of notes about) ([^:.]+)[:.]")
@@ -235,7 +235,7 @@ def test_typed_index_curator_links_members_as_member_of_and_refers_grandchildren
     from kbgym.library.snapshot import load_snapshot
     from kbgym.plugins import make_agent
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     u = generate(UniverseConfig(seed=1, n_people=150))
     train(u, make_agent("scripted-index-typed"), tmp_path, env_config=KBGymConfig(

@@ -14,7 +14,7 @@ from kbgym_agents.scripted.curator import TITLES
 from kbgym_agents.scripted.text import answer_statement, parse_question
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.graph import Library
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 SPLITS = ("test_in", "test_out", "train")
 #: Per-class F1 floors on B1 at 100 people. Measured: 1.00 in every class for seeds 0, 1 and 7

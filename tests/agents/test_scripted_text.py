@@ -20,7 +20,7 @@ from kbgym_agents.scripted.text import (
 )
 from kbgym.env.actions import parse_action
 from kbgym.env.memory import Memory
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @cache

@@ -7,7 +7,7 @@ import pytest
 from kbgym_agents.scripted.variants import Degraded, JunkLinker, param_trainer, variant_trainers
 from kbgym.env import KBGymEnv
 from kbgym.runs.episode import EpisodeRun
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @pytest.fixture(scope="module")

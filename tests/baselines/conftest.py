@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kbgym.library.graph import Library
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 TINY = [
     ("s0001", "Ada Smith's job is baker."),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kbgym.baselines.extract import Entity, Mentions, extract, mentions_of, parse
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @pytest.mark.parametrize("text, want", [

@@ -12,7 +12,7 @@ from kbgym.baselines.b3 import entity_text
 from kbgym.baselines.extract import Entity
 from kbgym.library.graph import Library, id_num
 from kbgym.library.snapshot import load_snapshot, snapshot_hash
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 REL = ("married", "child_of", "parent_of", "friend_of")
 

@@ -21,8 +21,8 @@ from kbgym.claims import (
     read_claims,
     states,
 )
-from kbgym.protocol.facts import Fact, parse_fact, render_fact
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people.facts import Fact, parse_fact, render_fact
+from kbgym.worlds.people import UniverseConfig, generate
 
 PEOPLE = {"Felix Abernathy": "male", "Nora Kingsley": "female", "Ivor Vance": "male",
           "Mabel Quimby": "female", "Beatrice Holloway": "female", "Cedric Langley": "male",

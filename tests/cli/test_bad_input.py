@@ -15,7 +15,7 @@ from kbgym.cli import main
 from kbgym.jsonio import write_canonical
 from kbgym.runs.probe import make_probe_from_run
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 PW_SRC = HERE.parent / "adapters" / "data" / "phantomwiki_seed1"

@@ -48,7 +48,7 @@ def test_flag_ranges_are_the_model_ranges():
 
     from kbgym.errors import ConfigError
     from kbgym.runs.train import TrainConfig
-    from kbgym.universe import UniverseConfig
+    from kbgym.worlds.people import UniverseConfig
 
     by_flag = {(tuple(p), a.option_strings[0]): a.type for p, parser in PARSERS
                for a in parser._actions if a.option_strings and hasattr(a.type, "lo")}

@@ -1,6 +1,6 @@
 import pytest
 
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @pytest.fixture(scope="session")

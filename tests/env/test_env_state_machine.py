@@ -14,7 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from kbgym.library.stats import recompute_stats
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library.snapshot import snapshot_hash
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "library"))
 from libtest_helpers import brute_bm25, check_invariants  # noqa: E402

@@ -14,7 +14,7 @@ if str(HERE) not in sys.path:
 
 from fake_server import FakeServer  # noqa: E402
 
-from kbgym.universe import UniverseConfig, generate  # noqa: E402
+from kbgym.worlds.people import UniverseConfig, generate  # noqa: E402
 
 try:  # the OpenAI client is the ``llm`` extra; a core install skips these tests
     import openai  # noqa: F401

@@ -9,10 +9,10 @@ import pytest
 
 from kbgym.library.graph import Library
 from kbgym.metrics.misinformation import Truth, misinformation, sentences
-from kbgym.universe import UniverseConfig, generate
-from kbgym.protocol.facts import render_date
-from kbgym.universe.questions import World
-from kbgym.protocol.statements import answer_statement, question_slots
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.facts import render_date
+from kbgym.worlds.people.questions import World
+from kbgym.worlds.people.statements import answer_statement, question_slots
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +137,7 @@ def test_imported_universe_is_not_judged():
     sentences are unverifiable, nothing is called false, nothing raises."""
     from pathlib import Path
 
-    from kbgym.adapters.phantomwiki import adapt_phantomwiki
+    from kbgym.worlds.phantomwiki import adapt_phantomwiki
 
     src = Path(__file__).parents[1] / "adapters" / "data" / "phantomwiki_seed1"
     u = adapt_phantomwiki(src, seed=0, sizes=(24, 12, 12), eval_sizes=(6, 4))

@@ -28,7 +28,7 @@ from kbgym.metrics.navigator import (
     Navigator,
     base_vocabulary,
 )
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kbgym.library.graph import Library
 from kbgym.metrics.structure import LinkResolver, index_structure
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 #: Seven title styles per family: canonical, possessive, relative clause, lead word, index
 #: notation, plural/capitals, free wording. ``{A}``/``{B}`` name the key (``{B}`` a co-parent).

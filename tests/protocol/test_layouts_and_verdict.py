@@ -14,7 +14,7 @@ from kbgym.protocol import parse_edit, parse_observation, parse_search
 from kbgym.runs.recorder import RunRecorder, VerdictWarning
 from kbgym.runs.train import TrainConfig, train
 from kbgym.runs.verdict import train_verdict, verdict_line
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 class ProtocolCurator:

@@ -14,9 +14,12 @@ from kbgym import protocol as P
 from kbgym.protocol import errors as E
 from kbgym.protocol.limits import LINK_TYPES, READ_LINKS_PER_PAGE
 from kbgym.protocol.observation import format_call, format_line
-from kbgym.protocol.questions import QUESTION_FORMS
-from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST
+from kbgym.worlds.people.forms import QUESTION_FORMS
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people import facts as F
+from kbgym.worlds.people import forms as Q
+from kbgym.worlds.people import statements as ST
+from kbgym.worlds.people.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST
 
 ids = st.integers(1, 10**7).map(P.format_id)
 #: Note text as the library stores it: one line, no control characters, not empty.
@@ -98,11 +101,11 @@ def test_collapsed(name, shown):
 def test_questions_and_answer_statements(template, x, y, job, hobby, city):
     slots = {"X": x, "Y": y, "job": job, "hobby": hobby, "city": city}
     used = {k: v for k, v in slots.items() if "{" + k + "}" in QUESTION_FORMS[template]}
-    text = P.render_question(template, used)
-    assert P.parse_question(text) == P.ParsedQuestion(template, used)
-    assert P.question_slots(template, text.lower()) == {k: v.lower() for k, v in used.items()}
-    statement = P.answer_statement(template, used, "baker")
-    assert P.parse_statement(statement) == (template, used, "baker")
+    text = Q.render_question(template, used)
+    assert Q.parse_question(text) == Q.ParsedQuestion(template, used)
+    assert Q.question_slots(template, text.lower()) == {k: v.lower() for k, v in used.items()}
+    statement = ST.answer_statement(template, used, "baker")
+    assert ST.parse_statement(statement) == (template, used, "baker")
 
 
 @given(st.sampled_from(["q0001", "q1234", "g0042"]), texts, st.one_of(st.none(), texts),
@@ -149,19 +152,19 @@ def universe():
 def test_a_whole_universe_renders_and_parses_back_to_its_facts(universe):
     name = {p.pid: p.name for p in universe.people}
     for node in universe.nodes:
-        fact = P.parse_fact(node.text)
+        fact = F.parse_fact(node.text)
         assert fact is not None, node.text
         assert fact.relation == node.fact.kind and fact.subj == name[node.fact.subject]
         want = name.get(node.fact.object, node.fact.object)
         assert fact.obj == want
-        assert P.render_fact(fact) == node.text
+        assert F.render_fact(fact) == node.text
 
 
 def test_every_question_of_a_universe_parses_to_its_template(universe):
     for q in universe.questions:
-        parsed = P.parse_question(q.text)
+        parsed = Q.parse_question(q.text)
         assert parsed is not None and parsed.template == q.template
-        assert P.render_question(q.template, parsed.slots) == q.text
+        assert Q.render_question(q.template, parsed.slots) == q.text
 
 
 def test_what_the_env_prints_is_what_the_parsers_read(universe):

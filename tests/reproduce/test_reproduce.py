@@ -18,7 +18,7 @@ from kbgym.errors import ConfigError
 from kbgym.reproduce import FULL, QUICK, Settings, reproduce
 from kbgym.reproduce.table import VERDICTS, verdict
 from kbgym.runs.plots import NO_PLOTS, plotting_available
-from kbgym.universe import UniverseConfig
+from kbgym.worlds.people import UniverseConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"n_people": 60, "n_cities": 8, "sizes": [40, 30, 20], "eval_sizes": [10, 6]}
@@ -146,7 +146,7 @@ def test_figures_match_their_sources(tiny):
               if json.loads(p.read_text())["kind"] == "kbgym.reproduce.growth"]
     assert len(growth) == 2
     for g in growth:
-        from kbgym.universe import generate
+        from kbgym.worlds.people import generate
 
         u = generate(UniverseConfig.make(**TINY.growth_universe, seed=g["spec"]["seed"]))
         assert not set(g["held_out"]) & set(u.splits["train"])

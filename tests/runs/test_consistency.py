@@ -17,7 +17,7 @@ from kbgym.runs.concurrent import examine_concurrent
 from kbgym.runs.exam import examine, repeat_seed
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.probe import format_table, probe_table
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @pytest.fixture(scope="module")

@@ -83,7 +83,7 @@ def test_demo_is_byte_deterministic(demo):
 def test_noop_curator_changes_nothing(tmp_path):
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     res = run_demo(tmp_path, n_people=120, train_size=20, per_group=10, curator="scripted-noop",
                    plots=False, say=lambda *a: None)

@@ -19,10 +19,10 @@ from kbgym.library.apply import read_result
 from kbgym.runs.drift import drift_report, repair_pass
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.plots import plotting_available
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 from kbgym.library.drift import carry_library
-from kbgym.universe.drift import PREFIX, drift
-from kbgym.universe.types import Universe
+from kbgym.worlds.people.drift import PREFIX, drift
+from kbgym.types import Universe
 
 
 @pytest.fixture(scope="module")

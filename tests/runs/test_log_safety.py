@@ -18,7 +18,7 @@ from kbgym.env import KBGymEnv
 from kbgym.jsonio import canonical
 from kbgym.runs.logs import JsonlLog, read_jsonl, rewrite_jsonl, write_json
 from kbgym.runs.recorder import RunRecorder, VerdictWarning
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 U = generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20), eval_sizes=(10, 6)))

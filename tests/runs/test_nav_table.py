@@ -136,7 +136,7 @@ def test_every_exam_row_carries_the_navigator_of_the_examined_library():
     from kbgym.metrics.navigator import Navigator
     from kbgym.plugins import make_agent
     from kbgym.runs.exam import examine
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     u = generate(UniverseConfig(seed=3, n_people=24, n_cities=4, sizes=(20, 15, 10),
                                 eval_sizes=(4, 4)))

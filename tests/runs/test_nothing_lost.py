@@ -17,7 +17,7 @@ from kbgym.errors import ConfigError
 from kbgym.runs.logs import GENESIS, JsonlLog, line_hash, read_jsonl, rewrite_jsonl, verify_trace
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

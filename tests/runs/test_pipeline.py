@@ -19,7 +19,7 @@ from kbgym.runs.logs import read_jsonl
 from kbgym.runs.probe import GROUPS, make_probe, probe_table
 from kbgym.runs.replay import rebuild_series, replay_run, verify, verify_all_epochs
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -16,8 +16,8 @@ from kbgym.runs.prior import NO_PRIOR, PriorReader, examine_prior
 from kbgym.runs.probe import make_probe, probe_table
 from kbgym.runs.rows import test_row
 from kbgym.scoring import score
-from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.guess import prior_answers
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.guess import prior_answers
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 from kbgym.env import KBGymEnv
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.recorder import RunRecorder, VerdictWarning
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 U = generate(UniverseConfig(n_people=40, n_cities=6, sizes=(10, 5, 5), eval_sizes=(2, 2)))
 

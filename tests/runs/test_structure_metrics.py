@@ -7,7 +7,7 @@ import pytest
 from kbgym.library.graph import Library
 from kbgym.metrics.outcomes import per_point
 from kbgym.metrics.structure import LinkResolver, edge_classes, family, index_structure
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 @pytest.fixture(scope="module")

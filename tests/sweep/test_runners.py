@@ -20,7 +20,7 @@ CALLS: list[str] = []
 
 @pytest.fixture(scope="module")
 def small_universe():
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     return generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20),
                                    eval_sizes=(10, 6)))

@@ -28,7 +28,7 @@ _CACHE: dict = {}
 @pytest.fixture(scope="session")
 def universe_of():
     """``universe_of(seed, n_people, **config)``: a generated universe, cached per session."""
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     def get(seed: int, n_people: int, **kw):
         key = (seed, n_people, tuple(sorted(kw.items())))

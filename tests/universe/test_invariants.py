@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kbgym.errors import ConfigError
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 def _load_oracle():
@@ -623,7 +623,7 @@ def test_same_bytes_across_processes(universe_of, hashseed):
 
     code = textwrap.dedent("""
         import sys
-        from kbgym.universe import UniverseConfig, generate
+        from kbgym.worlds.people import UniverseConfig, generate
         sys.stdout.buffer.write(generate(UniverseConfig(seed=3, n_people=120)).dumps()
                                 .encode("utf-8"))
     """)
@@ -634,7 +634,7 @@ def test_same_bytes_across_processes(universe_of, hashseed):
 
 
 def test_round_trip(cu):
-    from kbgym.universe import Universe
+    from kbgym.worlds.people import Universe
 
     _, u = cu
     d = u.to_json()

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from kbgym.config import load_config
 from kbgym.errors import ConfigError
-from kbgym.universe import UniverseConfig, answer_shares, generate, guessable
-from kbgym.universe.guess import (COUNT_TEMPLATES, empty_templates, pool_answer_shares,
+from kbgym.worlds.people import UniverseConfig, answer_shares, generate, guessable
+from kbgym.worlds.people.guess import (COUNT_TEMPLATES, empty_templates, pool_answer_shares,
                                   prior_answers, top_answer)
-from kbgym.universe.templates import TEMPLATES
+from kbgym.worlds.people.templates import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[2]
 # The default universe at seed 0 (paper config); it must not move when options are added.

@@ -1,9 +1,9 @@
-"""The set relations of a generated universe (kbgym.universe.relations)."""
+"""The set relations of a generated universe (kbgym.worlds.people.relations)."""
 
 from __future__ import annotations
 
-from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.relations import memberships, statements
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.relations import memberships, statements
 
 
 def test_statements_invert_memberships():

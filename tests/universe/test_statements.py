@@ -8,16 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbgym.universe import UniverseConfig, generate
-from kbgym.universe.generate import build_world
-from kbgym.protocol.statements import (
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.generate import build_world
+from kbgym.worlds.people.statements import (
     STATEMENTS,
     answer_statement,
     parse_statement,
     question_slots,
     statement_prefix,
 )
-from kbgym.universe.templates import BY_NAME, TEMPLATES
+from kbgym.worlds.people.templates import BY_NAME, TEMPLATES
 
 
 @pytest.fixture(scope="module")

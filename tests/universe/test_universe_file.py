@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbgym.jsonio import canonical, sha256_hex
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 U = generate(UniverseConfig(n_people=40, n_cities=6, sizes=(20, 10, 10), eval_sizes=(5, 5)))
 # a node text with characters a JSONL reader would split on, and a non-ASCII one

@@ -49,7 +49,7 @@ def small_demo(tmp_path_factory):
 @pytest.fixture(scope="session")
 def hostile_run(tmp_path_factory):
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.universe import UniverseConfig, generate
+    from kbgym.worlds.people import UniverseConfig, generate
 
     u = generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20), eval_sizes=(10, 6)))
     out = tmp_path_factory.mktemp("view-hostile")

@@ -275,7 +275,7 @@ def test_page_assets_ship_with_the_package():
 
 def test_a_library_carried_over_a_drift_shows_its_stale_links(small_demo):
     from kbgym.files import load_universe_file
-    from kbgym.universe.drift import drift
+    from kbgym.worlds.people.drift import drift
 
     out, _ = small_demo
     u2 = drift(load_universe_file(out / "universe.json"), changes=40, seed=1)

@@ -19,7 +19,7 @@ from kbgym.runs.gradient import examine_probe
 from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds import family_of
 from kbgym.worlds.policies import ledger_of
-from kbgym.protocol import policies as S
+from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.documents import render_entry
 
 WIDE = KBGymConfig.make(m=40)

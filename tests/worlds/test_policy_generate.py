@@ -10,10 +10,10 @@ import pytest
 
 from kbgym.errors import ConfigError
 from kbgym.library.graph import Library
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 from kbgym.worlds import family, family_of
 from kbgym.worlds.policies import PolicyConfig, generate, ledger_of
-from kbgym.protocol import policies as S
+from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.drift import drift
 from kbgym.worlds.policies.questions import TEMPLATES
 

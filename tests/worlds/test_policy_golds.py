@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from kbgym.protocol.policies import CONCEPT_BY_PHRASE, MONTHS
+from kbgym.worlds.policies.grammar import CONCEPT_BY_PHRASE, MONTHS
 
 
 def money(unit: str, v: int) -> str:

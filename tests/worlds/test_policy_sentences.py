@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbgym.scoring import exact_match, f1_score
-from kbgym.protocol import policies as S
+from kbgym.worlds.policies import grammar as S
 
 CODES = {
     "form": st.builds(lambda f, n: f"{f}-{n}", st.sampled_from([f for f, _, _ in S.FORM_FAMILIES]),

@@ -18,8 +18,8 @@ from collections import defaultdict
 
 from kbgym.protocol.limits import MAX_TEXT_CHARS
 from kbgym.seeding import stream
-from kbgym.universe.types import Fact as NodeFact
-from kbgym.universe.types import Node
+from kbgym.types import Fact as NodeFact
+from kbgym.types import Node
 from kbgym.worlds.casebook import grammar as G
 from kbgym.worlds.casebook.ledger import Doc, Fact, Ledger
 from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES, SECTIONS

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from kbgym.seeding import stream
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 from kbgym.worlds.casebook.config import CasebookConfig
 from kbgym.worlds.casebook.documents import render_documents
 from kbgym.worlds.casebook.ledger import Ledger, build_ledger

@@ -23,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from kbgym.seeding import stream
-from kbgym.universe.types import Question
+from kbgym.types import Question
 from kbgym.worlds.casebook.config import CasebookConfig
 from kbgym.worlds.casebook.grammar import KIND_WORD, date_forms, format_date, value_forms
 from kbgym.worlds.casebook.ledger import AS_OF, Ledger

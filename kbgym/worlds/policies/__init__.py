@@ -5,7 +5,7 @@ amend and supersede each other, with a fact ledger as the truth (docs/protocol.m
     from kbgym.worlds.policies import PolicyConfig, generate
     u = generate(PolicyConfig(seed=0))      # 100 documents, about 950 facts and notes
 
-Modules: :mod:`kbgym.protocol.policies` (the one table every string of the world is rendered
+Modules: :mod:`kbgym.worlds.policies.grammar` (the one table every string of the world is rendered
 and parsed from), :mod:`.config`, :mod:`.ledger` (documents, facts and what they
 mean), :mod:`.documents` (facts to notes), :mod:`.questions` (templates, golds, support, keys),
 :mod:`.generate`, :mod:`.probe`, :mod:`.graph` (the evidence graph) and :mod:`.drift` (new

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 
 from kbgym.seeding import stream
-from kbgym.universe.types import Fact, Node
-from kbgym.protocol import policies as S
+from kbgym.types import Fact, Node
+from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.ledger import Entry, Ledger
 
 #: Chance that a concept is written by a synonym, that a value is written in words, and that a

@@ -13,7 +13,7 @@ a kind with no candidate passes to the next in this order):
 
 Every new fact is a new ledger entry and a new original note, ids from ``10^(d+1) + 1`` (d: the
 digit count of the highest note id), so that a library trained on v1 can take them in
-(:func:`kbgym.universe.drift.carry_library`). Old notes stay. ``meta.drift.supersedes`` maps
+(:func:`kbgym.worlds.people.drift.carry_library`). Old notes stay. ``meta.drift.supersedes`` maps
 each new note to the note it replaces: a new edition's provision to the previous edition's, a
 new bulletin's minimum to the current one's, a new amendment to the provision's previous
 controlling text. Questions keep their qids and texts and are re-answered from the new ledger
@@ -29,9 +29,9 @@ import random
 from kbgym.errors import ConfigError
 from kbgym.protocol.ids import id_num
 from kbgym.seeding import stream
-from kbgym.universe.drift import summarize as drift_summary
-from kbgym.universe.types import Fact, Node, Universe
-from kbgym.protocol import policies as S
+from kbgym.worlds.people.drift import summarize as drift_summary
+from kbgym.types import Fact, Node, Universe
+from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.documents import render_entry
 from kbgym.worlds.policies.generate import ledger_of
 from kbgym.worlds.policies.ledger import Document, Entry, Ledger

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import deque
 
 from kbgym.seeding import stream
-from kbgym.universe.splits import draw_splits, take
-from kbgym.universe.types import Universe
+from kbgym.worlds.people.splits import draw_splits, take
+from kbgym.types import Universe
 from kbgym.worlds.policies.config import PolicyConfig
 from kbgym.worlds.policies.documents import render_nodes
 from kbgym.worlds.policies.ledger import Ledger, build_ledger

@@ -30,7 +30,7 @@ from __future__ import annotations
 from kbgym.baselines.common import BuildMeta, Builder, with_gc_paused
 from kbgym.errors import ConfigError
 from kbgym.library.graph import Library, id_num
-from kbgym.protocol import policies as S
+from kbgym.worlds.policies import grammar as S
 
 NAME = "evidence"
 

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from kbgym.seeding import stream
-from kbgym.protocol import policies as S
+from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.config import PolicyConfig
 
 #: Ledger fact kinds in which a document refers to a provision it does not own.

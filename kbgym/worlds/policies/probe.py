@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kbgym.runs.probe import read_train_log, trained_qids
 from kbgym.seeding import stream
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 GROUPS = ("exact", "share1", "share0")
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kbgym.scoring import normalize
-from kbgym.universe.types import Question
-from kbgym.protocol import policies as S
+from kbgym.types import Question
+from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.ledger import PROVISION_REFS, Entry, Ledger
 
 UNKNOWN = ("unknown",)

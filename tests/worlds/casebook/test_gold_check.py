@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from kbgym.universe.types import Node, Universe
+from kbgym.types import Node, Universe
 
 
 @pytest.fixture(scope="module")

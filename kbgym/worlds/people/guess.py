@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from kbgym.universe.templates import TEMPLATES
-from kbgym.universe.types import Question, Universe
+from kbgym.worlds.people.templates import TEMPLATES
+from kbgym.types import Question, Universe
 
 #: The templates whose gold is a count (QC4 aggregation and QC8 deep counts).
 COUNT_TEMPLATES = tuple(t.name for t in TEMPLATES if t.category in ("QC4", "QC8"))
@@ -71,7 +71,7 @@ def empty_templates(universe: Universe) -> list[str]:
 def pool_answer_shares(config) -> dict[str, dict]:
     """``answer_shares`` over every template's *full pool* (all instances the universe of
     ``config`` could ask, before the splits draw a few): the population the splits sample."""
-    from kbgym.universe.generate import build_world, full_pools
+    from kbgym.worlds.people.generate import build_world, full_pools
 
     *_, world = build_world(config)
     return {name: _share_row([world.answer(i)[0][0] for i in insts])

@@ -1,6 +1,6 @@
 """Answer statements: the one-sentence form in which a note states the answer to a question.
 
-Every question template (:data:`kbgym.protocol.questions.QUESTION_FORMS`) has one statement form, e.g. the answer
+Every question template (:data:`kbgym.worlds.people.forms.QUESTION_FORMS`) has one statement form, e.g. the answer
 to ``What is the job of the spouse of {X}?`` is stated as ``The job of the spouse of {X} is
 baker.`` A content-writing agent leaves such sentences in the library; a reader recognises them;
 the misinformation metric (``kbgym.metrics.misinformation``) checks them against the universe.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from kbgym.protocol.questions import QUESTION_FORMS, form_pattern, question_slots
+from kbgym.worlds.people.forms import QUESTION_FORMS, form_pattern, question_slots
 
 #: template name -> the statement's opening, with the template's slots.
 STATEMENTS: dict[str, str] = {
@@ -53,7 +53,7 @@ assert set(STATEMENTS) == set(QUESTION_FORMS), "one statement form per template"
 
 def fill_pattern(form: str) -> str:
     """A regex source matching ``form`` in any letter case (compile it with
-    ``re.IGNORECASE``): :func:`kbgym.protocol.questions.form_pattern`, loose."""
+    ``re.IGNORECASE``): :func:`kbgym.worlds.people.forms.form_pattern`, loose."""
     return form_pattern(form, loose=True)
 
 
@@ -95,4 +95,4 @@ def parse_statement(text: str) -> tuple[str, dict[str, str], str] | None:
 
 
 __all__ = ["STATEMENTS", "answer_statement", "fill_pattern", "parse_statement",
-           "question_slots", "statement_prefix"]  # question_slots: kbgym.protocol.questions
+           "question_slots", "statement_prefix"]  # question_slots: kbgym.worlds.people.forms

@@ -26,7 +26,7 @@ from pathlib import Path
 from kbgym.errors import ConfigError
 from kbgym.runs.probe import read_train_log, trained_qids
 from kbgym.seeding import stream
-from kbgym.universe.types import Question, Universe
+from kbgym.types import Question, Universe
 
 PW_GROUPS = ("exact", "share1", "share0")
 STRATA = ("template", "category")

@@ -32,10 +32,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbgym.adapters.phantomwiki.documents import self_contained, split_sentences
+from kbgym.worlds.phantomwiki.documents import self_contained, split_sentences
 from kbgym.errors import ConfigError
 from kbgym.library.graph import MAX_TEXT_CHARS, invisible_char, normalize_text
-from kbgym.universe.types import Source
+from kbgym.types import Source
 
 SUFFIXES = (".md", ".markdown", ".txt")
 UNITS = ("sentence", "paragraph")

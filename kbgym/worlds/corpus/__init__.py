@@ -1,8 +1,8 @@
 """Any folder of Markdown or text files, with questions as JSONL, as a KBGym universe
 (``kbgym import corpus``)."""
 
-from kbgym.adapters.corpus.documents import read_corpus
-from kbgym.adapters.corpus.universe import (
+from kbgym.worlds.corpus.documents import read_corpus
+from kbgym.worlds.corpus.universe import (
     capitalized_runs,
     import_corpus,
     make_corpus_probe,

@@ -1,14 +1,14 @@
 """The 26 question templates as data (SPEC §4.2).
 
 Each template has a text with slots {X} {Y} {job} {city} {hobby} — the protocol's question
-shapes (:data:`kbgym.protocol.questions.QUESTION_FORMS`), written once there. Which instances
+shapes (:data:`kbgym.worlds.people.forms.QUESTION_FORMS`), written once there. Which instances
 exist, and their golds and support, live in ``questions.py``; this module is only the table.
 """
 
 from __future__ import annotations
 
-from kbgym.protocol.questions import QUESTION_FORMS
-from kbgym.universe.types import Template
+from kbgym.worlds.people.forms import QUESTION_FORMS
+from kbgym.types import Template
 
 _T = Template
 

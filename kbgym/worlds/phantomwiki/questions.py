@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kbgym.adapters.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore
-from kbgym.adapters.phantomwiki.query import Comp, Const, Unmapped, evaluate, parse_literal
-from kbgym.adapters.phantomwiki.source import PWQuestion
+from kbgym.worlds.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore
+from kbgym.worlds.phantomwiki.query import Comp, Const, Unmapped, evaluate, parse_literal
+from kbgym.worlds.phantomwiki.source import PWQuestion
 from kbgym.scoring import normalize
-from kbgym.universe.vocab import NUMBER_WORDS
+from kbgym.worlds.people.vocab import NUMBER_WORDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
 """Facts of a PhantomWiki universe, indexed with the note that states them; the sentences
-themselves are read by :mod:`kbgym.protocol.phantomwiki`."""
+themselves are read by :mod:`kbgym.worlds.phantomwiki.grammar`."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from kbgym.protocol.phantomwiki import (  # noqa: F401  (the adapter's names)
+from kbgym.worlds.phantomwiki.grammar import (  # noqa: F401  (the adapter's names)
     ATTRIBUTE_PREDICATES,
     SENTENCE_FORMS,
     ParsedSentence,

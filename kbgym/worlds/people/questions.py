@@ -15,10 +15,10 @@ from typing import Any
 from dataclasses import dataclass
 from itertools import combinations
 
-from kbgym.universe.keys import KeyFinder
-from kbgym.universe.templates import BY_NAME, SWAP, TEMPLATES
-from kbgym.universe.types import Node, Person, Question
-from kbgym.universe.vocab import NUMBER_WORDS
+from kbgym.keys import KeyFinder
+from kbgym.worlds.people.templates import BY_NAME, SWAP, TEMPLATES
+from kbgym.types import Node, Person, Question
+from kbgym.worlds.people.vocab import NUMBER_WORDS
 
 UNKNOWN = ("unknown",)
 

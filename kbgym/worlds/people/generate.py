@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from kbgym.errors import ConfigError
 from kbgym.seeding import stream
-from kbgym.universe.config import UniverseConfig
-from kbgym.universe.documents import build_nodes
-from kbgym.universe.people import generate_people
-from kbgym.universe.questions import Instance, World, instance
-from kbgym.universe.splits import draw_splits, mixed, shuffled_pools
-from kbgym.universe.templates import RESERVED, TEMPLATES
-from kbgym.universe.types import Universe
-from kbgym.universe.vocab import build_vocab
+from kbgym.worlds.people.config import UniverseConfig
+from kbgym.worlds.people.documents import build_nodes
+from kbgym.worlds.people.people import generate_people
+from kbgym.worlds.people.questions import Instance, World, instance
+from kbgym.worlds.people.splits import draw_splits, mixed, shuffled_pools
+from kbgym.worlds.people.templates import RESERVED, TEMPLATES
+from kbgym.types import Universe
+from kbgym.worlds.people.vocab import build_vocab
 
 GENERATOR_VERSION = "1"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")

@@ -1,19 +1,19 @@
 """Facts rendered as one-sentence documents (SPEC §3), in the protocol's forms
-(:data:`kbgym.protocol.facts.FORMS`, the one table the parser is derived from too)."""
+(:data:`kbgym.worlds.people.facts.FORMS`, the one table the parser is derived from too)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kbgym.protocol import facts as sentences
-from kbgym.protocol.facts import render_date
-from kbgym.universe.types import Fact, Node, Person
+from kbgym.worlds.people import facts as sentences
+from kbgym.worlds.people.facts import render_date
+from kbgym.types import Fact, Node, Person
 
 _FORM = {kind: form.format for kind, form in sentences.FORMS.items()}
 
 
 def render(fact: Fact, name_of: dict[str, str], gender_of: dict[str, str]) -> str:
-    """The sentence of one fact (:func:`kbgym.protocol.render_fact`): names for pids, and a
+    """The sentence of one fact (:func:`kbgym.worlds.people.facts.render_fact`): names for pids, and a
     parent's wording (``father``/``mother``) by their gender."""
     kind, obj = fact.kind, fact.object
     if kind == "parent_of":

@@ -4,7 +4,7 @@ fact places someone in. Both are computed once per universe and kept with it."""
 
 from __future__ import annotations
 
-from kbgym.universe.types import Universe
+from kbgym.types import Universe
 
 #: The relations stated from both ends: a fact of the first kind about (A, B) has a mirror of
 #: the second kind about (B, A) (``X is the father of C.`` and ``C is a child of X.``).

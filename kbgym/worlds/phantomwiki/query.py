@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from kbgym.adapters.phantomwiki.facts import SENTENCE_FORMS, FactStore
+from kbgym.worlds.phantomwiki.facts import SENTENCE_FORMS, FactStore
 
 RULES_TEXT = """
 parent(X, Y) :- mother(X, Y).

@@ -37,12 +37,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from kbgym.adapters.corpus.documents import Note, read_corpus
+from kbgym.worlds.corpus.documents import Note, read_corpus
 from kbgym.errors import ConfigError, first_error
 from kbgym.library.graph import invisible_char, normalize_text
 from kbgym.runs.probe import read_train_log, trained_qids
 from kbgym.seeding import stream
-from kbgym.universe.types import Fact, Node, Question, Universe
+from kbgym.types import Fact, Node, Question, Universe
 
 ADAPTER_VERSION = "1"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")

@@ -1,6 +1,6 @@
 """``adapt_phantomwiki(src)``: a PhantomWiki output folder as a KBGym universe (SPEC §17).
 
-The result is a :class:`~kbgym.universe.types.Universe` that the environment, the library,
+The result is a :class:`~kbgym.types.Universe` that the environment, the library,
 ``kbgym train`` and ``kbgym test`` take like a generated one:
 
 - ``nodes``: one per self-contained article sentence (:mod:`.documents`). The hidden ``fact``
@@ -24,9 +24,9 @@ from collections import defaultdict, deque
 from collections.abc import Sequence
 from pathlib import Path
 
-from kbgym.adapters.phantomwiki.documents import node_rows
-from kbgym.adapters.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore, parse_sentence
-from kbgym.adapters.phantomwiki.questions import (
+from kbgym.worlds.phantomwiki.documents import node_rows
+from kbgym.worlds.phantomwiki.facts import ATTRIBUTE_PREDICATES, FactStore, parse_sentence
+from kbgym.worlds.phantomwiki.questions import (
     NO_TIER,
     Shape,
     SupportResult,
@@ -37,11 +37,11 @@ from kbgym.adapters.phantomwiki.questions import (
     template_name,
     type_shapes,
 )
-from kbgym.adapters.phantomwiki.source import PWArticle, PWQuestion, PWSourceError, read_source
+from kbgym.worlds.phantomwiki.source import PWArticle, PWQuestion, PWSourceError, read_source
 from kbgym.seeding import stream
-from kbgym.universe.keys import KeyFinder
-from kbgym.universe.splits import draw_splits, take
-from kbgym.universe.types import Fact, Node, Person, Question, Universe
+from kbgym.keys import KeyFinder
+from kbgym.worlds.people.splits import draw_splits, take
+from kbgym.types import Fact, Node, Person, Question, Universe
 
 ADAPTER_VERSION = "1"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from kbgym.universe.types import Person
+from kbgym.types import Person
 
 BANDS = {0: (1920, 1949), 1: (1950, 1979), 2: (1980, 2009), None: (1950, 2009)}
 DATES_PER_BAND = 30 * 12 * 28  # 10,080

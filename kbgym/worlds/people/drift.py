@@ -33,12 +33,12 @@ import random
 from dataclasses import replace
 
 from kbgym.errors import ConfigError
-from kbgym.protocol.facts import DRIFT_PREFIX
+from kbgym.worlds.people.facts import DRIFT_PREFIX
 from kbgym.protocol.ids import id_num
 from kbgym.seeding import stream
-from kbgym.universe.documents import render
-from kbgym.universe.questions import World
-from kbgym.universe.types import Fact, Node, Person, Universe
+from kbgym.worlds.people.documents import render
+from kbgym.worlds.people.questions import World
+from kbgym.types import Fact, Node, Person, Universe
 
 KINDS = ("move", "job", "marriage", "friendship", "birth")
 PREFIX = DRIFT_PREFIX
@@ -211,7 +211,7 @@ def drift(u: Universe, changes: int, seed: int = 0) -> Universe:
 
 
 def _requestion(u: Universe, people, nodes):
-    from kbgym.universe.generate import full_pools
+    from kbgym.worlds.people.generate import full_pools
 
     w1 = World(u.people, u.nodes, u.vocab)
     by_text = {w1.text(i): i for pool in full_pools(w1, u.meta["seed"]).values() for i in pool}

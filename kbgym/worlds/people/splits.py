@@ -7,8 +7,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kbgym.universe.questions import Instance
-from kbgym.universe.templates import TEMPLATES, TRAINED_EASY, TRAINED_HARD
+from kbgym.worlds.people.questions import Instance
+from kbgym.worlds.people.templates import TEMPLATES, TRAINED_EASY, TRAINED_HARD
 
 Pools = dict[str, deque[Instance]]
 
@@ -31,7 +31,7 @@ def _same(template: str, item: Any) -> Any:
 def take(pools: Pools, templates: Sequence[str], n: int, make: Callable = _same) -> list:
     """Round-robin over ``templates`` in order, popping each non-empty pool's front;
     ``make(template, item)`` turns a drawn item into what is returned (a generated universe's
-    pools hold lean items: :func:`~kbgym.universe.questions.instance`)."""
+    pools hold lean items: :func:`~kbgym.worlds.people.questions.instance`)."""
     out: list[Instance] = []
     while len(out) < n:
         live = [t for t in templates if pools[t]]

@@ -6,7 +6,7 @@ from collections import Counter
 
 
 def summarize(u) -> str:
-    from kbgym.universe.templates import TEMPLATES
+    from kbgym.worlds.people.templates import TEMPLATES
 
     n_real = sum(not p.distractor for p in u.people)
     lines = [
@@ -32,7 +32,7 @@ def summarize(u) -> str:
 def guess_lines(u) -> list[str]:
     """Templates a prior answers without reading (top canonical gold over 50 % of their
     questions; QC5's "unknown" always is) and templates with no questions."""
-    from kbgym.universe.guess import GUESSABLE_SHARE, answer_shares, guessable
+    from kbgym.worlds.people.guess import GUESSABLE_SHARE, answer_shares, guessable
 
     shares = answer_shares(u)
     flagged = [f"{t} {share:.0%} ({shares[t]['answer']!r})"

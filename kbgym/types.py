@@ -205,7 +205,7 @@ def _person_text(p: "Person") -> str:
 
 @dataclass(eq=False)
 class Universe:
-    """An immutable generated world. Build it with ``kbgym.universe.generate(config)``.
+    """An immutable generated world. Build it with ``kbgym.worlds.people.generate(config)``.
 
     ``people`` is in pid order (real people in person order, then distractors);
     ``nodes`` is in id order; ``questions`` is in qid order; ``splits`` maps a split name

@@ -1,0 +1,17 @@
+"""The people world: generated people, families and friendships, their §3 sentences, the 26
+question templates and splits (SPEC §2–§5).
+
+Modules: :mod:`.config`, :mod:`.vocab`, :mod:`.people` (the roster), :mod:`.documents`
+(facts to notes), :mod:`.questions` (templates' golds and support), :mod:`.templates`,
+:mod:`.splits`, :mod:`.generate`, :mod:`.guess`, :mod:`.relations`, :mod:`.summary`,
+:mod:`.drift`, and the world's grammar: :mod:`.facts` (the §3 sentences), :mod:`.forms`
+(the §4 question texts) and :mod:`.statements` (answer statements).
+"""
+
+from kbgym.types import Fact, Node, Person, Question, Universe
+from kbgym.worlds.people.config import UniverseConfig
+from kbgym.worlds.people.generate import generate
+from kbgym.worlds.people.guess import answer_shares, guessable
+
+__all__ = ["UniverseConfig", "generate", "Universe", "Person", "Node", "Fact", "Question",
+           "answer_shares", "guessable"]
