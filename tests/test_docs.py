@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from kbgym.protocol import parse_fact
+from kbgym.worlds.people.facts import parse_fact
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kbgym.protocol import parse_fact
+from kbgym.worlds.people.facts import parse_fact
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
