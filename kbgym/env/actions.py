@@ -117,6 +117,7 @@ class Read(ActionModel):
 class Answer(ActionModel):
     action: Literal["answer"] = "answer"
     text: str
+    cites: list[str] | None = None  # the note ids the answer rests on (stated citations)
 
 
 class Add(ActionModel):
@@ -196,7 +197,7 @@ ACTION_MODELS: dict[str, type[ActionModel]] = {
 _FIELD_KINDS: dict[str, dict[str, str]] = {
     "search": {"query": "str", "page": "int"},
     "read": {"id": "id", "links_page": "int"},
-    "answer": {"text": "str"},
+    "answer": {"text": "str", "cites": "ids"},
     "add": {"text": "str"},
     "edit": {"id": "id", "text": "str"},
     "delete": {"id": "id"},

@@ -124,6 +124,7 @@ class Episode:
     f1: float | None = None
     em: float | None = None
     answered_at: int = 0  # the phase step of the answer; 0: not answered
+    cites: list[str] | None = None  # the note ids the answer stated it rests on
     edits: Counter = field(default_factory=Counter)
     terminated: bool = False
     truncated: bool = False
@@ -453,6 +454,7 @@ class KBGymEnv(gym.Env):
         if name == "answer":
             q = ep.question
             ep.answer = args["text"]
+            ep.cites = args.get("cites")
             ep.f1, ep.em = score(ep.answer, q.golds, q.unanswerable)
             ep.answered_at = ep.phase_steps + 1
             return format_submitted(None if ep.phase == "probe" else ep.f1)
@@ -509,7 +511,7 @@ class KBGymEnv(gym.Env):
             "edits": {k: ep.edits.get(k, 0) for k in EDIT_ACTIONS}, "regens": ep.regens,
             "merges": self.library.merges - ep.start_merges,
             "judge_calls": judge_calls(self.library) - ep.start_judge_calls,
-            "abandoned": abandoned, "status": status,
+            "abandoned": abandoned, "status": status, "cited": ep.cites,
         }
 
     # -- observation and info ----------------------------------------------------------

@@ -83,3 +83,23 @@ def consistency(rows: Iterable[Mapping]) -> float | None:
             by_q[r["qid"]].append(r["evidence"])
     per_q = [j for j in map(mean_pairwise_jaccard, by_q.values()) if j is not None]
     return sum(per_q) / len(per_q) if per_q else None
+
+
+def stated_consistency(rows: Iterable[Mapping]) -> tuple[float | None, int, int]:
+    """Consistency of *stated* citations (the ``cited`` ids of each answer action, the blog's
+    measure): per question examined at least twice, the mean pairwise Jaccard of its repeats'
+    cited sets, **undefined** (left out, not 1) when any repeat cited nothing or did not
+    answer. Returns (mean over the defined questions or None, defined questions, undefined
+    questions)."""
+    by_q: dict[str, list] = defaultdict(list)
+    for r in rows:
+        by_q[r["qid"]].append(r.get("cited") or [])
+    values, undefined = [], 0
+    for sets in by_q.values():
+        if len(sets) < 2:
+            continue
+        if any(not s for s in sets):
+            undefined += 1
+            continue
+        values.append(mean_pairwise_jaccard(sets))
+    return (sum(values) / len(values) if values else None), len(values), undefined

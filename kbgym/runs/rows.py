@@ -80,8 +80,9 @@ def train_row(run_id: str | None, epoch: Any, iteration: Any, summary: Mapping) 
 
 def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
     """One test_log row (SPEC §15.1) from an episode summary, plus ``evidence`` (the evidence
-    set, :mod:`kbgym.metrics.consistency`) and ``repeat`` (0-based, repeated exams only) when
-    the summary has them, and the ideal navigator's ``nav_steps`` and ``nav_f1``
+    set, :mod:`kbgym.metrics.consistency`), ``repeat`` (0-based, repeated exams only) and
+    ``cited`` (the note ids the answer action stated, when it stated any) when the summary has
+    them, and the ideal navigator's ``nav_steps`` and ``nav_f1``
     (:mod:`kbgym.metrics.navigator`; null for a question without known support) when the
     examiner computed them."""
     row: TestRow = {
@@ -95,6 +96,8 @@ def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
         row["evidence"] = summary["evidence"]
     if summary.get("repeat") is not None:
         row["repeat"] = summary["repeat"]
+    if summary.get("cited") is not None:
+        row["cited"] = list(summary["cited"])
     if "nav_steps" in summary:
         row["nav_steps"], row["nav_f1"] = summary["nav_steps"], summary["nav_f1"]
     return row

@@ -4,7 +4,8 @@ Every document is sections of paragraphs; a paragraph is one note (ids ``s0001``
 document order), opening with its locator (``[CP-E04 § 2.1]``). Each fact sentence is drawn
 from its kind's wordings in :data:`~.grammar.FORMS`, padded with boilerplate that names
 concepts but sets nothing (stream ``universe/casebook/prose``). A base form writes each
-provision twice: in its section and as a row of the schedule table in § 8. Paragraphs stay
+provision twice: in its section and as a row of the schedule table in § 8 (a one-line
+Markdown table: notes are one line). Paragraphs stay
 under the note cap (:data:`kbgym.protocol.limits.MAX_TEXT_CHARS`): a document is long because
 it has many paragraphs, never because a note is.
 
@@ -207,11 +208,11 @@ class _Writer:
             if rng.random() < 0.5:
                 self.para(d, s, n + 1, [], [], own)
         rows = ["Section 8 \u2014 Schedule of limits, periods and percentages.",
-                "\n| Provision | Section | Amount |\n|---|---|---|"]
+                "| Provision | Section | Amount | |---|---|---|"]
         for f in sets:
-            rows.append("\n" + G.render(G.FORM_BY_NAME["row"], concept=self.concept(f.concept),
+            rows.append(G.render(G.FORM_BY_NAME["row"], concept=self.concept(f.concept),
                                         section=f.at, value=self.value(f.concept, f.value)))
-        self.para(d, 8, 1, ["".join(rows[:2]) + "".join(rows[2:])], sets, own, pad=False)
+        self.para(d, 8, 1, [" ".join(rows)], sets, own, pad=False)
 
     def run(self) -> tuple[list[Node], dict[str, list[str]]]:
         for d in self.ledger.docs:

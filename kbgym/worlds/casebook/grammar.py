@@ -378,6 +378,66 @@ def parse_paragraph(text: str) -> tuple[tuple[str, int | None, int, int] | None,
     return parse_locator(text), parse_sentences(text)
 
 
+# -- questions -------------------------------------------------------------------------------
+#: Every question shape: rendered by :mod:`.questions`, parsed back by readers.
+QUESTIONS: dict[str, str] = {
+    "cb_form_value": "What {concept} does § {section} of form {form} set?",
+    "cb_endorsement_value": "What {concept} does Endorsement {doc} set for form {form}?",
+    "cb_bound": "What {bound} {concept} does Bulletin {doc} set?",
+    "cb_date": "When does {refkind} {doc} take effect?",
+    "cb_effective": "As of {date}, what {concept} applies under form {form}{where}?",
+    "cb_controls": "As of {date}, which document controls the {concept} of form {form}{where}?",
+    "cb_chain": "What {concept} does the provision that Memo {doc}, § {item} refers to set?",
+    "cb_amenders": "Which endorsements amend the {concept} of form {form}?",
+}
+_Q_SLOTS = {
+    "concept": r"(?P<concept>" + CONCEPT_RE + r")", "section": r"(?P<section>\d+)",
+    "form": r"(?P<form>" + FORM_CODE + r" \(\d{4} edition\))", "doc": r"(?P<doc>" + DOC_CODE + r")",
+    "bound": r"(?P<bound>minimum|maximum)", "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
+    "date": r"(?P<date>" + DATE_RE + r")", "where": r"(?: in (?P<state>" + STATE_RE + r"))?",
+    "item": r"(?P<item>\d+)",
+}
+
+
+def _q_compile(text: str) -> re.Pattern:
+    out, pos = [], 0
+    for m in re.finditer(r"\{(\w+)\}", text):
+        out.append(re.escape(text[pos:m.start()]))
+        out.append(_Q_SLOTS[m.group(1)])
+        pos = m.end()
+    out.append(re.escape(text[pos:]))
+    return re.compile("".join(out))
+
+
+_Q_PATTERNS = {name: _q_compile(text) for name, text in QUESTIONS.items()}
+
+
+def render_question(shape: str, **slots) -> str:
+    """A question of ``shape``; ``where`` is given as a state or None."""
+    state = slots.pop("state", None)
+    return QUESTIONS[shape].format(where=f" in {state}" if state else "", **slots)
+
+
+def parse_question(text: str) -> tuple[str, dict] | None:
+    """(shape, fields) of a question this world asks (``concept`` as an id, ``date`` ISO,
+    ``section``/``item`` ints, ``form`` a form edition's label), or None."""
+    for shape, pat in _Q_PATTERNS.items():
+        m = pat.fullmatch(text.strip())
+        if m:
+            fields = {k: v for k, v in m.groupdict().items() if v is not None}
+            fields["concept"] = CONCEPT_OF_NAME[fields["concept"].lower()] \
+                if "concept" in fields else None
+            if "date" in fields:
+                fields["date"] = parse_date(fields["date"])
+            for k in ("section", "item"):
+                if k in fields:
+                    fields[k] = int(fields[k])
+            if "refkind" in fields:
+                fields["refkind"] = KIND_OF_WORD[fields["refkind"]]
+            return shape, fields
+    return None
+
+
 def concept_names(concept_id: str) -> tuple[str, ...]:
     from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
 
@@ -385,7 +445,7 @@ def concept_names(concept_id: str) -> tuple[str, ...]:
 
 
 __all__ = [
-    "FORMS", "FORMS_OF", "Form", "Statement", "date_forms", "doc_ref", "form_label",
+    "FORMS", "FORMS_OF", "Form", "QUESTIONS", "Statement", "parse_question", "render_question", "date_forms", "doc_ref", "form_label",
     "form_ref", "form_title", "format_date", "format_value", "locator", "parse_date",
     "parse_locator", "parse_paragraph", "parse_sentences", "parse_value", "render",
     "value_forms", "words",

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from kbgym.seeding import stream
 from kbgym.types import Question
 from kbgym.worlds.casebook.config import CasebookConfig
-from kbgym.worlds.casebook.grammar import KIND_WORD, date_forms, format_date, value_forms
+from kbgym.worlds.casebook.grammar import (KIND_WORD, date_forms, format_date, render_question,
+                                            value_forms)
 from kbgym.worlds.casebook.ledger import AS_OF, Ledger
 from kbgym.worlds.casebook.rules import Rules
 from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
@@ -108,7 +109,7 @@ class Pools:
         for f in self.ledger.by_kind["sets"]:
             d = self.ledger.doc[f.doc]
             name = CONCEPT_BY_ID[f.concept].name
-            yield Instance("cb_form_value", f"What {name} does § {f.at} of form {d.key} set?",
+            yield Instance("cb_form_value", render_question("cb_form_value", concept=name, section=f.at, form=d.key),
                            _val(f.concept, f.value), (f.id,),
                            (provision_key(f.target, f.concept),), f.concept)
 
@@ -116,13 +117,14 @@ class Pools:
         for f in self.ledger.by_kind["amends"]:
             name = CONCEPT_BY_ID[f.concept].name
             yield Instance("cb_endorsement_value",
-                           f"What {name} does Endorsement {f.doc} set for form {f.target}?",
+                           render_question("cb_endorsement_value", concept=name, doc=f.doc,
+                                           form=f.target),
                            _val(f.concept, f.value), (f.id,), (f"document:{f.doc}",), f.concept)
 
     def cb_bound(self):
         for f in self.ledger.by_kind["bound"]:
             c = CONCEPT_BY_ID[f.concept]
-            yield Instance("cb_bound", f"What {c.bound} {c.name} does Bulletin {f.doc} set?",
+            yield Instance("cb_bound", render_question("cb_bound", bound=c.bound, concept=c.name, doc=f.doc),
                            _val(f.concept, f.value), (f.id,), (f"document:{f.doc}",), f.concept)
 
     def cb_date(self):
@@ -130,7 +132,7 @@ class Pools:
             d = self.ledger.doc[f.doc]
             if d.kind not in ("endorsement", "state_form", "bulletin"):
                 continue
-            yield Instance("cb_date", f"When does {KIND_WORD[d.kind]} {d.key} take effect?",
+            yield Instance("cb_date", render_question("cb_date", refkind=KIND_WORD[d.kind], doc=d.key),
                            date_forms(d.date), (f.id,), (f"document:{d.key}",), None)
 
     # -- connected -------------------------------------------------------------------------
@@ -158,24 +160,21 @@ class Pools:
                     if seen[k] <= 2:
                         yield form, concept, state, date, res
 
-    def _where(self, state: str | None) -> str:
-        return f" in {state}" if state else ""
-
     def cb_effective(self):
         for form, concept, state, date, res in self._situations():
             if res.value == res.base:
                 continue
             name = CONCEPT_BY_ID[concept].name
-            yield Instance("cb_effective", f"As of {format_date(date)}, what {name} applies "
-                           f"under form {form}{self._where(state)}?",
+            yield Instance("cb_effective", render_question("cb_effective", date=format_date(date),
+                                           concept=name, form=form, state=state),
                            _val(concept, res.value), res.support,
                            (provision_key(form, concept),), concept)
 
     def cb_controls(self):
         for form, concept, state, date, res in self._situations():
             name = CONCEPT_BY_ID[concept].name
-            yield Instance("cb_controls", f"As of {format_date(date)}, which document controls "
-                           f"the {name} of form {form}{self._where(state)}?",
+            yield Instance("cb_controls", render_question("cb_controls", date=format_date(date),
+                                           concept=name, form=form, state=state),
                            doc_golds(self.ledger, res.controls), res.support,
                            (provision_key(form, concept),), concept)
 
@@ -193,8 +192,8 @@ class Pools:
                     and end.kind != "sets":
                 continue
             name = CONCEPT_BY_ID[start.concept].name
-            yield Instance("cb_chain", f"What {name} does the provision that Memo {start.doc}, "
-                           f"§ {start.at} refers to set?", _val(start.concept, end.value),
+            yield Instance("cb_chain", render_question("cb_chain", concept=name, doc=start.doc,
+                                           item=start.at), _val(start.concept, end.value),
                            tuple(f.id for f in hops) + (end.id,),
                            (provision_key(start.target, start.concept),
                             f"document:{start.doc}"), start.concept)
@@ -205,7 +204,7 @@ class Pools:
             docs = r.amenders(form, concept)
             name = CONCEPT_BY_ID[concept].name
             gold = ", ".join(docs)
-            yield Instance("cb_amenders", f"Which endorsements amend the {name} of form {form}?",
+            yield Instance("cb_amenders", render_question("cb_amenders", concept=name, form=form),
                            (gold,), tuple(f.id for f in r.amends[(form, concept)]),
                            (provision_key(form, concept),), concept)
 
