@@ -15,6 +15,7 @@ Ids (the version goes up whenever reward, budgets or observation semantics chang
 import gymnasium
 
 from kbgym import registry as _registry
+from kbgym.registry import agent_factory
 
 __version__ = "0.2.0"
 
@@ -41,7 +42,7 @@ def _curation_reward(env):
 _registry.register_reward("curation", _curation_reward)
 _registry.register_reward("both", _curation_reward)
 
-__all__ = ["ENV_ID", "parse_action", "KBGymEnv", "KBGymConfig", "__version__"]
+__all__ = ["ENV_ID", "agent_factory", "parse_action", "KBGymEnv", "KBGymConfig", "__version__"]
 
 
 def __getattr__(name: str):

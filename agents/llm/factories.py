@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from kbgym import agent_factory
 from kbgym_agents.llm.agent import LLMAgent, make_llm_agent
 from kbgym_agents.llm.judge import LLMJudge, make_judge
 from kbgym.errors import ConfigError
@@ -50,24 +51,29 @@ def _options(opts: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
+@agent_factory
 def trainer(**opts: Any) -> LLMAgent:
     """The curator: RETRIEVAL in forward, CURATION in backward."""
     return make_llm_agent("trainer", **_options(opts))
 
 
+@agent_factory
 def reader(**opts: Any) -> LLMAgent:
     """The examined reader: RETRIEVAL in probe (and forward)."""
     return make_llm_agent("reader", **_options(opts))
 
 
+@agent_factory
 def forward(**opts: Any) -> LLMAgent:
     return make_llm_agent("forward", **_options(opts))
 
 
+@agent_factory
 def backward(**opts: Any) -> LLMAgent:
     return make_llm_agent("backward", **_options(opts))
 
 
+@agent_factory
 def judge(**opts: Any) -> LLMJudge:
     """The §6.3 dedup judge, ``judge(a, b) -> bool``."""
     opts = _options(opts)

@@ -56,6 +56,7 @@ import random
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
+from kbgym import agent_factory
 from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
@@ -739,16 +740,19 @@ class PolicyIndexCurator(PlanCurator):
 # Factories (``kbgym.agents`` entry points)
 
 
+@agent_factory
 def reader(**_) -> PolicyReader:
     """``scripted-policy-reader``: the policies exam reader."""
     return PolicyReader()
 
 
+@agent_factory
 def evidence_reader(**_) -> PolicyEvidenceReader:
     """``scripted-policy-reader-evidence``: the reader on the evidence toolset."""
     return PolicyEvidenceReader()
 
 
+@agent_factory
 def index_trainer(**_):
     """``scripted-policy-index``: the policy reader in forward, the index curator in backward."""
     from kbgym_agents.scripted.train import TrainAgent
@@ -756,6 +760,7 @@ def index_trainer(**_):
     return TrainAgent(PolicyReader(), PolicyIndexCurator())
 
 
+@agent_factory
 def typed_index_trainer(**_):
     """``scripted-policy-index-typed``: the index curator with typed links (``cites`` to its
     members, typed references back to the index); an env with ``typed_links=True``."""

@@ -56,6 +56,7 @@ import re
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
+from kbgym import agent_factory
 from kbgym_agents.base import Action
 from kbgym_agents.scripted.curator import PlanCurator, added_id, sync_links
 from kbgym_agents.scripted.knowledge import ResultLedger
@@ -860,17 +861,20 @@ class PWIndexCurator(PlanCurator):
 # Factories (``module:factory`` specs for ``kbgym.plugins.make_agent``)
 
 
+@agent_factory
 def reader(**_) -> PWReader:
     """``scripted-pw-reader``: the PhantomWiki exam reader."""
     return PWReader()
 
 
+@agent_factory
 def index_trainer(**_):
     """``scripted-pw-index``: the PW reader in forward, the PW index curator in backward."""
     from kbgym_agents.scripted.train import TrainAgent
     return TrainAgent(PWReader(), PWIndexCurator())
 
 
+@agent_factory
 def noop_trainer(**_):
     """The PW reader in forward, ``done()`` in backward (a control run)."""
     from kbgym_agents.scripted.curator import NoopCurator

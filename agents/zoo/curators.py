@@ -15,6 +15,7 @@ import random
 import re
 from collections.abc import Generator
 
+from kbgym import agent_factory
 from kbgym.protocol import parse_edit, parse_observation, result_hits
 from kbgym.worlds.people.facts import parse_fact, render_fact
 from kbgym_agents.scripted.curator import IndexCurator
@@ -233,30 +234,37 @@ def _train(curator) -> TrainAgent:
     return TrainAgent(ScriptedReader(), curator)
 
 
+@agent_factory
 def entity_pages(seed: int = 0) -> TrainAgent:
     return _train(EntityPages(seed))
 
 
+@agent_factory
 def question_notes(seed: int = 0) -> TrainAgent:
     return _train(QuestionNotes(seed))
 
 
+@agent_factory
 def false_statements(seed: int = 0) -> TrainAgent:
     return _train(FalseStatements(seed))
 
 
+@agent_factory
 def false_facts(seed: int = 0) -> TrainAgent:
     return _train(FalseFacts(seed))
 
 
+@agent_factory
 def natural_false(seed: int = 0) -> TrainAgent:
     return _train(NaturalFalse(seed))
 
 
+@agent_factory
 def random_links(seed: int = 0) -> TrainAgent:
     return _train(RandomLinks(seed))
 
 
+@agent_factory
 def reworded_index(style: str = "reworded") -> TrainAgent:
     """The project's index curator with another title style (the same links, other words)."""
     titles = {rel: t.replace("{pair}", "{key}") for rel, t in STYLES[style].items()}

@@ -36,6 +36,26 @@ RUN_FILES = (
 DEMO_FILES = ("demo.json", "universe.json", "probe.json", "view.html")
 
 
+def refuse_link(path: str | Path, what: str = "run folder") -> None:
+    """A one-line error when ``path`` is a symbolic link or a special file (a FIFO, a socket,
+    a device): kbgym neither writes through one nor reads one as a run's file, so a link
+    cannot redirect a write into another run or a read to a file outside the folder."""
+    import stat
+
+    p = Path(path)
+    try:
+        st = p.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise ConfigError(f"{p}: cannot read it ({err.strerror})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ConfigError(f"{p}: is a symbolic link; kbgym does not use a link as a {what} "
+                          "or as a file in one")
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise ConfigError(f"{p}: is a special file, not a {what} or a file of one")
+
+
 def _matches(p: Path, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(p.name, pat) for pat in patterns)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kbgym.errors import ConfigError
 from kbgym.jsonio import write_canonical
 from kbgym.sweep.executors import EXECUTORS, Options, check_options, run_all
 from kbgym.sweep.grid import expand, load_grid, run_id
@@ -46,10 +47,32 @@ def sweep_specs(specs: list[dict], out: str | Path, *, executor: str = "process"
 
     check_options(executor, options or Options())
     with run_lock(out):
+        check_same_sweep(out, specs)
         write_canonical(Path(out) / "sweep.json", {
             "schema_version": 1, "kind": "kbgym.sweep", "grid": grid,
             "runs": [{"id": run_id(s), "spec": s} for s in specs]})
         return run_all(specs, out, executor, options, report)
+
+
+def check_same_sweep(out: str | Path, specs: list[dict]) -> None:
+    """A one-line error when ``out`` already holds a sweep of other runs (another grid): its
+    runs would be pooled with this one's by ``sweep report``. The same grid resumes."""
+    import json
+
+    from kbgym.runs.outdir import refuse_link
+
+    path = Path(out) / "sweep.json"
+    refuse_link(path, "sweep")
+    if not path.exists():
+        return
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+        ids = sorted(r["id"] for r in old["runs"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ConfigError(f"{path}: not a kbgym sweep file; give a new --out") from None
+    if ids != sorted(run_id(s) for s in specs):
+        raise ConfigError(f"{out} already holds another sweep ({len(ids)} runs of "
+                          f"{old.get('grid') or 'code-built specs'}); give a new --out")
 
 
 __all__ = ["EXECUTORS", "Options", "plan", "run_all", "sweep", "sweep_specs"]

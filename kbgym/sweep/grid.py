@@ -177,7 +177,7 @@ def expand(grid: GridConfig) -> list[dict]:
     """Every run spec of the grid, in seed-major order, each validated now (one-line errors
     before anything runs)."""
     from kbgym.env.config import KBGymConfig
-    from kbgym.plugins import accepted_options, load_factory, make_agent
+    from kbgym.plugins import check_spec
     from kbgym.worlds import family
 
     check_size(grid)
@@ -187,11 +187,9 @@ def expand(grid: GridConfig) -> list[dict]:
         except ConfigError as err:
             raise ConfigError(f"envs[{i}]: {err}") from None
     for agent in [*grid.curators, *grid.readers]:
-        # an unknown plugin, or an option it does not take, is one line now, not a failed
-        # run later; agents that name their options are built once (cheap: no endpoint)
-        factory = load_factory(agent.name)
-        if accepted_options(factory) is not None:
-            make_agent(agent.name, offered={"seed": grid.seeds[0]}, **agent.options)
+        # an unknown plugin, an undeclared module:factory or an option it does not name is
+        # one line now, read from source: validating a grid imports and calls nothing
+        check_spec(agent.name, agent.options)
     specs = []
     for seed, uni, env, cur, rdr in itertools.product(grid.seeds, grid.universes, grid.envs,
                                                       grid.curators, grid.readers):

@@ -89,6 +89,7 @@ def make_world(w: Path) -> Path:
         shutil.copytree(w / "run", w / name)
         (w / name / "trace.jsonl").write_text("\n".join(rows) + "\n")
     make_more(w, u)
+    make_safety(w)
     return w
 
 
@@ -789,6 +790,36 @@ NEW_CASES: list[tuple[list[str], str]] = [
     (["train", "--out", "{w}/new", "--refresh", "never"], "argument --refresh"),
 ]
 CASES += NEW_CASES
+
+
+# -- round three (issue 38): code named by a config, run folders, the exam service -------------
+
+def make_safety(w: Path) -> None:
+    """The round-three bad inputs (``make_world`` calls it)."""
+    for name, curator in (
+            ("g_os_system.yaml", "{name: 'os:system', options: {command: 'touch pwned'}}"),
+            ("g_rmtree.yaml", "{name: 'shutil:rmtree', options: {path: '{w}/run'}}"),
+            ("g_exit.yaml", "'builtins:exit'"),
+            ("g_eval.yaml", "{name: 'builtins:eval', options: {}}")):
+        (w / name).write_text(GRID.replace("curators: [scripted-noop]",
+                                           f"curators: [{curator.replace('{w}', str(w))}]"))
+    (w / "g_reader_exec.yaml").write_text(GRID.replace(
+        "readers: [scripted-reader]", "readers: [{name: 'builtins:exec', options: {}}]"))
+
+
+SAFETY_CASES: list[tuple[list[str], str]] = [
+    # 1. an agent is a registered plugin or a declared module:factory, refused by name
+    *[(["train", "--universe", U, "--agent", spec, "--out", "{w}/new"], spec)
+      for spec in ("builtins:exit", "os:system", "shutil:rmtree", "subprocess:run",
+                   "kbgym.plugins:make_agent", "os:_exit")],
+    (["test", "--universe", U, "--reader", "builtins:exit", "--limit", "1"], "builtins:exit"),
+    *[(["sweep", f"{{w}}/{g}", "--out", "{w}/new_sweep", *extra], needle)
+      for g, needle in (("g_os_system.yaml", "os:system"), ("g_rmtree.yaml", "shutil:rmtree"),
+                        ("g_exit.yaml", "builtins:exit"), ("g_eval.yaml", "builtins:eval"),
+                        ("g_reader_exec.yaml", "builtins:exec"))
+      for extra in (["--dry-run"], ["--executor", "serial", "--quiet"])],
+]
+CASES += SAFETY_CASES
 
 
 def test_the_prior_arm_joins_a_table_whatever_its_reader_and_budget(world, capsys):

@@ -9,6 +9,7 @@ import gymnasium as gym
 import pytest
 
 import kbgym
+from kbgym import agent_factory
 from kbgym.cli import main
 from kbgym.protocol import parse_edit, parse_observation, parse_search
 from kbgym.runs.recorder import RunRecorder, VerdictWarning
@@ -123,6 +124,7 @@ def test_the_recorder_warns_when_a_hand_driven_loop_did_nothing(u, tmp_path):
     assert env.verdict["forward_exhausted"] == 2
 
 
+@agent_factory
 def old_layout(**_):
     return OldLayoutCurator()
 

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from kbgym import agent_factory
 from kbgym.cli import main
 from kbgym.library.apply import read_result
 from kbgym.library.graph import Library
@@ -56,6 +57,7 @@ class Plain(Reader):
         self.rng = None
 
 
+@agent_factory
 def plain(**_options):
     return Plain()
 

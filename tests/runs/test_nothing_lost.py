@@ -253,7 +253,7 @@ def test_a_value_error_in_a_users_curator_keeps_its_traceback_with_debug(tmp_pat
     (tmp_path / "bad_curator.py").write_text(
         "class C:\n    def reset(self):\n        pass\n"
         "    def act(self, obs, info):\n        raise ValueError('my bug')\n\n"
-        "def make():\n    return C()\n")
+        "import kbgym\n\n@kbgym.agent_factory\ndef make():\n    return C()\n")
     monkeypatch.chdir(tmp_path)
     u = tmp_path / "u.json"
     u.write_text(U.dumps())

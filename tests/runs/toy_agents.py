@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 import time
 
+from kbgym import agent_factory
 
+
+@agent_factory
 class ToyTrainer:
     """Forward: one search, then answer with the first hit's last word. Backward: add a note
     named after the question, link it to the first search hit, then done."""
@@ -44,6 +47,7 @@ class ToyTrainer:
         return step
 
 
+@agent_factory
 class ToyReader:
     """Search the question once and answer the last word of the first hit."""
 
@@ -60,14 +64,17 @@ class ToyReader:
         return {"action": "answer", "text": hit.group(2).rstrip(".").split()[-1] if hit else ""}
 
 
+@agent_factory
 def trainer(**opts):
     return ToyTrainer(**opts)
 
 
+@agent_factory
 def slow_trainer(**opts):
     return ToyTrainer(delay=0.01)
 
 
+@agent_factory
 def reader(**opts):
     return ToyReader()
 
@@ -85,9 +92,11 @@ class OddAnswers(ToyTrainer):
         return action
 
 
+@agent_factory
 def odd_trainer(**opts):
     return OddAnswers(delay=0.01)
 
 
+@agent_factory
 def sleepy_trainer(**opts):
     return ToyTrainer(delay=0.05)

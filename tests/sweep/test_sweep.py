@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbgym import agent_factory
 from kbgym.cli import main
 from kbgym.runs.plots import plotting_available
 from kbgym.errors import ConfigError
@@ -204,11 +205,14 @@ def test_process_executor_gives_the_serial_results(serial, tmp_path):
     assert results_bytes(tmp_path / "out") == results_bytes(tmp / "out")
 
 
-def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
+def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    (tmp_path / "kbgym_failing_agents.py").write_text(
+        "import kbgym\n\n@kbgym.agent_factory\ndef make(needed):\n    return needed\n")
+    monkeypatch.chdir(tmp_path)
     grid = write_grid(tmp_path, TINY.replace(
-        "curators: [scripted-index]", "curators: [scripted-noop, kbgym.plugins:make_agent]")
+        "curators: [scripted-index]", "curators: [scripted-noop, kbgym_failing_agents:make]")
                       .replace("seeds: [0, 1]", "seeds: [0]"))
-    res = sweep(grid, tmp_path / "out", executor="serial")  # make_agent() lacks its spec
+    res = sweep(grid, tmp_path / "out", executor="serial")  # make() lacks its argument
     assert [r["status"] for r in res] == ["done", "failed"]
     bad = run_dir(tmp_path / "out", res[1]["id"])
     assert "cannot be built" in json.loads((bad / "error.json").read_text())["error"]
@@ -485,7 +489,7 @@ def test_a_crashed_worker_is_replaced_and_its_run_retried(tmp_path, monkeypatch)
         return noop_trainer()
 
     mod = types.ModuleType("_kbgym_crash_once")
-    mod.factory = factory
+    mod.factory = agent_factory(factory)
     monkeypatch.setitem(sys.modules, "_kbgym_crash_once", mod)  # forked workers inherit it
     grid = write_grid(tmp_path, TINY.replace("curators: [scripted-index]",
                                              "curators: [_kbgym_crash_once:factory]")
@@ -617,3 +621,19 @@ def test_ray_timeout_marks_the_run_timeout(tmp_path, monkeypatch):
                   Options(jobs=1, timeout_s=0.05))
     assert res[0]["status"] == "timeout" and "time limit" in res[0]["error"]
     assert status(run_dir(tmp_path / "out", res[0]["id"])) == "timeout"
+
+
+def test_another_grid_into_a_finished_sweep_folder_is_refused(serial, tmp_path, capsys):
+    """Its runs would be pooled with the first grid's by ``sweep report``; the same grid
+    resumes (every run skipped) and sweep.json is unchanged."""
+    tmp, grid, _ = serial
+    before = (tmp / "out" / "sweep.json").read_bytes()
+    other = write_grid(tmp_path, TINY.replace("seeds: [0, 1]", "seeds: [7]"))
+    rc = main(["sweep", str(other), "--out", str(tmp / "out"), "--executor", "serial",
+               "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "another sweep" in err[0]
+    assert (tmp / "out" / "sweep.json").read_bytes() == before
+    assert len(list((tmp / "out" / "runs").iterdir())) == 2  # none of the other grid's
+    assert [r["status"] for r in sweep(grid, tmp / "out", executor="serial")] == [
+        "skipped", "skipped"]
