@@ -33,10 +33,12 @@ class ExperimentConfig(BaseModel):
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and validate a YAML config file; every failure is one ``ConfigError`` line."""
+    """Read and validate a YAML config file (or a shipped one by name, see
+    :func:`kbgym.shipped.resolve`); every failure is one ``ConfigError`` line."""
     from kbgym.safeload import read_data
+    from kbgym.shipped import resolve
 
-    path = Path(path)
+    path = resolve(path)  # a file, or a shipped config: `small`, `configs/small.yaml`
     data = read_data(path, "config", yaml=True)
     if data is None:
         data = {}

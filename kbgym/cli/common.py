@@ -11,8 +11,8 @@ from kbgym.errors import KBGymError
 
 #: Help of every --universe flag.
 UNIVERSE_HELP = "universe.json (default: the default universe)"
-AGENT_HELP = ("training agent: a plugin name (see README) or module:factory, imported from "
-              "the current directory")
+AGENT_HELP = ("training agent: a plugin name (see docs/guide/command-line.md) or "
+              "module:factory, imported from the current directory")
 
 
 class CLIError(KBGymError):

@@ -46,7 +46,10 @@ def cmd_import_corpus(args) -> int:
     from kbgym.jsonio import atomic_write_text
 
     from kbgym.cli.common import check_output_file
+    from kbgym.shipped import resolve
 
+    # examples/corpus/... names the shipped example corpus from any folder
+    args.docs, args.questions = str(resolve(args.docs, "docs")), str(resolve(args.questions, "questions"))
     check_output_file(args.out, questions=args.questions)
     given = (args.train, args.test_in, args.test_out, args.eval_in, args.eval_out)
     fitted = all(v is None for v in given)  # none given: the defaults fitted to the corpus

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from kbgym.errors import ConfigError, first_error
+from kbgym.shipped import path as _shipped
 
 #: The tight exam budget: the M at which B1's pooled F1 on the probe is about 0.5 (measured by
 #: ``scripts/experiments/tight_budget.py``, 5 seeds: 0.521 at M = 7, 0.414 at 6, 0.713 at 8),
@@ -18,9 +19,10 @@ TIGHT_M = 7
 #: The env's exam budget (the paper's M = 15).
 PAPER_M = 15
 
-#: The phantom-wiki 1.0.3 generation shipped with the repository's tests (seed 1, one family
-#: tree of 25 people, depth 6 like the paper's); used when no --phantomwiki is given.
-PW_FIXTURE = Path(__file__).resolve().parents[2] / "tests/adapters/data/phantomwiki_seed1"
+#: The phantom-wiki 1.0.3 generation shipped with the repository's tests and the wheel (seed 1,
+#: one family tree of 25 people, depth 6 like the paper's); used when no --phantomwiki is given.
+PW_FIXTURE = _shipped("phantomwiki_seed1") or (
+    Path(__file__).resolve().parents[2] / "tests/adapters/data/phantomwiki_seed1")
 
 
 class Settings(BaseModel):

@@ -125,8 +125,9 @@ class GridConfig(BaseModel):
 def load_grid(path: str | Path) -> GridConfig:
     """Read and validate a sweep file; every failure is one ``ConfigError`` line."""
     from kbgym.safeload import read_data
+    from kbgym.shipped import resolve
 
-    path = Path(path)
+    path = resolve(path)  # a file, or a shipped grid: `sweep_demo`, `configs/sweep_demo.yaml`
     data = read_data(path, "sweep", yaml=True)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
@@ -158,7 +159,7 @@ def _universe_values(u: dict | str, base: Path) -> dict:
         return dict(u)
     p = Path(u)
     if not p.is_absolute() and not p.exists():
-        p = base / p
+        p = base / p if (base / p).exists() else p  # beside the grid, else a shipped config
     cfg = load_config(p).universe
     return cfg.model_dump(mode="json", exclude_unset=True)
 

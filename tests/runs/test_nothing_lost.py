@@ -212,29 +212,16 @@ def test_the_readme_loop_under_a_recorder_is_a_usable_run(tmp_path, capsys):
     assert read_jsonl(out / "train_log.jsonl") == []
 
 
-def test_the_readme_example_itself_runs_wrapped_in_a_recorder(tmp_path, monkeypatch, capsys):
-    """The README's block as it is, with its KBGymEnv wrapped as the README suggests."""
-    import warnings
-
-    import kbgym.env
-
+def test_the_readme_example_itself_runs_wrapped_in_a_recorder(tmp_path, monkeypatch):
+    """The README's curator block as it is: it wraps its KBGymEnv in a RunRecorder itself, and
+    the folder it leaves is a run the CLI reads."""
     readme = (HERE.parents[1] / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
-    real = kbgym.env.KBGymEnv
-    made = []
-
-    def wrapped(*args, **kwargs):
-        made.append(RunRecorder(real(*args, **kwargs), tmp_path / "mine"))
-        return made[-1]
-
-    monkeypatch.setattr(kbgym.env, "KBGymEnv", wrapped)
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if "RunRecorder(KBGymEnv(" in b)
+    monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {})
-    assert "'authored_statements': 10" in capsys.readouterr().out
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        made[0].close()
-    assert len(read_jsonl(tmp_path / "mine" / "train_log.jsonl")) == 20
-    assert main(["report", "--run", str(tmp_path / "mine")]) == 0
+    assert len(read_jsonl(tmp_path / "runs/mine" / "train_log.jsonl")) == 100
+    assert main(["report", "--run", str(tmp_path / "runs/mine")]) == 0
 
 
 def test_the_recorder_forwards_the_env_helpers(tmp_path):
