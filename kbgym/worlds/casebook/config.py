@@ -8,9 +8,9 @@ from kbgym.errors import ConfigError, first_error
 
 
 class CasebookConfig(BaseModel):
-    """The generator's inputs. At ``scale=1`` (the default): 14 form codes with 1–3 editions
-    each, 36 endorsements, 14 state amendatory endorsements, 16 bulletins, 14 memos, 10 FAQs
-    and one manual — about 115 documents, 1,000 ledger facts and 1,500 paragraphs. ``scale``
+    """The generator's inputs. At ``scale=1`` (the default): 12 form codes with 1–3 editions
+    each, 60 endorsements, 18 state amendatory endorsements, 18 bulletins, 12 memos, 8 FAQs
+    and one manual — about 140 documents, 1,000 ledger facts and 1,700 paragraphs. ``scale``
     multiplies every count.
 
     ``provisions`` is the number of concepts each form code sets; ``chains`` the reference
@@ -23,13 +23,13 @@ class CasebookConfig(BaseModel):
 
     seed: int = 0
     scale: int = Field(1, ge=1, le=1000)
-    forms: int = Field(14, ge=2, le=100_000)
+    forms: int = Field(12, ge=2, le=100_000)
     provisions: int = Field(12, ge=3, le=20)
-    endorsements: int = Field(36, ge=1)
-    state_forms: int = Field(14, ge=1)
-    bulletins: int = Field(16, ge=1)
-    memos: int = Field(14, ge=1)
-    faqs: int = Field(10, ge=1)
+    endorsements: int = Field(60, ge=1)
+    state_forms: int = Field(18, ge=1)
+    bulletins: int = Field(18, ge=1)
+    memos: int = Field(12, ge=1)
+    faqs: int = Field(8, ge=1)
     chains: float = Field(3.0, ge=0.0, le=10.0)
     misstate: float = Field(0.4, ge=0.0, le=1.0)
     by_title: float = Field(0.5, ge=0.0, le=1.0)

@@ -3,7 +3,8 @@
 Every document is sections of paragraphs; a paragraph is one note (ids ``s0001`` … in
 document order), opening with its locator (``[CP-E04 § 2.1]``). Each fact sentence is drawn
 from its kind's wordings in :data:`~.grammar.FORMS`, padded with boilerplate that names
-concepts but sets nothing (stream ``universe/casebook/prose``). A base form writes each
+concepts but sets nothing (stream ``universe/casebook/prose/{document}``, one per document,
+so an edited document rewrites only its own paragraphs). A base form writes each
 provision twice: in its section and as a row of the schedule table in § 8 (a one-line
 Markdown table: notes are one line). Paragraphs stay
 under the note cap (:data:`kbgym.protocol.limits.MAX_TEXT_CHARS`): a document is long because
@@ -25,6 +26,10 @@ from kbgym.worlds.casebook import grammar as G
 from kbgym.worlds.casebook.ledger import Doc, Fact, Ledger
 from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES, SECTIONS
 
+#: The share of amendments and state replacements whose sentence leaves the form to the
+#: document's header (``… of the Coverage Form …``): finding what amends a form then takes
+#: the header, another paragraph.
+IMPLICIT_SHARE = 0.6
 #: Paragraphs are padded with boilerplate up to about this many characters (never past the cap).
 SOFT_CHARS = 620
 _HEADER = {"form": ("h_form", "h_form2"), "endorsement": ("h_end", "h_end2"),
@@ -40,6 +45,7 @@ _TITLES = {"endorsement": ("Schedule", "Amendment", "Closing provisions"),
 class _Writer:
     def __init__(self, ledger: Ledger, seed: int):
         self.ledger = ledger
+        self.seed = seed
         self.rng = stream(seed, "universe/casebook/prose")
         self.nodes: list[Node] = []
         self.where: dict[str, list[str]] = defaultdict(list)
@@ -96,13 +102,20 @@ class _Writer:
             slots = dict(concept=self.concept(c), value=self.value(c, f.value),
                          target=self.target(f.target, f.by_title),
                          section=CONCEPT_BY_ID[c].section)
+            implicit = self.rng.random() < IMPLICIT_SHARE  # the header names the form
             if f.ref:
-                return G.render(G.FORM_BY_NAME["a4"], ref=self.ref(f.ref), item=f.item, **slots)
+                name = "a7" if implicit else "a4"
+                if implicit:
+                    del slots["target"], slots["section"]
+                return G.render(G.FORM_BY_NAME[name], ref=self.ref(f.ref), item=f.item, **slots)
+            if implicit:
+                del slots["target"]
+                return G.render(self.pick(("a5", "a6")), **slots)
             return G.render(self.pick(self.forms_of("amends")), **slots)
         if f.kind == "replaces":
             slots = dict(concept=self.concept(c), value=self.value(c, f.value),
                          section=CONCEPT_BY_ID[c].section)
-            if self.rng.random() < 0.35:
+            if self.rng.random() < IMPLICIT_SHARE:
                 return G.render(G.FORM_BY_NAME["r3"], **slots)
             return G.render(self.pick(self.forms_of("replaces")), state=f.state,
                             target=self.target(f.target, f.by_title), **slots)
@@ -216,6 +229,8 @@ class _Writer:
 
     def run(self) -> tuple[list[Node], dict[str, list[str]]]:
         for d in self.ledger.docs:
+            # one stream per document: editing one document rewrites only its paragraphs
+            self.rng = stream(self.seed, f"universe/casebook/prose/{d.key}")
             self.document(d, self.ledger.of_doc[d.key])
         return self.nodes, dict(self.where)
 

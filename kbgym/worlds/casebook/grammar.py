@@ -239,6 +239,13 @@ FORMS: tuple[Form, ...] = tuple(Form(*r) for r in (
      "is {value}."),
     ("a4", "amends_chain", "The {concept} of {target}, as amended by {ref}, § {item}, is "
      "further changed to {value}."),
+    # … and the wordings that leave the form to the endorsement's header (as real ones do)
+    ("a5", "amends_schedule", "Paragraph § {section} of the Coverage Form is replaced by the "
+     "following: the {concept} is {value}."),
+    ("a6", "amends_schedule", "The {concept} in § {section} of the Coverage Form is changed to "
+     "{value}."),
+    ("a7", "amends_schedule", "As amended by {ref}, § {item}, the {concept} of the Coverage "
+     "Form is further changed to {value}."),
     # a state amendatory endorsement's replacement
     ("r1", "replaces", "In {state}, § {section} of {target} is replaced: the {concept} is "
      "{value}."),
@@ -259,6 +266,9 @@ FORMS: tuple[Form, ...] = tuple(Form(*r) for r in (
     ("rf1", "refers", "For the {concept} under {target}, see {ref}, § {item}."),
     ("rf2", "refers", "The {concept} of {target} is addressed in {ref}, § {item}."),
     ("rf3", "refers", "Q: Where is the {concept} of {target} set? A: See {ref}, § {item}."),
+    # a compiled wiki's claim about a reference chain (documents never use it)
+    ("chain", "chain", "{refkind} {doc}, § {item} refers, in {section} steps, to the provision "
+     "that sets the {concept} of {target} at {value}."),
     # the manual's rule of precedence (one fact, parsed by readers that look for it)
     ("prec", "precedence", "Order of precedence: a regulatory bound in force prevails over "
      "every form; a state amendatory endorsement in force prevails over other endorsements; "
@@ -281,6 +291,7 @@ _SLOTS = {
     "item": r"(?P<item>\d+)", "title": r"(?P<title>" + TITLE_RE + r")",
     "edition": r"(?P<edition>\d{4})", "doc": r"(?P<doc>" + DOC_CODE + r")",
     "target": _TARGET, "ref": _REF, "side": r"(?P<side>below|above)",
+    "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
     "bound": r"(?P<bound>minimum|maximum)",
 }
 

@@ -13,7 +13,7 @@ from kbgym.worlds.casebook.grammar import parse_paragraph
 from kbgym.worlds.casebook.questions import CONNECTED, TEMPLATES
 
 #: The statement kinds a fact of each kind may be read back as.
-READ_AS = {"sets": ("sets", "row"), "amends": ("amends", "amends_chain"),
+READ_AS = {"sets": ("sets", "row"), "amends": ("amends", "amends_chain", "amends_schedule"),
            "replaces": ("replaces", "replaces_schedule"), "bound": ("bound",),
            "states": ("states",), "refers": ("refers",)}
 

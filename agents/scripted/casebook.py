@@ -1,0 +1,828 @@
+"""Scripted agents of the casebook world (docs/casebook.md): three exam readers that state
+their citations through the answer action, and the wiki compiler.
+
+Every agent reads only what the environment shows (``obs["text"]``) or, for the compiler,
+the documents' paragraphs, and parses it with the world's published grammar
+(:mod:`kbgym.worlds.casebook.grammar`). They apply the order of precedence the manual states
+(§ 1 of Manual GM-1) to what they have read; they never see golds or the ledger.
+
+- :class:`SearchReader` (``search``, ``read``, ``answer``): looks each dependency up by
+  keyword search — the form's own section, its header (title, line), endorsements naming the
+  form by code or by title, their headers and supersessions, state amendatory endorsements,
+  the state's bulletins — within the exam budget, then answers from what it found.
+- :class:`WikiReader`: the same, but first searches the compiled wiki (notes starting
+  ``Wiki``): a page linking the claims about the question's provision or reference.
+- :class:`GraphReader` (evidence toolset): ``locate`` the wiki page, ``expand`` its ``cites``
+  edges; falls back to search.
+- :func:`compile_wiki`: the unsupervised compile step, from the documents alone (no
+  questions): one page per provision and per reference, claims restating the statements they
+  rest on in the world's own sentences (titles resolved to codes, each statement next to its
+  document's header) and citing paragraph ids with the hash of the paragraph's text.
+
+A reader's repeats differ by a seeded tie-break (``reset(seed=)``): the order of equally good
+queries and of paragraphs stating the same fact, so which paragraph it cites can move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from kbgym.protocol.observation import parse_observation
+from kbgym.protocol.results import parse_expand, parse_locate, parse_read, parse_search
+from kbgym.worlds.casebook import grammar as G
+from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, LINES
+
+from kbgym_agents.base import BaseAgent
+
+#: A claim's citations: ``(sources: s0012#1a2b3c4d, s0040#...)``.
+SOURCES_RE = re.compile(r"\(sources: ((?:s\d+#[0-9a-f]{8}(?:, )?)+)\)")
+WIKI_WORD = "Wiki"
+
+
+def text_hash(text: str) -> str:
+    """The hash a claim keeps of a paragraph's text (8 hex digits of SHA-256)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def claim_sources(text: str) -> list[tuple[str, str]]:
+    """(note id, hash) pairs a claim cites."""
+    m = SOURCES_RE.search(text)
+    if not m:
+        return []
+    return [tuple(p.split("#")) for p in m.group(1).split(", ")]  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------------------------
+# What a reader knows: statements in context, with the notes they came from
+
+
+@dataclass
+class Known:
+    """One statement with its document and its citations (the paragraph ids it rests on)."""
+
+    kind: str
+    doc: str | None
+    section: int | None
+    f: dict
+    cites: tuple[str, ...]
+
+
+@dataclass
+class Knowledge:
+    headers: dict[str, Known] = field(default_factory=dict)
+    title_code: dict[str, str] = field(default_factory=dict)
+    superseded_by: dict[str, Known] = field(default_factory=dict)
+    values: list[Known] = field(default_factory=list)  # sets, row, amends, replaces, bound
+    refers: dict[tuple[str, int], Known] = field(default_factory=dict)
+    chains: dict[tuple[str, int], Known] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+
+    def absorb(self, nid: str, text: str) -> None:
+        if nid in self.seen:
+            return
+        self.seen.add(nid)
+        loc, statements = G.parse_paragraph(text)
+        sources = claim_sources(text)
+        cites = tuple(s for s, _ in sources) if sources else (nid,)
+        doc = G.form_label(loc[0], loc[1]) if loc else None
+        section = loc[2] if loc else None
+        for st in statements:
+            f = st.fields
+            if st.kind.startswith("header_"):
+                doc = G.form_label(f["doc"], f.get("edition")) if st.kind == "header_form" \
+                    else f["doc"]
+                section = None
+                self.headers.setdefault(doc, Known(st.kind[7:], doc, 0, f, cites))
+                if st.kind == "header_form":
+                    self.title_code[f["title"]] = f["doc"]
+            elif st.kind == "supersedes":
+                self.superseded_by.setdefault(
+                    G.form_label(f["ref"], f.get("refedition")), Known(st.kind, doc, 0, f, cites))
+            elif st.kind in ("sets", "row", "amends", "amends_chain", "amends_schedule",
+                             "replaces", "replaces_schedule", "bound"):
+                sec = f.get("section") if st.kind == "row" else section
+                self.values.append(Known(st.kind, doc, sec, f, cites))
+            elif st.kind == "refers" and doc is not None and section is not None:
+                self.refers.setdefault((doc, section), Known(st.kind, doc, section, f, cites))
+            elif st.kind == "chain":
+                self.chains.setdefault((f["doc"], f["item"]), Known(st.kind, f["doc"], None, f,
+                                                                     cites))
+
+    # -- resolution helpers ------------------------------------------------------------------
+    def target(self, f: dict) -> str | None:
+        """The form edition label a statement's target names (a title through a form
+        header), or None when not resolvable yet."""
+        if "form" in f:
+            return G.form_label(f["form"], f["edition"])
+        code = self.title_code.get(f.get("title", ""))
+        return G.form_label(code, f["edition"]) if code and "edition" in f else None
+
+    def doc_target(self, k: Known) -> str | None:
+        t = self.target(k.f)
+        if t is None and k.doc in self.headers:
+            t = self.target(self.headers[k.doc].f)
+        return t
+
+    def date_of(self, doc: str) -> str | None:
+        h = self.headers.get(doc)
+        return h.f.get("date") if h else None
+
+    def in_force(self, doc: str, date: str) -> bool | None:
+        d = self.date_of(doc)
+        if d is None:
+            return None
+        if d > date:
+            return False
+        sup = self.superseded_by.get(doc)
+        if sup is not None:
+            sd = self.date_of(sup.doc)
+            if sd is None or sd <= date:
+                return False
+        return True
+
+    def line_of(self, form: str) -> str | None:
+        h = self.headers.get(form)
+        return h.f.get("line") if h else None
+
+
+@dataclass
+class Answer:
+    text: str
+    cites: list[str]
+
+
+def _value(concept: str, value: int) -> str:
+    return G.format_value(CONCEPT_BY_ID[concept].unit, value)
+
+
+class Resolver:
+    """The manual's order of precedence applied to what a reader knows. Each method returns
+    an :class:`Answer` and the list of things still worth looking up (``wants``)."""
+
+    def __init__(self, kb: Knowledge, rng: random.Random | None = None):
+        self.kb, self.rng = kb, rng
+
+    def _pick(self, items: list[Known]) -> Known | None:
+        """One of several statements of the same thing: the first, or a seeded pick."""
+        if not items:
+            return None
+        return items[0] if self.rng is None else self.rng.choice(items)
+
+    def base(self, form: str, concept: str) -> Known | None:
+        own = [k for k in self.kb.values if k.kind in ("sets", "row") and k.doc == form
+               and k.f.get("concept") == concept]
+        return self._pick(own)
+
+    def amendments(self, form: str, concept: str) -> list[Known]:
+        return [k for k in self.kb.values if k.kind in AMENDS and k.f.get("concept") == concept
+                and self.kb.doc_target(k) == form]
+
+    def replacements(self, form: str, concept: str, state: str) -> list[Known]:
+        out = []
+        for k in self.kb.values:
+            if k.kind not in ("replaces", "replaces_schedule") or k.f.get("concept") != concept:
+                continue
+            h = self.kb.headers.get(k.doc)
+            st = k.f.get("state") or (h.f.get("state") if h else None)
+            if st == state and self.kb.doc_target(k) == form:
+                out.append(k)
+        return out
+
+    def bounds(self, line: str, concept: str, state: str) -> list[Known]:
+        return [k for k in self.kb.values if k.kind == "bound" and k.f.get("concept") == concept
+                and k.f.get("state") == state and k.f.get("line") == line]
+
+    def _latest(self, items: list[Known], date: str, cites: list[str], wants: list) -> Known | None:
+        live = []
+        for k in items:
+            ok = self.kb.in_force(k.doc, date)
+            if ok is None:
+                wants.append(("header", k.doc))
+                continue
+            sup = self.kb.superseded_by.get(k.doc)
+            if k.doc not in self.kb.superseded_by:
+                wants.append(("superseder", k.doc))
+            if ok:
+                live.append(k)
+            elif sup is not None:
+                cites.extend(sup.cites)
+        if not live:
+            return None
+        live.sort(key=lambda k: self.kb.date_of(k.doc))
+        return live[-1]
+
+    def effective(self, form: str, concept: str, state: str | None, date: str
+                  ) -> tuple[tuple[int, str] | None, list[str], list]:
+        """((value, controlling document) or None, cites, wants)."""
+        kb, wants, cites = self.kb, [], []
+        b = self.base(form, concept)
+        if form not in kb.headers:
+            wants.append(("header", form))
+        if b is None:
+            wants.append(("base", form, concept))
+            return None, cites, wants
+        value, who = b.f["value"], form
+        cites += list(b.cites)
+        wants.append(("amendments", form, concept))
+        wants.append(("endorsements_of", form))
+        wants += self._unread_bodies(form, concept, None)
+        top = self._latest(self.amendments(form, concept), date, cites, wants)
+        if top is not None:
+            value, who = top.f["value"], top.doc
+            cites += list(top.cites) + list(kb.headers[top.doc].cites)
+        if state is not None:
+            wants.append(("state", form, concept, state))
+            wants += self._unread_bodies(form, concept, state)
+            rep = self._latest(self.replacements(form, concept, state), date, cites, wants)
+            if rep is not None:
+                value, who = rep.f["value"], rep.doc
+                cites += list(rep.cites) + list(kb.headers[rep.doc].cites)
+            line = kb.line_of(form)
+            if line is not None:
+                wants.append(("bounds", line, concept, state))
+                bd = self._latest(self.bounds(line, concept, state), date, cites, wants)
+                if bd is not None:
+                    low = CONCEPT_BY_ID[concept].bound == "minimum"
+                    if (low and value < bd.f["value"]) or (not low and value > bd.f["value"]):
+                        value, who = bd.f["value"], bd.doc
+                        cites += list(bd.cites) + list(kb.headers[bd.doc].cites)
+        return (value, who), list(dict.fromkeys(cites)), wants
+
+    def _unread_bodies(self, form: str, concept: str, state: str | None) -> list:
+        """Endorsements (``state`` None) or state forms whose header names ``form`` but none
+        of whose statements about ``concept`` has been seen: each body is worth a look."""
+        kind = "state_form" if state else "endorsement"
+        out = []
+        for doc, h in self.kb.headers.items():
+            if h.kind != kind or self.kb.target(h.f) != form:
+                continue
+            if state and h.f.get("state") != state:
+                continue
+            if not any(k.doc == doc and k.f.get("concept") == concept for k in self.kb.values):
+                out.append(("doc_values", doc, concept))
+        return out
+
+    def chain_end(self, doc: str, item: int, concept: str) -> tuple[Known | None, list[str], list]:
+        kb, cites, wants = self.kb, [], []
+        claim = kb.chains.get((doc, item))
+        if claim is not None and claim.f.get("concept") == concept:
+            return claim, list(claim.cites), wants
+        for _ in range(8):
+            ref = kb.refers.get((doc, item))
+            if ref is not None and ref.f.get("concept") == concept:
+                cites += list(ref.cites)
+                doc = G.form_label(ref.f["ref"], ref.f.get("refedition"))
+                item = ref.f["item"]
+                continue
+            end = [k for k in kb.values if k.doc == doc and k.section == item
+                   and k.kind not in ("row", "bound") and k.f.get("concept") == concept]
+            if end:
+                return end[0], cites + list(end[0].cites), wants
+            wants.append(("para", doc, item, concept))
+            return None, cites, wants
+        return None, cites, wants
+
+    def answer(self, shape: str, q: dict) -> tuple[Answer | None, list]:
+        kb, c = self.kb, q.get("concept")
+        if shape == "cb_form_value":
+            b = self.base(q["form"], c)
+            return (Answer(_value(c, b.f["value"]), list(b.cites)) if b else None,
+                    [("base", q["form"], c)])
+        if shape == "cb_endorsement_value":
+            ks = [k for k in kb.values if k.doc == q["doc"] and k.f.get("concept") == c
+                  and k.kind in AMENDS]
+            k = self._pick(ks)
+            return (Answer(_value(c, k.f["value"]), list(k.cites)) if k else None,
+                    [("doc_values", q["doc"], c)])
+        if shape == "cb_bound":
+            ks = [k for k in kb.values if k.doc == q["doc"] and k.kind == "bound"]
+            k = self._pick(ks)
+            return (Answer(_value(c, k.f["value"]), list(k.cites)) if k else None,
+                    [("doc_values", q["doc"], c)])
+        if shape == "cb_date":
+            h = kb.headers.get(q["doc"])
+            return (Answer(G.format_date(h.f["date"]), list(h.cites)) if h else None,
+                    [("header", q["doc"])])
+        if shape in ("cb_effective", "cb_controls"):
+            res, cites, wants = self.effective(q["form"], c, q.get("state"), q["date"])
+            if res is None:
+                return None, wants
+            text = _value(c, res[0]) if shape == "cb_effective" else res[1]
+            return Answer(text, cites), wants
+        if shape == "cb_chain":
+            end, cites, wants = self.chain_end(q["doc"], q["item"], c)
+            return (Answer(_value(c, end.f["value"]), cites) if end else None), wants
+        if shape == "cb_amenders":
+            ams = self.amendments(q["form"], c)
+            docs = sorted({k.doc for k in ams})
+            cites = [x for k in ams for x in k.cites]
+            return (Answer(", ".join(docs), cites) if docs else None,
+                    [("amendments", q["form"], c)])
+        return None, []
+
+
+# ---------------------------------------------------------------------------------------------
+# Readers
+
+
+AMENDS = ("amends", "amends_chain", "amends_schedule")
+LOOKUPS = ("cb_form_value", "cb_endorsement_value", "cb_bound", "cb_date")
+
+
+def concept_name(cid: str) -> str:
+    return CONCEPT_BY_ID[cid].name
+
+
+def _code(label: str) -> tuple[str, str | None]:
+    m = re.fullmatch(r"(\S+) \((\d{4}) edition\)", label)
+    return (m.group(1), m.group(2)) if m else (label, None)
+
+
+class SearchReader(BaseAgent):
+    """The search-only reader (module doc). ``reset(seed=)`` seeds its tie-breaks."""
+
+    name = "casebook-search-reader"
+    wiki = False
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed) if seed is not None else None
+        self.kb = Knowledge()
+        self.q: tuple[str, dict] | None = None
+        self.asked: set[tuple] = set()
+        self.queue: list[dict] = []
+        self.last_action: str | None = None
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _shuffle(self, items: list) -> list:
+        if self.rng is not None:
+            self.rng.shuffle(items)
+        return items
+
+    def _absorb(self, result: str) -> None:
+        """Take in every note the latest result showed, parsed as the result of the action
+        this reader took."""
+        name = self.last_action
+        if name == "search":
+            page = parse_search(result)
+            for h in page.hits if page else []:
+                self.kb.absorb(h.id, h.text)
+        elif name == "read":
+            r = parse_read(result)
+            if r is not None:
+                self.kb.absorb(r.id, r.text)
+                for link in r.links:
+                    self.kb.absorb(link.id, link.text)
+        elif name == "locate":
+            for h in parse_locate(result) or []:
+                self.kb.absorb(h.id, h.text)
+        elif name == "expand":
+            x = parse_expand(result)
+            for e in x.edges if x else []:
+                self.kb.absorb(e.id, e.text)
+
+    def queries(self, want: tuple) -> list[str]:
+        """Search queries that may find what ``want`` names."""
+        kb, kind = self.kb, want[0]
+        if kind == "header":
+            code, ed = _code(want[1])
+            return [f"{want[1]} takes effect", f"{code} {ed or ''} effective".strip()]
+        if kind == "superseder":
+            return [f"supersedes {want[1]} withdrawn replaced"]
+        if kind == "base":
+            code, ed = _code(want[1])
+            names = list(CONCEPT_BY_ID[want[2]].names)
+            return [f"{n} form {code} {ed} edition" for n in self._shuffle(names)][:2]
+        if kind == "amendments":
+            code, ed = _code(want[1])
+            name = concept_name(want[2])
+            title = next((t for t, c in kb.title_code.items() if c == code), None)
+            out = [f"{name} form {code} ({ed} edition) amended endorsement"]
+            if title:
+                out.append(f"{name} {title} ({ed} edition) endorsement")
+            return self._shuffle(out)
+        if kind == "endorsements_of":
+            code, ed = _code(want[1])
+            title = next((t for t, c in kb.title_code.items() if c == code), None)
+            out = [f"Endorsement modifies insurance provided under form {code} ({ed} edition)"]
+            if title:
+                out.append(f"endorsement changes the {title} ({ed} edition)")
+            return self._shuffle(out)
+        if kind == "state":
+            code, ed = _code(want[1])
+            return [f"{want[3]} {code} ({ed} edition) amendatory {concept_name(want[2])}",
+                    f"State Amendatory Endorsement applies in {want[3]} to form {code} "
+                    f"({ed} edition)"]
+        if kind == "bounds":
+            c = CONCEPT_BY_ID[want[2]]
+            return [f"{want[3]} Department of Insurance {want[1]} {c.bound} {c.name}"]
+        if kind == "doc_values":
+            names = list(CONCEPT_BY_ID[want[2]].names)
+            return [f"{want[1]} {n}" for n in self._shuffle(names)][:2]
+        if kind == "para":
+            return [f"{want[1]} § {want[2]} {concept_name(want[3])}"]
+        return []
+
+    def first_queries(self, shape: str, q: dict) -> list[str]:
+        """Where a wiki reader looks first (none for the search reader)."""
+        return []
+
+    def settled(self, shape: str, q: dict) -> bool:
+        """Whether what was read already answers the question completely (the search reader
+        cannot know that a search found every dependency: it answers when its queries run
+        out; a lookup is settled by the one statement it asks for)."""
+        return shape in LOOKUPS
+
+    def follow(self) -> dict | None:
+        """A note worth reading next (none for the search reader)."""
+        return None
+
+    def act(self, observation: dict, info: dict | None = None) -> dict:
+        action = self._act(observation, info)
+        self.last_action = action["action"]
+        return action
+
+    def _act(self, observation: dict, info: dict | None = None) -> dict:
+        text = observation.get("text", "")
+        steps_left = observation.get("steps_left", 1)
+        if self.q is None:
+            self.q = self._question(text)
+            if self.q is not None:
+                self.queue = [{"action": "search", "query": s}
+                              for s in self.first_queries(*self.q)]
+        else:
+            self._absorb(_last_result(observation))
+        if self.q is None:
+            return {"action": "answer", "text": "unknown"}
+        shape, q = self.q
+        ans, wants = Resolver(self.kb, self.rng).answer(shape, q)
+        if steps_left <= 1 or (ans is not None and self.settled(shape, q)):
+            return self._final(ans)
+        follow = self.follow()
+        if follow is not None:
+            return follow
+        if not self.queue:
+            for w in wants:
+                for query in self.queries(w):
+                    if (query,) not in self.asked:
+                        self.queue.append({"action": "search", "query": query})
+                        break
+                if self.queue:
+                    break
+        if not self.queue:
+            return self._final(ans)
+        act = self.queue.pop(0)
+        self.asked.add((act.get("query"),))
+        return act
+
+    def _final(self, ans: Answer | None) -> dict:
+        if ans is None:
+            return {"action": "answer", "text": "unknown"}
+        return {"action": "answer", "text": ans.text, "cites": sorted(set(ans.cites))}
+
+    @staticmethod
+    def _question(text: str) -> tuple[str, dict] | None:
+        for line in text.splitlines():
+            parsed = G.parse_question(line)
+            if parsed is not None:
+                return parsed
+        return None
+
+
+def _last_result(observation: dict) -> str:
+    """The result of the latest action, from the observation's memory lines."""
+    history = parse_observation(observation).history
+    return history[-1].result if history else ""
+
+
+class FirstPageReader(SearchReader):
+    """The blind guess the issue measures: one search with the question's own words, then an
+    answer from that first page — the rules applied to what it shows, else the first value
+    it shows for the question's concept."""
+
+    name = "casebook-first-page"
+
+    def _act(self, observation: dict, info: dict | None = None) -> dict:
+        if self.q is None:
+            self.q = self._question(observation.get("text", ""))
+            if self.q is None:
+                return {"action": "answer", "text": "unknown"}
+            return {"action": "search", "query": _question_words(self.q)}
+        self._absorb(_last_result(observation))
+        shape, q = self.q
+        ans, _ = Resolver(self.kb, self.rng).answer(shape, q)
+        if ans is None and q.get("concept"):
+            k = next((k for k in self.kb.values if k.f.get("concept") == q["concept"]), None)
+            if k is not None:
+                ans = Answer(_value(q["concept"], k.f["value"]) if shape != "cb_controls"
+                             else (k.doc or "unknown"), list(k.cites))
+        return self._final(ans)
+
+
+def _question_words(parsed: tuple[str, dict]) -> str:
+    shape, q = parsed
+    parts = [concept_name(q["concept"])] if q.get("concept") else []
+    parts += [str(q[k]) for k in ("form", "doc", "state") if q.get(k)]
+    return " ".join(parts) or shape
+
+
+class WikiReader(SearchReader):
+    """The search reader that looks in the compiled wiki first (module doc): it searches for
+    the question's page, reads it (which shows the claims it links) and, once it has read the
+    page of the question's provision or the claim about its reference, trusts it as complete
+    and answers."""
+
+    name = "casebook-wiki-reader"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.read: set[str] = set()
+        self.pages: dict[str, str] = {}  # wiki pages seen: id -> text
+
+    def _page_head(self) -> str | None:
+        shape, q = self.q  # type: ignore[misc]
+        if shape == "cb_chain":
+            return f"{WIKI_WORD} reference: Memo {q['doc']} § {q['item']},"
+        if "form" in q:
+            return f"{WIKI_WORD} page: the {concept_name(q['concept'])} of form {q['form']},"
+        return None
+
+    def settled(self, shape: str, q: dict) -> bool:
+        if shape in LOOKUPS:
+            return True
+        if shape == "cb_chain":
+            return (q["doc"], q["item"]) in self.kb.chains
+        head = self._page_head()
+        return head is not None and any(self.pages.get(nid, "").startswith(head)
+                                        for nid in self.read)
+
+    def _absorb(self, result: str) -> None:
+        super()._absorb(result)
+        page = parse_search(result)
+        if page is not None:
+            for h in page.hits:
+                if h.text.startswith(WIKI_WORD + " page:") or h.text.startswith(
+                        WIKI_WORD + " reference:"):
+                    self.pages[h.id] = h.text
+        r = parse_read(result)
+        if r is not None:
+            self.read.add(r.id)
+            self.pages.setdefault(r.id, r.text)
+
+    def follow(self) -> dict | None:
+        head = self._page_head()
+        if head is None:
+            return None
+        for nid, text in self.pages.items():
+            if text.startswith(head) and nid not in self.read:
+                self.read.add(nid)
+                return {"action": "read", "id": nid}
+        return None
+
+    def first_queries(self, shape: str, q: dict) -> list[str]:
+        c = concept_name(q["concept"]) if q.get("concept") else ""
+        if shape == "cb_chain":
+            return [f"{WIKI_WORD} reference Memo {q['doc']} § {q['item']} {c}"]
+        if "form" in q:
+            return [f"{WIKI_WORD} page {c} form {q['form']}"]
+        return []
+
+
+
+class GraphReader(WikiReader):
+    """The reader on the evidence toolset: ``locate`` the wiki page, ``expand`` its cited
+    claims (module doc)."""
+
+    name = "casebook-graph-reader"
+
+    def first_queries(self, shape: str, q: dict) -> list[str]:
+        return []
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.page: str | None = None
+        self.phase = "locate"
+
+    def _act(self, observation: dict, info: dict | None = None) -> dict:
+        text = observation.get("text", "")
+        if self.q is None:
+            self.q = self._question(text)
+            if self.q is None:
+                return {"action": "answer", "text": "unknown"}
+            shape, q = self.q
+            c = concept_name(q["concept"]) if q.get("concept") else ""
+            if shape == "cb_chain":
+                terms = [WIKI_WORD, "reference", f"Memo {q['doc']}", f"§ {q['item']}"]
+            elif "form" in q:
+                terms = [WIKI_WORD, "page", c, q["form"]]
+            else:
+                self.phase = "search"
+                self.q = None  # let the search path parse it again
+                return super()._act(observation, info)
+            self.phase = "expand"
+            return {"action": "locate", "terms": terms}
+        if self.phase == "expand":
+            result = _last_result(observation)
+            hits = parse_locate(result) or []
+            self._absorb(result)
+            page = next((h.id for h in hits if h.text.startswith(WIKI_WORD + " page")
+                         or h.text.startswith(WIKI_WORD + " reference")), None)
+            self.phase = "search"
+            if page is not None:
+                self.read.add(page)
+                self.pages[page] = next(h.text for h in hits if h.id == page)
+                self.expanded = page
+                return {"action": "expand", "node": page, "edges": ["cites"]}
+        return super()._act(observation, info)
+
+
+# ---------------------------------------------------------------------------------------------
+# The wiki compiler (unsupervised: the documents alone)
+
+
+@dataclass
+class Claim:
+    text: str
+    sources: tuple[str, ...]
+
+
+@dataclass
+class Page:
+    key: str
+    text: str
+    claims: list[Claim]
+
+
+def _src(nids, texts: dict[str, str]) -> str:
+    return "(sources: " + ", ".join(f"{n}#{text_hash(texts[n])}" for n in nids) + ")"
+
+
+def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = None) -> list[Page]:
+    """The wiki of a library's paragraphs ((id, text) pairs, the documents alone): one page
+    per provision (``Wiki page: the {concept} of form {F}.``) and per reference
+    (``Wiki reference: Memo M-2021-03 § 2 ...``). Each claim is a document's header and one
+    of its statements, restated in the world's sentences with titles resolved to codes, and
+    the sources it rests on with their hashes. ``keys`` (provision keys ``{form}|{concept}``
+    or reference keys ``{doc}|{item}``) limits the compile to those pages."""
+    texts = dict(paragraphs)
+    kb = Knowledge()
+    for nid, text in paragraphs:
+        kb.absorb(nid, text)
+    res = Resolver(kb)
+
+    def header_sentence(doc: str) -> tuple[str, tuple[str, ...]]:
+        h = kb.headers[doc]
+        f = dict(h.f)
+        form = G.FORMS_OF["header_" + h.kind][0]
+        slots: dict = {"doc": f["doc"], "date": G.format_date(f["date"])}
+        if h.kind == "form":
+            slots.update(title=f["title"], edition=f["edition"], line=f["line"])
+        if "state" in f:
+            slots["state"] = f["state"]
+        if h.kind == "bulletin":
+            slots["line"] = f["line"]
+        if h.kind in ("endorsement", "state_form"):
+            code, ed = _code(kb.doc_target(h) or "")
+            slots["target"] = G.form_ref(code, int(ed), "", False) if ed else "an unknown form"
+        return G.render(form, **slots), h.cites
+
+    def superseded(doc: str) -> tuple[str, tuple[str, ...]]:
+        sup = kb.superseded_by.get(doc)
+        if sup is None or sup.doc not in kb.headers:
+            return "", ()
+        head, hc = header_sentence(sup.doc)
+        d = kb.headers[doc]
+        return (head + " " + G.render(G.FORM_BY_NAME["sup"],
+                                      ref=G.doc_ref(d.kind, d.f["doc"], d.f.get("edition"))),
+                hc + sup.cites)
+
+    def value_claim(k: Known, form: str, concept: str) -> Claim:
+        head, hc = header_sentence(k.doc)
+        code, ed = _code(form)
+        cname = concept_name(concept)
+        val = _value(concept, k.f["value"])
+        sec = CONCEPT_BY_ID[concept].section
+        if k.kind in ("sets", "row"):
+            body = G.render(G.FORM_BY_NAME["s2"], concept=cname, value=val)
+        elif k.kind in AMENDS:
+            body = G.render(G.FORM_BY_NAME["a2"], target=G.form_ref(code, int(ed), "", False),
+                            section=sec, concept=cname, value=val)
+        elif k.kind in ("replaces", "replaces_schedule"):
+            st = kb.headers[k.doc].f.get("state")
+            body = G.render(G.FORM_BY_NAME["r2"], state=st, concept=cname, section=sec,
+                            target=G.form_ref(code, int(ed), "", False), value=val)
+        else:  # bound
+            body = G.render(G.FORM_BY_NAME["b2"], bound=CONCEPT_BY_ID[concept].bound,
+                            concept=cname, line=k.f["line"], state=k.f["state"], value=val)
+        sources = tuple(dict.fromkeys(hc + k.cites))
+        sup_text, sup_cites = superseded(k.doc)
+        if sup_text:
+            body += " " + sup_text
+            sources = tuple(dict.fromkeys(sources + sup_cites))
+        return Claim(f"{WIKI_WORD} claim. {head} {body} {_src(sources, texts)}", sources)
+
+    pages: list[Page] = []
+    provisions = sorted({(k.doc, k.f["concept"]) for k in kb.values if k.kind == "sets"})
+    for form, concept in provisions:
+        if keys is not None and f"{form}|{concept}" not in keys:
+            continue
+        if form not in kb.headers:
+            continue
+        claims = []
+        bodies = [k for k in kb.values if k.kind == "sets" and k.doc == form
+                  and k.f["concept"] == concept]
+        claims.append(value_claim(bodies[0], form, concept))
+        for k in res.amendments(form, concept):
+            if k.doc in kb.headers:
+                claims.append(value_claim(k, form, concept))
+        states = set()
+        for k in kb.values:
+            if k.kind in ("replaces", "replaces_schedule") and k.f["concept"] == concept \
+                    and k.doc in kb.headers and kb.doc_target(k) == form:
+                claims.append(value_claim(k, form, concept))
+        line = kb.line_of(form)
+        for k in kb.values:
+            if k.kind == "bound" and k.f["concept"] == concept and k.f["line"] == line \
+                    and k.doc in kb.headers:
+                states.add(k.f["state"])
+                claims.append(value_claim(k, form, concept))
+        title = kb.headers[form].f["title"]
+        text = (f"{WIKI_WORD} page: the {concept_name(concept)} of form {form}, the {title} "
+                f"({line} line). Its claims give the form's value, every endorsement that "
+                f"amends it, state amendatory endorsements and regulator bounds, each with "
+                f"the date it takes effect and what supersedes it.")
+        pages.append(Page(f"{form}|{concept}", text, claims))
+    for (doc, item), ref in sorted(kb.refers.items()):
+        if keys is not None and f"{doc}|{item}" not in keys:
+            continue
+        end, cites, _ = res.chain_end(doc, item, ref.f["concept"])
+        if end is None:
+            continue
+        concept = ref.f["concept"]
+        target = kb.target(ref.f) or "an unknown form"
+        code, ed = _code(target)
+        hops = len([c for c in cites if c not in end.cites]) or 1
+        if ed is None:
+            continue
+        kind = kb.headers[doc].kind if doc in kb.headers else "memo"
+        sentence = G.render(G.FORM_BY_NAME["chain"], refkind=G.KIND_WORD[kind], doc=doc,
+                            item=item, section=hops, concept=concept_name(concept),
+                            target=G.form_ref(code, int(ed), "", False),
+                            value=_value(concept, end.f["value"]))
+        sources = tuple(dict.fromkeys(cites))
+        claim = Claim(f"{WIKI_WORD} claim. {sentence} {_src(sources, texts)}", sources)
+        text = (f"{WIKI_WORD} reference: Memo {doc} § {item}, on the "
+                f"{concept_name(concept)} of {target}; the claim follows the chain of "
+                f"references to the paragraph that sets the value.")
+        pages.append(Page(f"{doc}|{item}", text, [claim]))
+    return pages
+
+
+def build_wiki(library, pages: list[Page], typed: bool) -> dict:
+    """Add the pages and claims to ``library`` (a fresh B1): each page links its claims
+    (``cites`` when ``typed``, else untyped); with ``typed`` each claim also ``cites`` the
+    paragraphs it rests on (the evidence graph). Returns counts and the claim ids with their
+    sources (for the staleness check)."""
+    claims, n_links = {}, 0
+    for p in pages:
+        pid = library.add(p.text, dedup=False).id
+        ids = []
+        for c in p.claims:
+            cid = library.add(c.text, dedup=False).id
+            ids.append(cid)
+            claims[cid] = list(c.sources)
+            if typed:
+                for s in c.sources:
+                    library.link(cid, s, "cites")
+                    n_links += 1
+        for cid in ids:
+            library.link(pid, cid, "cites" if typed else None)
+            n_links += 1
+    library.refresh()
+    return {"pages": len(pages), "claims": len(claims), "links": n_links, "sources": claims}
+
+
+# ---------------------------------------------------------------------------------------------
+# Staleness by hash
+
+
+def stale_claims(library, claim_ids) -> list[str]:
+    """The claims (by id) any of whose cited paragraphs' current text no longer has the hash
+    the claim recorded — found without reading the claim's meaning (no model call)."""
+    out = []
+    for cid in claim_ids:
+        node = library.get(cid)
+        if node is None:
+            continue
+        for nid, h in claim_sources(node.text):
+            src = library.get(nid)
+            if src is None or text_hash(src.text) != h:
+                out.append(cid)
+                break
+    return out
