@@ -107,7 +107,7 @@ EMPTY = Claims()
 #: ! a negation, z a cross-reference, n a name field, k a key field, N a members field.
 _WORDS: dict[str, str] = {}
 for _chars, _words in (
-    ("F", "friend friends pal pals buddy buddies"),
+    ("F", "friend friends pal pals buddy buddies circle knows"),
     ("K", "child children kid kids offspring son sons daughter daughters"),
     ("R", "parent parents"),
     ("A", "father fathers dad"),
@@ -287,16 +287,56 @@ def _split_cells(line: str) -> list[str]:
 _DECODER = json.JSONDecoder()
 
 
+_INLINE_HEADING = re.compile(r"\s+(?=#{1,6}\s)")
+_INLINE_BULLET = re.compile(r"\s+([-*+\u2022])\s+")
+_INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
+_JSON_START = re.compile(r"(?m)^[ \t]*(?=[{\[])|\{")
+
+
+def _relines(text: str) -> str:
+    """A note the library stored on one line (it collapses every whitespace run) with its
+    line breaks back where markdown had them: before headings, bullets and table rows."""
+    if _INLINE_RULE.search(text):
+        first, last = text.index("|"), text.rindex("|")
+        cells = [c.strip() for c in text[first + 1:last].split("|")]
+        cells = [c for c in cells if c]  # a row break reads as an empty cell
+        is_rule = [bool(re.fullmatch(r":?-{2,}:?", c)) for c in cells]
+        runs = []  # (start, width) of each rule row
+        i = 0
+        while i < len(cells):
+            if is_rule[i]:
+                j = i
+                while j < len(cells) and is_rule[j]:
+                    j += 1
+                runs.append((i, j - i))
+                i = j
+            else:
+                i += 1
+        tables = []
+        for k, (r, n) in enumerate(runs):
+            stop = runs[k + 1][0] - runs[k + 1][1] if k + 1 < len(runs) else len(cells)
+            head, body = cells[max(0, r - n):r], cells[r + n:max(r + n, stop)]
+            rows = [head, ["---"] * n] + [body[i:i + n] for i in range(0, len(body), n)]
+            tables.append("\n".join("| " + " | ".join(row) + " |" for row in rows))
+        lead = cells[:max(0, runs[0][0] - runs[0][1])]
+        return (_relines(text[:first]) + ("\n" + " ".join(lead) if lead else "") + "\n"
+                + "\n\n".join(tables) + "\n" + _relines(text[last + 1:]))
+    text = _INLINE_HEADING.sub("\n", text)
+    return _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
+
+
 def _lines(text: str) -> list[_Line]:
-    """The text as lines, JSON (a record or list anywhere a line opens with ``{`` or ``[``)
-    and tables expanded."""
+    """The text as lines, JSON (a record or list anywhere a line opens with ``{`` or ``[``,
+    or at any ``{``) and tables expanded; a one-line note has its markdown breaks back."""
     out: list[_Line] = []
     pos = 0
-    for m in re.finditer(r"(?m)^[ \t]*(?=[{\[])", text):
-        if m.end() < pos:
+    tries = 0
+    for m in _JSON_START.finditer(text):
+        if m.end() < pos or tries >= 8:
             continue
+        tries += 1
         try:
-            obj, end = _DECODER.raw_decode(text, m.end())
+            obj, end = _DECODER.raw_decode(text, m.start() if m.group() == "{" else m.end())
         except (ValueError, RecursionError):
             continue
         if not isinstance(obj, (dict, list)):
@@ -308,6 +348,8 @@ def _lines(text: str) -> list[_Line]:
 
 
 def _text_lines(text: str) -> list[_Line]:
+    if "\n" not in text.strip():
+        text = _relines(text)
     raw = text.splitlines()
     out: list[_Line] = []
     i = 0
@@ -482,11 +524,13 @@ _CLAUSE_RULES = re.compile("|".join([
     # X has two children: A and B
     rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:]*w*(?P<r5m>{_L})?",
     # X - friends: A, B / X: children / Index: X / friends
-    rf"(?P<r6a>P)[:,]+w*(?P<r6r>{_R})w*[=:]*(?P<r6m>{_L})?",
+    rf"(?P<r6a>P)(?:[:,]+w*|(?=[{_ROLE_CHARS}][wN]*(?:[=:]|$)))(?P<r6r>{_R})[wN]*[=:]*"
+    rf"(?P<r6m>{_L})?",
 ]))
 #: A role word with no person before it: its anchor is the context's subject.
-_BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})w*[=:]*(?P<m>{_L})?$")
+_BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})[wN]*[=:]*(?P<m>{_L})?$")
 _BARE_LIST = re.compile(rf"^[wNk]*[=:]*[w,]*(?P<m>{_L})[w,]*$")
+_ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
 _VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
@@ -601,9 +645,14 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     items = expanded
     if not items:
         return
-    pointer = items[0].char == "z"
-    if pointer:
-        items = items[1:]
+    if items[0].char == "z":  # a cross-reference: the keys it names, and nothing it states
+        sub = _Out(out.vocab)
+        _clause(items[1:], _Context(ctx.subject, None, ctx.topic), sub, title=True,
+                heading=True, bullet=False)
+        for k in (*sub.keys, *sub.lists):
+            out.key(k, pointer=True)
+        return
+    pointer = False
     chars = "".join(it.char for it in items)
 
     m = _KEY_FIELD.match(chars)
@@ -626,6 +675,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         return
 
     used = [False] * len(chars)
+    anchors: set[int] = set()  # a key phrase's person: no subject of the clause's values
     got_key = False
     subject_found: list[str] = []
     for m in _CLAUSE_RULES.finditer(chars):
@@ -659,6 +709,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             subject_found = [a]
         else:  # r3 .. r6: an anchored set, maybe with its members
             a = items[m.start(f"{rule}a")].value
+            anchors.add(m.start(f"{rule}a"))
             role = _ROLE[d[f"{rule}r"]]
             key = _set_key(role, a)
             if f"{rule}m" in d:
@@ -708,6 +759,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             used[i] = True
     subj: list[str] = list(subject_found)
     born = "B" in chars
+    cue = any(ch in chars for ch in "jeLB")
     values_alone: list[Key] = []
     i = 0
     while i < len(chars):
@@ -721,17 +773,22 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             run = _names(items, chars, i, j + 1)
             nxt = chars[j + 1] if j + 1 < len(chars) else ""
             after = chars[j + 2] if j + 2 < len(chars) else ""
-            if i == 0 or (nxt and nxt in "='xjeLB:JHTD") \
+            if i in anchors and not (nxt and nxt in "=xjeLBJHTD"):
+                pass
+            elif i == 0 or (nxt and nxt in "='xjeLB:JHTD") \
                     or (nxt == "," and after and after in "JHTD") or (nxt == "w" and not subj):
                 subj = run
             i = j + 1
             continue
         if c in "JHT" and not used[i]:
             kind, value = items[i].value
-            holders = subj or ([ctx.subject] if ctx.subject and not ctx.key else []) \
-                or ([ctx.topic] if ctx.topic and not title else [])
-            if ctx.key is not None and ctx.key.relation == "hub" and not subj:
-                holders = [ctx.key.entity]
+            # a value with no subject in its clause is the block's subject's only behind a
+            # field or verb (``Job: baker``, ``Lives in Oakhaven``), never alone (``(Oakhaven)``)
+            holders = subj
+            if not holders and cue:
+                holders = [x for x in (ctx.subject or ctx.topic,) if x]
+            if pointer:
+                holders = []
             if holders:
                 for h in holders:
                     out.fact(kind, h, value)
@@ -742,9 +799,21 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             for h in holders:
                 out.fact("born", h, items[i].value)
         i += 1
+    # ``... friends: A, B`` inside a record on one line: the record's subject's set
+    for m in _ROLE_FIELD.finditer(chars):
+        if any(used[m.start():m.end()]):
+            continue
+        anchor = subj[0] if len(set(subj)) == 1 else (ctx.subject or ctx.topic)
+        if anchor is None:
+            continue
+        role = _ROLE[m.group("r")]
+        key = _set_key(role, anchor)
+        for x in _names(items, chars, *m.span("m")):
+            out.member(key, x, role)
+        out.key(key, pointer)
     for k in values_alone:
         out.key(k, pointer)
-        if not pointer and (title or heading):
+        if not pointer and (title or heading) and not got_key:
             ctx.key = k
             got_key = True
     named = [it.value for it in items if it.char == "P"]
@@ -785,6 +854,9 @@ def _sentences(items: list[_Item]) -> list[list[_Item]]:
             if cur:
                 out.append((cur, it.char == "?"))
             cur = []
+        elif it.char == "z" and cur:  # ``... See also: X`` opens a cross-reference
+            out.append((cur, False))
+            cur = [it]
         else:
             cur.append(it)
     if cur:

@@ -42,13 +42,15 @@ import random
 import re
 from collections import defaultdict
 
+from kbgym.claims import Key, people_vocabulary, read_claims
+from kbgym.claims import memberships as claim_memberships
 from kbgym.library.graph import AUTHORED, EDITED, Library
 from kbgym.protocol.ids import id_num
 from kbgym.scoring import exact_match, is_unanswerable_answer
 from kbgym.worlds.people.questions import UNKNOWN, Instance, World
 from kbgym.worlds.people.relations import VALUE_KINDS, memberships
-from kbgym.worlds.people.facts import parse_fact
-from kbgym.worlds.people.statements import parse_statement, question_slots
+from kbgym.worlds.people.facts import parse_fact, render_fact
+from kbgym.worlds.people.statements import answer_statement, parse_statement, question_slots
 from kbgym.worlds.people.templates import BY_NAME, SWAP, TEMPLATES
 from kbgym.types import Universe
 
@@ -92,6 +94,8 @@ class Truth:
         templates = universe.vocab.get("templates") or {}
         #: Whether the universe is a generated one, whose forms and golds these are.
         self.applies = bool(templates) and all(t in BY_NAME for t in templates)
+        #: The claim reader's vocabulary (generated universes only).
+        self.vocab = people_vocabulary(universe) if self.applies else None
 
     def pid(self, name: str) -> str | None:
         pids = self.by_name.get(name, [])
@@ -121,6 +125,37 @@ class Truth:
         else:
             return UNVERIFIABLE
         return TRUE if ok else FALSE
+
+    def member(self, key: Key, name: str) -> str:
+        """The verdict on ``name`` being in ``key``'s set (a person's friends, children,
+        parents, spouse, grandchildren or siblings; a value's holders)."""
+        rel, anchor = key
+        m = self.pid(name)
+        if m is None:
+            return UNVERIFIABLE
+        if rel in VALUE_KINDS:
+            return TRUE if getattr(self.by_pid[m], rel) == anchor else FALSE
+        a = self.pid(anchor)
+        if a is None or rel == "hub":
+            return UNVERIFIABLE
+        return TRUE if m in self.relation(rel, a) else FALSE
+
+    def relation(self, rel: str, pid: str) -> frozenset[str]:
+        """The pids in ``pid``'s ``rel`` set."""
+        p, by = self.by_pid[pid], self.by_pid
+        if rel == "friends":
+            return frozenset(p.friends)
+        if rel == "children":
+            return frozenset(p.children)
+        if rel == "parents":
+            return frozenset(p.parents)
+        if rel == "spouse":
+            return frozenset([p.spouse] if p.spouse else ())
+        if rel == "grandchildren":
+            return frozenset(g for c in p.children if c in by for g in by[c].children)
+        if rel == "siblings":
+            return frozenset(c for q in p.parents if q in by for c in by[q].children) - {pid}
+        return frozenset()
 
     # -- answer statements -------------------------------------------------------------
     def _instances(self, template: str) -> dict[tuple, Instance]:
@@ -196,14 +231,89 @@ class Truth:
         return None
 
 
+_QC1 = {"qc1_job": "job", "qc1_hobby": "hobby", "qc1_city": "city"}
+
+
 def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
-    """``(sentence, form, verdict)`` for every sentence of ``text`` in a recognised form."""
+    """``(statement, form, verdict)`` for every claim ``text`` states.
+
+    On a generated universe the claim reader (:mod:`kbgym.claims`) reads the text in any
+    form — §3 sentences anywhere, prose, markdown, JSON, tables — and each fact it states is
+    checked (form ``fact``, the statement written as its §3 sentence), as is each answer
+    statement (form ``answer``; the fact a QC1 answer implies is not counted twice). §3
+    sentences or answer statements naming someone off the roster are ``unverifiable``, and a
+    quoted question with its answer is checked as ``quoted``."""
+    if truth.vocab is None:
+        out = []
+        for s in sentences(text):
+            verdict = truth.sentence(s)
+            if verdict is not None:
+                out.append((s, *verdict))
+        return out
+    claims = read_claims(text, truth.vocab)
     out = []
+    implied = set()
+    for a in claims.answers:
+        slots = a.slot_dict
+        out.append((answer_statement(a.template, slots, a.answer), "answer",
+                    truth.answer(a.template, slots, a.answer)))
+        kind = _QC1.get(a.template)
+        if kind:
+            implied.add((kind, slots.get("X"), truth.vocab.value(kind, a.answer)))
+    for f in claims.facts:
+        if tuple(f) in implied:
+            continue
+        role = f.kind.removesuffix("_of") if f.relation == "parent_of" else None
+        out.append((render_fact(f), "fact", truth.fact(f.relation, f.subj, f.obj, role)))
     for s in sentences(text):
+        fact = parse_fact(s.strip())
+        if fact is not None:
+            if any(truth.pid(n) is None for n in fact.names):
+                out.append((s, "fact", UNVERIFIABLE))
+            continue
+        if parse_statement(s) is not None:
+            if not any(answer_statement(a.template, a.slot_dict, a.answer).casefold()
+                       in s.casefold() for a in claims.answers):
+                out.append((s, "answer", UNVERIFIABLE))
+            continue
         verdict = truth.sentence(s)
-        if verdict is not None:
+        if verdict is not None and verdict[0] == "quoted":
             out.append((s, *verdict))
     return out
+
+
+def wrong_members(library: Library, universe: Universe, truth: Truth | None = None
+                  ) -> list[tuple[str, Key, str]]:
+    """``(note id, set, member)`` for every non-member a written note puts in a set: listed
+    in its text (``Friends of X: A, B``, a JSON record, a table), or shown by its links — a
+    linked note stating that someone is in a set the note's text names (``Friends of X.``
+    linking ``Z is a friend of X.`` where Z is not). In id order; empty on a truthful
+    library (every member it lists or links is a true one)."""
+    truth = truth or Truth(universe)
+    if truth.vocab is None:
+        return []
+    vocab = truth.vocab
+    out: dict[tuple[str, Key, str], None] = {}
+    for node in library:
+        if node.flag not in (AUTHORED, EDITED):
+            continue
+        claims = read_claims(node.text, vocab)
+        for lst in claims.lists:
+            for m in lst.members:
+                if truth.member(lst.key, m) == FALSE:
+                    out.setdefault((node.id, lst.key, m), None)
+        named = {k for k in claims.keys if k.relation != "hub"}
+        if not named or not node.links:
+            continue
+        for target in node.links:
+            t = library.get(target)
+            if t is None:
+                continue
+            for f in read_claims(t.text, vocab).facts:
+                for key, m in claim_memberships(f):
+                    if key in named and truth.member(key, m) == FALSE:
+                        out.setdefault((node.id, key, m), None)
+    return sorted(out, key=lambda x: (id_num(x[0]), x[1], x[2]))
 
 
 class _Sets:
@@ -254,19 +364,69 @@ def _reach(library: Library, node) -> list:
     return out
 
 
-def incomplete_sets(library: Library, universe: Universe) -> list[tuple[str, tuple[str, str]]]:
-    """(note id, set) for every written note that links part of a true set (see the module
-    docstring), in id order."""
+#: The sets :func:`incomplete_sets` judges, as the claim reader names their keys.
+_SET_RELATIONS = ("children", "parents", "friends", *VALUE_KINDS)
+
+
+def _text_sets(claims, truth: Truth) -> set[tuple[str, str]]:
+    """The sets (``("friends", pid)``, ``("job", value)``) a note's text names as keys."""
+    out = set()
+    for rel, anchor in claims.keys:
+        if rel in VALUE_KINDS:
+            out.add((rel, anchor))
+        elif rel in _SET_RELATIONS:
+            pid = truth.pid(anchor)
+            if pid is not None:
+                out.add((rel, pid))
+    return out
+
+
+def incomplete_sets(library: Library, universe: Universe, truth: Truth | None = None
+                    ) -> list[tuple[str, tuple[str, str]]]:
+    """(note id, set) for every written note that links part of a true set and whose parts
+    do not make up the rest (see the module docstring), in id order."""
+    truth = truth or Truth(universe)
     sets = _Sets(universe)
     live = sets.members(o for node in library for o in node.carried())
-    out = []
-    for node in library:
-        if node.flag not in (AUTHORED, EDITED) or not node.links:
+    notes = [node for node in library if node.flag in (AUTHORED, EDITED) and node.links]
+    shown = {n.id: sets.members(o for t in _reach(library, n) for o in t.carried())
+             for n in notes}
+    named: dict[str, set] = {}
+    judged: dict[str, set | None] = {}
+    for n in notes:
+        if truth.vocab is None:
+            named[n.id], judged[n.id] = set(), None
             continue
-        shown = sets.members(o for t in _reach(library, node) for o in t.carried())
-        for key in sorted(shown):
-            got, whole = shown[key], live[key]
-            if len(got) >= 2 and got < whole and not sets.explained(got, whole):
+        claims = read_claims(n.text, truth.vocab)
+        named[n.id] = _text_sets(claims, truth)
+        # a note is judged on the sets its text names; one naming none (and asking or
+        # answering nothing) on every set its links show
+        quiet = not claims.keys and not claims.answers and "?" not in n.text
+        judged[n.id] = None if quiet else named[n.id]
+    partial: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for n in notes:  # notes naming a set and linking part of it that no shared value explains
+        for key in named[n.id]:
+            got = shown[n.id].get(key, set())
+            if got < live[key] and not (len(got) >= 2 and sets.explained(got, live[key])):
+                partial[key].append(n.id)
+    ids = {n.id for n in notes}
+    out = []
+    for node in notes:
+        for key in sorted(shown[node.id]):
+            got, whole = shown[node.id][key], live[key]
+            if judged[node.id] is not None and key not in judged[node.id]:
+                continue
+            if len(got) < 2 or not got < whole or sets.explained(got, whole):
+                continue
+            # parts are one index: the written notes it links or that link it, and the other
+            # partial notes naming the same set in their text, together
+            together = set(got)
+            partners = {t for t in node.links if t in ids}
+            partners |= {m for m in ids if node.id in (library.get(m).links or ())}
+            partners |= set(partial.get(key, ()))
+            for m in partners - {node.id}:
+                together |= shown[m].get(key, set())
+            if not together >= whole:
                 out.append((node.id, key))
     return out
 
@@ -299,8 +459,10 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
             bad |= v == FALSE
         if bad:
             false_ids.append(node.id)
-    partial = incomplete_sets(library, universe) if truth.applies else []
+    partial = incomplete_sets(library, universe, truth) if truth.applies else []
     partial_ids = sorted({nid for nid, _ in partial}, key=id_num)
+    wrong = wrong_members(library, universe, truth)
+    wrong_ids = sorted({nid for nid, _, _ in wrong}, key=id_num)
     return {
         "applies": truth.applies, "notes_written": written, "authored_notes": authored,
         "true_statements": counts[TRUE], "false_statements": counts[FALSE],
@@ -311,7 +473,10 @@ def misinformation(library: Library, universe: Universe, max_ids: int = MAX_IDS)
         "by_form": by_form,
         "incomplete_sets": len(partial),
         "incomplete_ids": partial_ids[:max_ids],
+        "wrong_members": len(wrong),
+        "wrong_member_ids": wrong_ids[:max_ids],
     }
 
 
-__all__ = ["Truth", "incomplete_sets", "misinformation", "note_verdicts", "sentences"]
+__all__ = ["Truth", "incomplete_sets", "misinformation", "note_verdicts", "sentences",
+           "wrong_members"]

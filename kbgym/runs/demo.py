@@ -25,7 +25,7 @@ from kbgym.runs.gradient import examine_probe, training_curve
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import format_table, legend, probe_table
-from kbgym.runs.report import misinformation_line, write_report
+from kbgym.runs.report import misinformation_line, write_report, wrong_members_line
 from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds import family
 
@@ -142,6 +142,9 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
             f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
             f"character {s['character']}")
         say(misinformation_line(report["misinformation"])[2:])
+        wrong = wrong_members_line(report["misinformation"])
+        if wrong:
+            say(wrong[2:])
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))

@@ -235,6 +235,16 @@ def misinformation_line(m: dict) -> str:
                f"{', '.join(m['incomplete_ids'])})" if partial else ""))
 
 
+def wrong_members_line(m: dict) -> str | None:
+    """One line: members the written notes list or link that are not in the set they name
+    (``None`` for reports written before the count existed, or an unchecked universe)."""
+    if "wrong_members" not in m or not m.get("applies", True):
+        return None
+    ids = ", ".join(m["wrong_member_ids"])
+    return (f"- wrong members: {m['wrong_members']} (non-members a written note lists or links "
+            f"in a set its text names" + (f": {ids})" if ids else ")"))
+
+
 def render_markdown(rep: dict) -> str:
     s = rep["structure"]
     lines = [f"# KBGym run {rep['run_id']}", "", "## Training (forward pass by epoch)", "",
@@ -269,6 +279,9 @@ def render_markdown(rep: dict) -> str:
               f"{rep['coverage']['question_index_coverage']['total']} trained questions"]
     if rep.get("misinformation"):
         lines.append(misinformation_line(rep["misinformation"]))
+        wrong = wrong_members_line(rep["misinformation"])
+        if wrong:
+            lines.append(wrong)
     if rep["learning_curve"]:
         lines += ["", "## Evaluation by epoch", "", "| epoch | n | F1 | mean steps |",
                   "|---|---|---|---|"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
 import pytest
 
 from kbgym.library.graph import Library
-from kbgym.metrics.misinformation import Truth, misinformation, sentences
+from kbgym.metrics.misinformation import Truth, incomplete_sets, misinformation, sentences
 from kbgym.worlds.people import UniverseConfig, generate
 from kbgym.worlds.people.facts import render_date
 from kbgym.worlds.people.questions import World
@@ -110,16 +111,17 @@ def test_misinformation_counts_authored_and_edited_notes(u):
     n_false_fact = lib.add(f"Index. {q.name}'s job is {wrong_job if wrong_job != q.job else p.job}."
                            f" {p.name}'s hobby is {p.hobby}.").id
     lib.add("Friends of somebody.")
-    lib.add(f"{p.name} works as a {wrong_job}.")  # natural wording: not a form, not counted
+    # natural wording: the claim reader reads it as the same false fact
+    n_natural = lib.add(f"{p.name} works as a {wrong_job}.").id
     edited = next(n.id for n in u.nodes if n.fact.kind == "city" and n.fact.subject == q.pid)
     other_city = next(c for c in u.vocab["cities"] if c != q.city)
     lib.edit(edited, f"{q.name} lives in the city of {other_city}.")
     m = misinformation(lib, u)
     assert m["notes_written"] == 6 and m["authored_notes"] == 5
-    assert (m["false_statements"], m["true_statements"], m["unverifiable_statements"]) == (3, 2, 0)
-    assert m["false_ids"] == sorted([n_false_answer, n_false_fact, edited],
+    assert (m["false_statements"], m["true_statements"], m["unverifiable_statements"]) == (4, 2, 0)
+    assert m["false_ids"] == sorted([n_false_answer, n_false_fact, n_natural, edited],
                                     key=lambda i: int(i[1:]))
-    assert m["false_notes"] == 3 and m["false_note_share"] == pytest.approx(3 / 6)
+    assert m["false_notes"] == 4 and m["false_note_share"] == pytest.approx(4 / 6)
     assert m["by_form"]["answer"] == {"true": 1, "false": 1, "unverifiable": 0}
     assert n_true_answer not in m["false_ids"]
     assert misinformation(Library.from_universe(u), u)["false_note_share"] is None
@@ -226,3 +228,80 @@ def test_the_report_line_names_incomplete_sets(u):
     assert f"1 incomplete sets (notes linking part of a set: {short})" in line
     old = {k: v for k, v in m.items() if not k.startswith("incomplete")}
     assert "incomplete" not in misinformation_line(old)
+
+
+def test_false_claims_in_any_form_and_wrong_members(u):
+    """Prose, markdown and JSON that name a non-member are misinformation and wrong members;
+    the same texts with true members are neither."""
+    from kbgym.runs.report import wrong_members_line
+
+    p = max(u.real_people, key=lambda q: len(q.friends))
+    friends = [u.person(f).name for f in p.friends]
+    stranger = next(q.name for q in u.real_people
+                    if q.pid not in p.friends and q.pid != p.pid)
+    fr = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
+
+    def library(members):
+        lib = Library.from_universe(u)
+        ids = [
+            lib.add(f"## Friends of {p.name}\n" + "\n".join(f"- [[{m}]]" for m in members)).id,
+            lib.add(json.dumps({"key": f"friends of {p.name}", "members": members})).id,
+            lib.add(f"{p.name} is a {p.job}. His or her friends are "
+                    f"{', '.join(members[:-1])} and {members[-1]}.").id,
+        ]
+        for i in ids:
+            lib.link_many(i, fr)
+        return lib, ids
+
+    lib, _ = library(friends)
+    m = misinformation(lib, u)
+    assert (m["false_statements"], m["wrong_members"], m["incomplete_sets"]) == (0, 0, 0)
+    assert m["true_statements"] >= 3 * len(friends)
+    lib, ids = library(friends[:-1] + [stranger])
+    m = misinformation(lib, u)
+    assert m["false_notes"] == 3 and m["false_ids"] == ids
+    assert m["wrong_members"] == 3 and m["wrong_member_ids"] == ids
+    assert wrong_members_line(m) == f"- wrong members: 3 (non-members a written note lists or " \
+        f"links in a set its text names: {', '.join(ids)})"
+    # in links only: an index linking an authored false member statement
+    lib = Library.from_universe(u)
+    false = lib.add(f"{stranger} is a friend of {p.name}.").id
+    index = lib.add(f"Friends of {p.name}.").id
+    lib.link_many(index, fr + [false])
+    m = misinformation(lib, u)
+    assert m["wrong_members"] == 1 and m["wrong_member_ids"] == [index]
+    assert m["false_ids"] == [false]
+
+
+def test_parts_are_judged_together(u):
+    """An index split into parts that are complete together is no incomplete set, whether
+    the parts say so, link each other or only share the key; a part whose partner is gone
+    is."""
+    p = max(u.real_people, key=lambda q: len(q.friends))
+    fr = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
+    half = len(fr) // 2
+    for a, b in ((f"{p.name} - friends (1/2)", f"{p.name} - friends (2/2)"),
+                 (f"Friends of {p.name}, part one.", f"More friends of {p.name}.")):
+        lib = Library.from_universe(u)
+        one, two = lib.add(a).id, lib.add(b).id
+        lib.link_many(one, fr[:half])
+        lib.link_many(two, fr[half:])
+        assert incomplete_sets(lib, u) == []
+        lib.delete(two)
+        assert incomplete_sets(lib, u) == [(one, ("friends", p.pid))]
+    lib = Library.from_universe(u)  # untitled parts that link each other
+    one, two = lib.add("Index.").id, lib.add("Index, continued.").id
+    lib.link_many(one, fr[:half] + [two])
+    lib.link_many(two, fr[half:])
+    assert incomplete_sets(lib, u) == []
+
+
+def test_a_question_note_is_judged_on_the_sets_it_names(u):
+    """A note holding a question and its answer, linking the answer's support, names no set:
+    the sets its links touch in passing are not presented as whole."""
+    p = max(u.real_people, key=lambda q: len(q.friends))
+    fr = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
+    lib = Library.from_universe(u)
+    q = lib.add(f"Which friend of {p.name} is also a friend of somebody? See the links.").id
+    lib.link_many(q, fr[:2])
+    assert incomplete_sets(lib, u) == []
