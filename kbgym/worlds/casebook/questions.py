@@ -7,8 +7,9 @@ value that applies in a state on a date (amendments, supersession, state forms a
 regulator's bound, by the manual's order of precedence), the document that controls it, the
 value at the end of a 2–4 hop reference chain, and every endorsement that amends a provision.
 A connected question is asked only where following the documents matters: the applicable
-value differs from the edition's own, the controlling document is not the edition, a chain's
-end value differs from the form's.
+value differs from the edition's own *and* from the newest amendment ever issued (so dates,
+supersession, a state form or a regulator's bound decide it); the controlling document is
+neither the edition nor that newest amendment; a chain's end value differs from the form's.
 
 Pools are thinned so that no gold answers more than 8 % of a template's questions about one
 concept (a guesser answering the commonest gold per template and concept stays near 0.08;
@@ -137,9 +138,11 @@ class Pools:
 
     # -- connected -------------------------------------------------------------------------
     def _situations(self):
-        """(form edition, concept, state, date, resolution) where the applicable value or
-        the controlling document is not the edition's own; at most two dates per (form,
-        concept, state, controlling document)."""
+        """(form edition, concept, state, date, resolution, naive) where the controlling
+        document is not the edition itself; ``naive`` is the newest amendment ever issued
+        for the provision (ignoring the date asked and supersession), the answer a reader
+        who finds every amendment but follows nothing further would give. At most two dates
+        per (form, concept, state, controlling document)."""
         r = self.rules
         for (form, concept) in sorted(r.sets):
             line = self.ledger.doc[form].line
@@ -148,6 +151,8 @@ class Pools:
             if not states and not r.amends.get((form, concept)):
                 continue
             seen: dict[tuple, int] = defaultdict(int)
+            ams = r.amends.get((form, concept), [])
+            naive = max(ams, key=lambda f: (self.ledger.doc[f.doc].date, f.doc)) if ams else None
             for state in states or [None]:
                 for date in AS_OF:
                     if date < self.ledger.doc[form].date:
@@ -158,11 +163,11 @@ class Pools:
                     k = (state, res.controls, res.value)
                     seen[k] += 1
                     if seen[k] <= 2:
-                        yield form, concept, state, date, res
+                        yield form, concept, state, date, res, naive
 
     def cb_effective(self):
-        for form, concept, state, date, res in self._situations():
-            if res.value == res.base:
+        for form, concept, state, date, res, naive in self._situations():
+            if res.value == res.base or (naive is not None and res.value == naive.value):
                 continue
             name = CONCEPT_BY_ID[concept].name
             yield Instance("cb_effective", render_question("cb_effective", date=format_date(date),
@@ -171,7 +176,9 @@ class Pools:
                            (provision_key(form, concept),), concept)
 
     def cb_controls(self):
-        for form, concept, state, date, res in self._situations():
+        for form, concept, state, date, res, naive in self._situations():
+            if naive is not None and res.controls == naive.doc:
+                continue
             name = CONCEPT_BY_ID[concept].name
             yield Instance("cb_controls", render_question("cb_controls", date=format_date(date),
                                            concept=name, form=form, state=state),
