@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from kbgym.worlds.people.facts import DRIFT_PREFIX, MONTHS, Fact
+from kbgym.worlds.people.facts import DRIFT_PREFIX, MONTHS, PERSON_KINDS, Fact, parse_fact
 from kbgym.worlds.people.statements import parse_statement
 
 # -- the result types ---------------------------------------------------------------------------
@@ -412,6 +412,7 @@ def _items(text: str, vocab) -> list[_Item]:
             toks.append((kind, m.group(), m.start(), m.end()))
     lex = vocab.lexicon
     maxw = vocab.max_words
+    first_words = vocab.first_words
     out: list[_Item] = []
     i = 0
     n = len(toks)
@@ -438,6 +439,10 @@ def _items(text: str, vocab) -> list[_Item]:
             i += 1
             continue
         # a word: the longest known window of words starting here
+        if t.casefold() not in first_words:
+            out.append(_word_item(t, toks, i, s))
+            i += 1
+            continue
         match = None
         words: list[int] = []
         j = i
@@ -907,10 +912,31 @@ def read_text(text: str, vocab) -> Claims:
     """What ``text`` states in ``vocab``'s world (see :func:`kbgym.claims.read_claims`)."""
     if not isinstance(text, str) or not text.strip():
         return EMPTY
+    fact = parse_fact(text) if len(text) < 200 else None
+    if fact is not None:  # the common case, a §3 sentence: what the full reading gives
+        got = _sentence(fact, vocab)
+        if got is not None:
+            return got
     try:
         return _read(text, vocab)
     except RecursionError:
         return EMPTY
+
+
+def _sentence(fact: Fact, vocab) -> Claims | None:
+    """The claims of one §3 sentence whose names and value the vocabulary spells exactly."""
+    people = vocab.people_set
+    if fact.subj not in people:
+        return None
+    if fact.kind in PERSON_KINDS:
+        if fact.obj not in people or fact.obj == fact.subj:
+            return None
+        names = tuple(sorted((fact.subj, fact.obj)))
+    elif fact.kind == "born" or vocab.value(fact.kind, fact.obj) == fact.obj:
+        names = (fact.subj,)
+    else:
+        return None
+    return Claims(facts=(fact,), names=names)
 
 
 def _read(text: str, vocab) -> Claims:

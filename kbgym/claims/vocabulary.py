@@ -50,6 +50,7 @@ class Vocabulary:
                  genders: Mapping[str, str] | None = None, *, world: str = "people"):
         self.world = world
         self.people: tuple[str, ...] = tuple(dict.fromkeys(p for p in people if p.strip()))
+        self.people_set = frozenset(self.people)
         self.values: dict[str, tuple[str, ...]] = {
             kind: tuple(dict.fromkeys(v for v in vs if v.strip()))
             for kind, vs in (values or {}).items()}
@@ -95,6 +96,8 @@ class Vocabulary:
             self.lexicon[toks] = tuple(Entry(cls, tuple(dict.fromkeys(names)), form)
                                        for (cls, form), names in entries)
         self.max_words = max((len(k) for k in self.lexicon), default=0)
+        #: The words some entry starts with: any other word is looked up no further.
+        self.first_words = frozenset(k[0] for k in self.lexicon)
 
     # -- lookups -----------------------------------------------------------------------------
     def person(self, text: str) -> str | None:

@@ -144,6 +144,16 @@ def test_every_original_reads_as_its_one_fact(u):
         assert facts_of(n, vocab) == (parse_fact(n.text),), n.text
 
 
+def test_the_sentence_shortcut_reads_as_the_full_reading(u):
+    """A §3 sentence takes a shortcut; it must give what the full reading gives."""
+    from kbgym.claims.reader import _read, read_text
+
+    vocab = people_vocabulary(u)
+    for n in u.nodes[::3]:
+        for text in (n.text, "As of the latest record, " + n.text):
+            assert read_text(text, vocab) == _read(text, vocab), text
+
+
 def test_an_edited_original_still_states_its_fact(u):
     vocab = people_vocabulary(u)
     n = next(x for x in u.nodes if x.fact.kind == "job")
