@@ -40,6 +40,8 @@ class BuildWithShippedFiles(build_py):
 setup(
     packages=find_packages(include=["kbgym", "kbgym.*"]) + AGENTS,
     package_dir={"kbgym_agents": "agents"},
-    package_data={"kbgym_agents": ["prompts/*.md"], "kbgym": ["py.typed", "view/assets/*"]},
+    package_data={"kbgym_agents": ["prompts/*.md"], "kbgym": ["py.typed", "view/assets/*",
+                                                 "bench/releases/*/*.json",
+                                                 "bench/releases/*/*/*.json"]},
     cmdclass={"build_py": BuildWithShippedFiles},
 )

@@ -28,7 +28,7 @@ LAYERS: dict[str, int] = {
     "kbgym.worlds.phantomwiki": 5, "kbgym.worlds.corpus": 5,  # they make probes from runs
     "kbgym.worlds": 5, "kbgym.worlds.policies.probe": 5,  # the registry of universe families
     "kbgym.sweep": 6, "kbgym.reproduce": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6,
-    "kbgym.integrations": 6,
+    "kbgym.integrations": 6, "kbgym.bench": 6,
     "kbgym.cli": 7,
 }
 

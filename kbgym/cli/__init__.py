@@ -17,7 +17,7 @@ from kbgym.errors import ConfigError, KBGymError
 
 #: The command modules, in the order ``kbgym --help`` lists them.
 COMMANDS = ("build", "train", "test", "probe", "baseline", "adapt", "sweep", "reproduce",
-            "corpus", "drift", "replay", "report", "plot", "view", "check", "demo", "serve")
+            "corpus", "drift", "replay", "report", "plot", "view", "check", "demo", "serve", "bench")
 
 __all__ = ["CLIError", "build_parser", "main"]
 

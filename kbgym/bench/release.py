@@ -1,0 +1,296 @@
+"""A KBGym-Bench release: a named, frozen set of universes, train slices, probes, budgets and
+the pinned reader, with one content hash over all of it (docs/bench.md).
+
+A release is a folder holding ``release.json`` and the files it names (probe files, imported
+universe files). ``release.json`` lists every file with its sha256 and ends in ``hash``, the
+content hash of everything else in it, so one value pins the whole release. Generated
+universes are stored as their recipe (generator overrides and seed) and the universe hash the
+recipe must give; imported ones as the universe file itself.
+
+Shipped releases live in ``kbgym/bench/releases/<id>/`` and are frozen by :data:`FROZEN`: a
+shipped folder whose hash is not the frozen one is refused, so a later KBGym that changes a
+release must ship it under a new id, and the old one keeps its hash.
+
+The **reader** is pinned by name per seed, with the KBGym version that made the release and
+a fingerprint of its behaviour: the content hash of B1's exam rows on each probe at each
+budget. A KBGym whose reader examines B1 differently cannot run or verify the release.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from kbgym.errors import ConfigError
+from kbgym.jsonio import canonical, content_hash, write_canonical
+
+KIND = "kbgym.bench.release"
+SCHEMA_VERSION = 1
+#: Where shipped releases live (package data).
+RELEASES_DIR = Path(__file__).parent / "releases"
+#: Shipped release id -> the hash it was frozen with. A release never changes under its id.
+FROZEN: dict[str, str] = {
+    "kbgym-bench-2026.12":
+        "sha256:e1bc132a70a38e6c7250167c70bdc00125a6d2b4724272204a8d79decd443c68",
+}
+#: The release ``kbgym bench`` uses when none is named.
+DEFAULT = "kbgym-bench-2026.12"
+
+
+def file_hash(path: str | Path) -> str:
+    return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def release_hash(data: Mapping) -> str:
+    """The content hash of a release.json object (everything but ``hash``)."""
+    return content_hash({k: v for k, v in data.items() if k != "hash"})
+
+
+class Release:
+    """A loaded release: ``release.json`` checked against its files and its own hash."""
+
+    def __init__(self, root: str | Path, data: dict):
+        self.root = Path(root)
+        self.data = data
+        self._universes: dict[str, Any] = {}
+
+    # -- loading -------------------------------------------------------------------------
+    @classmethod
+    def from_dir(cls, root: str | Path) -> "Release":
+        root = Path(root)
+        path = root / "release.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise ConfigError(f"{path}: not a readable release.json ({err})") from None
+        if not isinstance(data, dict) or data.get("kind") != KIND:
+            raise ConfigError(f"{path}: not a {KIND} file")
+        got = release_hash(data)
+        if data.get("hash") != got:
+            raise ConfigError(f"{path}: release {data.get('id')} records hash {data.get('hash')} "
+                              f"but its content hashes to {got} - the release was edited")
+        for name, digest in sorted(data["files"].items()):
+            f = root / name
+            if not f.is_file():
+                raise ConfigError(f"release {data['id']}: file {name} is missing")
+            if file_hash(f) != digest:
+                raise ConfigError(f"release {data['id']}: file {name} differs from the sha256 "
+                                  "the release records - the release was edited")
+        frozen = FROZEN.get(data["id"])
+        if frozen is not None and frozen != data["hash"]:
+            raise ConfigError(f"release {data['id']} hashes to {data['hash']}, but it was frozen "
+                              f"as {frozen}: a changed release needs a new release id")
+        return cls(root, data)
+
+    # -- what it pins --------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+    @property
+    def hash(self) -> str:
+        return self.data["hash"]
+
+    @property
+    def budgets(self) -> dict:
+        """n1, n2 (training) and m, tight_m (the two exam budgets)."""
+        return self.data["budgets"]
+
+    @property
+    def exam_budgets(self) -> list[int]:
+        return [self.budgets["m"], self.budgets["tight_m"]]
+
+    @property
+    def sizes(self) -> list[str]:
+        return list(self.data["sizes"])
+
+    @property
+    def seed_names(self) -> list[str]:
+        return [s["name"] for s in self.data["seeds"]]
+
+    @cached_property
+    def _seeds(self) -> dict[str, dict]:
+        return {s["name"]: s for s in self.data["seeds"]}
+
+    def seed(self, name: str) -> dict:
+        try:
+            return self._seeds[name]
+        except KeyError:
+            raise ConfigError(f"release {self.id} has no seed {name!r}; its seeds: "
+                              f"{', '.join(self.seed_names)}") from None
+
+    def check_size(self, size: str) -> None:
+        if size not in self.data["sizes"]:
+            raise ConfigError(f"release {self.id} has no size {size!r}; its sizes: "
+                              f"{', '.join(self.sizes)}")
+
+    def reader(self, name: str) -> str:
+        """The pinned exam reader (plugin name) of seed ``name``."""
+        return self.seed(name)["reader"]
+
+    def sized(self, name: str, size: str) -> dict:
+        """Seed ``name`` at ``size``: train_size, probe file, probe hash, B1 fingerprints."""
+        self.check_size(size)
+        return self.seed(name)["sizes"][size]
+
+    def universe(self, name: str):
+        """Seed ``name``'s universe, built from the recipe (or read) and checked by hash."""
+        if name not in self._universes:
+            self._universes[name] = load_seed_universe(self.seed(name), self.root)
+        return self._universes[name]
+
+    def probe(self, name: str, size: str) -> dict:
+        return json.loads((self.root / self.sized(name, size)["probe"]).read_text(
+            encoding="utf-8"))
+
+    def summary(self) -> str:
+        lines = [f"{self.id}  {self.hash}",
+                 f"budgets: train n1={self.budgets['n1']} n2={self.budgets['n2']}, exam "
+                 f"m={self.budgets['m']} and tight m={self.budgets['tight_m']}; "
+                 f"epochs {self.data['train']['epochs']}"]
+        for s in self.data["seeds"]:
+            sizes = ", ".join(f"{z}: train {v['train_size']}, probe {v['n_questions']}"
+                              for z, v in s["sizes"].items())
+            lines.append(f"{s['name']:16s} {s['world']:12s} reader {s['reader']}, "
+                         f"curator {s['curator']}; {sizes}")
+        return "\n".join(lines)
+
+
+def load_seed_universe(seed: Mapping, root: Path):
+    from kbgym.bench.worlds import generate
+
+    spec = seed["universe"]
+    if "file" in spec:
+        from kbgym.env.env import load_universe
+
+        u, _ = load_universe(root / spec["file"])
+    else:
+        u = generate(spec["generate"], spec["seed"])
+    if u.hash != spec["hash"]:
+        raise ConfigError(f"seed {seed['name']}: this KBGym builds universe {u.hash}, the "
+                          f"release pins {spec['hash']} - the generator changed; this release "
+                          "cannot run here")
+    return u
+
+
+def shipped() -> dict[str, Path]:
+    """Shipped release id -> its folder."""
+    if not RELEASES_DIR.is_dir():
+        return {}
+    return {p.name: p for p in sorted(RELEASES_DIR.iterdir()) if (p / "release.json").is_file()}
+
+
+def load_release(spec: str | Path | None = None) -> Release:
+    """A shipped release by id (default :data:`DEFAULT`), or a release folder by path."""
+    spec = DEFAULT if spec is None else spec
+    known = shipped()
+    if str(spec) in known:
+        return Release.from_dir(known[str(spec)])
+    if Path(spec).is_dir():
+        return Release.from_dir(spec)
+    raise ConfigError(f"unknown release {spec!r}; shipped: {', '.join(known) or 'none'} "
+                      "(or give a release folder)")
+
+
+# -- making a release (scripts/bench/make_release.py, and the tests' tiny release) ---------
+def exam_config(budgets: Mapping, m: int):
+    """The environment config every bench exam and training run uses."""
+    from kbgym.env.config import KBGymConfig
+
+    return KBGymConfig.make(n1=budgets["n1"], n2=budgets["n2"], m=m)
+
+
+def b1_fingerprint(universe, probe: Mapping, reader_name: str, budgets: Mapping, m: int) -> str:
+    """The content hash of B1's exam rows on ``probe`` at budget ``m``: the reader's
+    behaviour, pinned."""
+    from kbgym.library.graph import Library
+    from kbgym.plugins import make_agent
+    from kbgym.runs.gradient import examine_probe
+
+    rows = examine_probe(universe, Library.from_universe(universe), make_agent(reader_name),
+                         probe, exam_config(budgets, m), label="B1")
+    return content_hash(rows)
+
+
+def _slice_probe(universe, train_qids: list[str], per_group: int, seed: int) -> dict:
+    """The world's probe of a run that trained on ``train_qids`` (every one completed)."""
+    from kbgym.bench.worlds import world_of
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "train_log.jsonl").write_text(
+            "".join(canonical({"qid": q}) for q in train_qids), encoding="utf-8")
+        return world_of(universe).make_probe(universe, tmp, per_group=per_group, seed=seed)
+
+
+def build_release(recipe: Mapping, out: str | Path) -> Release:
+    """Write the release ``recipe`` describes into the empty folder ``out``.
+
+    ``recipe``: id, name, version, budgets {n1, n2, m, tight_m}, train {epochs}, bootstrap
+    {seed, resamples}, sizes {NAME: {train_size, per_group, description}}, seeds [{name,
+    world, reader, curator, universe: {generate: {world, ...}, seed} or {file: PATH,
+    made_by: TEXT}}]. Each size trains on ``train[:train_size]`` (at most the split) and its
+    probe is the world's probe of that slice, drawn with the universe's seed.
+    """
+    import kbgym
+    from kbgym.runs.gradient import probe_hash
+
+    out = Path(out)
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"{out}: not empty; a release is written into an empty folder")
+    (out / "probes").mkdir(parents=True)
+    budgets = dict(recipe["budgets"])
+    seeds = []
+    for s in recipe["seeds"]:
+        spec = dict(s["universe"])
+        if "file" in spec:
+            from kbgym.env.env import load_universe
+
+            u, _ = load_universe(spec["file"])
+            rel = f"universes/{s['name']}.json"
+            (out / "universes").mkdir(exist_ok=True)
+            shutil.copyfile(spec["file"], out / rel)
+            uni = {"file": rel, "made_by": spec.get("made_by"), "hash": u.hash}
+        else:
+            from kbgym.bench.worlds import generate
+
+            u = generate(spec["generate"], spec["seed"])
+            uni = {"generate": dict(spec["generate"]), "seed": spec["seed"], "hash": u.hash}
+        train = list(u.splits["train"])
+        sizes = {}
+        for size, z in recipe["sizes"].items():
+            n = min(z["train_size"], len(train))
+            probe = _slice_probe(u, train[:n], z["per_group"], u.meta["seed"])
+            rel = f"probes/{s['name']}.{size}.json"
+            write_canonical(out / rel, probe)
+            sizes[size] = {
+                "train_size": n, "probe": rel, "probe_hash": probe_hash(probe),
+                "n_questions": len(probe["questions"]),
+                "groups": {g: len(v) for g, v in probe["splits"].items()},
+                "b1_exams": {str(m): b1_fingerprint(u, probe, s["reader"], budgets, m)
+                             for m in (budgets["m"], budgets["tight_m"])},
+            }
+        seeds.append({"name": s["name"], "world": s["world"], "reader": s["reader"],
+                      "curator": s["curator"], "universe": uni, "sizes": sizes})
+    data = {
+        "schema_version": SCHEMA_VERSION, "kind": KIND, "id": recipe["id"],
+        "name": recipe["name"], "version": recipe["version"],
+        "description": recipe.get("description", ""),
+        "made_with": {"kbgym_version": kbgym.__version__},
+        "reader": {"kbgym_version": kbgym.__version__,
+                   "note": "each seed names its reader; sizes[*].b1_exams pin its behaviour"},
+        "budgets": budgets, "train": dict(recipe["train"]),
+        "bootstrap": dict(recipe["bootstrap"]),
+        "sizes": {k: dict(v) for k, v in recipe["sizes"].items()},
+        "seeds": seeds,
+    }
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    data["files"] = {f: file_hash(out / f) for f in files}
+    data["hash"] = release_hash(data)
+    write_canonical(out / "release.json", data)
+    return Release.from_dir(out)

@@ -1,0 +1,27 @@
+"""The bench's one door to the worlds: everything it needs that differs by world goes
+through :func:`world_of` (the world of a universe) and :func:`generate` (a universe from a
+release's recipe). The release itself names readers and curators per seed, so nothing else
+in :mod:`kbgym.bench` names or tests a world; when the worlds' ``World`` registry replaces
+:mod:`kbgym.worlds`' families, these two functions are what changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def world_of(universe: Any) -> Any:
+    """The world of ``universe``: an object with ``make_probe(universe, run_dir, *,
+    per_group, seed)`` (today the universe's family)."""
+    from kbgym.worlds import family_of
+
+    return family_of(universe)
+
+
+def generate(values: Mapping[str, Any], seed: int) -> Any:
+    """The universe a release recipe ``{"world": NAME, **generator overrides}`` makes with
+    ``seed``."""
+    from kbgym.worlds import universe_from_spec
+
+    return universe_from_spec(values, seed)

@@ -1,0 +1,79 @@
+"""Write a KBGym-Bench release folder from its recipe (docs/bench.md).
+
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12
+
+The shipped release ``kbgym/bench/releases/kbgym-bench-2026.12`` was made by this command;
+rerunning it must give the same ``release.json`` hash (the frozen one in
+:data:`kbgym.bench.release.FROZEN`). A recipe that changes makes a NEW release: give it a
+new id and version, never reuse one.
+
+The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
+tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
+ships the adapted universe file, so it does not depend on the adapter afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PW_SRC = ROOT / "tests" / "adapters" / "data" / "phantomwiki_seed1"
+PW_ARGS = ["--seed", "0", "--train", "24", "--test-in", "12", "--test-out", "12",
+           "--eval-in", "6", "--eval-out", "4"]
+
+PEOPLE = {"world": "people", "n_people": 300, "sizes": [60, 40, 30]}
+
+
+def recipe(pw_file: str) -> dict:
+    return {
+        "id": "kbgym-bench-2026.12", "name": "kbgym-bench", "version": "2026.12",
+        "description": "three generated people universes, the shipped PhantomWiki generation "
+                       "and a generated policies world; one training epoch on each seed's "
+                       "train slice, exams at m = 15 and the tight m = 6",
+        "budgets": {"n1": 15, "n2": 30, "m": 15, "tight_m": 6},
+        "train": {"epochs": 1},
+        "bootstrap": {"seed": 0, "resamples": 5000},
+        "sizes": {
+            "full": {"train_size": 40, "per_group": 20,
+                     "description": "the release: train[:40] of every seed, 20 probe "
+                                    "questions per group"},
+            "small": {"train_size": 6, "per_group": 6,
+                      "description": "reduced for CPU-only LLM curators: train[:6], 6 probe "
+                                     "questions per group; not comparable with full"},
+        },
+        "seeds": [
+            *({"name": f"people-{s}", "world": "people", "reader": "scripted-reader",
+               "curator": "scripted-index",
+               "universe": {"generate": PEOPLE, "seed": s}} for s in (1, 2, 3)),
+            {"name": "phantomwiki-1", "world": "phantomwiki", "reader": "scripted-pw-reader",
+             "curator": "scripted-pw-index",
+             "universe": {"file": pw_file, "made_by": "kbgym adapt phantomwiki --src "
+                          "tests/adapters/data/phantomwiki_seed1 " + " ".join(PW_ARGS)}},
+            {"name": "policies-1", "world": "policies", "reader": "scripted-policy-reader",
+             "curator": "scripted-policy-index",
+             "universe": {"generate": {"world": "policies"}, "seed": 1}},
+        ],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True, help="an empty or new folder")
+    args = ap.parse_args()
+    from kbgym.bench.release import build_release
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pw = Path(tmp) / "pw_universe.json"
+        subprocess.run([sys.executable, "-m", "kbgym.cli", "adapt", "phantomwiki", "--src",
+                        str(PW_SRC), "--out", str(pw), "--quiet", *PW_ARGS], check=True)
+        rel = build_release(recipe(str(pw)), args.out)
+    print(rel.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

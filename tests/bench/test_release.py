@@ -1,0 +1,120 @@
+"""The frozen release: its hash does not change, its files and recipes are checked, and a
+changed release is refused under its old id."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from kbgym.bench import release as R
+from kbgym.errors import ConfigError
+from kbgym.jsonio import write_canonical
+
+SHIPPED = "kbgym-bench-2026.12"
+#: The hash kbgym-bench-2026.12 was published with. It must never change: a release that
+#: changes ships under a new id (this test is the guard, so the value is written out).
+SHIPPED_HASH = "sha256:e1bc132a70a38e6c7250167c70bdc00125a6d2b4724272204a8d79decd443c68"
+
+
+def test_shipped_release_keeps_its_hash():
+    rel = R.load_release(SHIPPED)
+    assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
+    assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
+    assert R.load_release().id == SHIPPED  # the default
+
+
+def test_shipped_release_pins_what_the_issue_names():
+    rel = R.load_release(SHIPPED)
+    worlds = [rel.seed(n)["world"] for n in rel.seed_names]
+    assert worlds.count("people") >= 3 and "phantomwiki" in worlds and "policies" in worlds
+    assert rel.budgets["m"] == 15 and rel.budgets["tight_m"] < rel.budgets["m"]
+    for name in rel.seed_names:
+        assert rel.reader(name)
+        for size in rel.sizes:
+            z = rel.sized(name, size)
+            probe = rel.probe(name, size)
+            from kbgym.runs.gradient import probe_hash
+
+            assert probe_hash(probe) == z["probe_hash"]
+            assert set(z["b1_exams"]) == {str(rel.budgets["m"]), str(rel.budgets["tight_m"])}
+
+
+def test_shipped_recipes_rebuild_their_universes():
+    rel = R.load_release(SHIPPED)
+    for name in rel.seed_names:
+        u = rel.universe(name)
+        assert u.hash == rel.seed(name)["universe"]["hash"]
+        assert len(u.splits["train"]) >= rel.sized(name, "full")["train_size"]
+
+
+@pytest.mark.slow
+def test_shipped_release_reader_fingerprints_hold():
+    """This KBGym's readers examine B1 exactly as when the release was made."""
+    rel = R.load_release(SHIPPED)
+    for name in rel.seed_names:
+        for size in rel.sizes:
+            for m in rel.exam_budgets:
+                got = R.b1_fingerprint(rel.universe(name), rel.probe(name, size),
+                                       rel.reader(name), rel.budgets, m)
+                assert got == rel.sized(name, size)["b1_exams"][str(m)], (name, size, m)
+
+
+def _copy_shipped(tmp_path):
+    dst = tmp_path / SHIPPED
+    shutil.copytree(R.shipped()[SHIPPED], dst)
+    return dst
+
+
+def test_an_edited_file_is_refused(tmp_path):
+    dst = _copy_shipped(tmp_path)
+    probe = dst / "probes" / "people-1.full.json"
+    data = json.loads(probe.read_text())
+    data["questions"][0]["answers"] = ["someone else"]
+    write_canonical(probe, data)
+    with pytest.raises(ConfigError, match="people-1.full.json differs"):
+        R.Release.from_dir(dst)
+
+
+def test_an_edited_release_json_is_refused(tmp_path):
+    dst = _copy_shipped(tmp_path)
+    data = json.loads((dst / "release.json").read_text())
+    data["budgets"]["tight_m"] = 5
+    write_canonical(dst / "release.json", data)
+    with pytest.raises(ConfigError, match="the release was edited"):
+        R.Release.from_dir(dst)
+
+
+def test_a_changed_release_needs_a_new_id(tmp_path):
+    """Consistently rehashed, a changed release is still refused under the frozen id; under a
+    new id it loads, and the old one keeps loading."""
+    dst = _copy_shipped(tmp_path)
+    data = json.loads((dst / "release.json").read_text())
+    data["budgets"]["tight_m"] = 5
+    data["hash"] = R.release_hash(data)
+    write_canonical(dst / "release.json", data)
+    with pytest.raises(ConfigError, match="needs a new release id"):
+        R.Release.from_dir(dst)
+    data["id"], data["version"] = "kbgym-bench-2027.01", "2027.01"
+    data["hash"] = R.release_hash(data)
+    write_canonical(dst / "release.json", data)
+    new = R.Release.from_dir(dst)
+    assert new.budgets["tight_m"] == 5 and new.hash != SHIPPED_HASH
+    assert R.load_release(SHIPPED).hash == SHIPPED_HASH
+
+
+def test_unknown_release_and_seed_are_one_line_errors():
+    with pytest.raises(ConfigError, match="unknown release 'nope'"):
+        R.load_release("nope")
+    rel = R.load_release(SHIPPED)
+    with pytest.raises(ConfigError, match="no seed 'x'"):
+        rel.seed("x")
+    with pytest.raises(ConfigError, match="no size 'huge'"):
+        rel.check_size("huge")
+
+
+def test_tiny_release_round_trips(tiny_release):
+    again = R.Release.from_dir(tiny_release.root)
+    assert again.hash == tiny_release.hash
+    assert again.seed_names == ["people-1", "phantomwiki-1", "policies-1"]
