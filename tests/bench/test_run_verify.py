@@ -17,11 +17,13 @@ from kbgym.errors import ConfigError
 
 KILLER = (
     "import os\n"
+    "import kbgym\n"
     "from kbgym.plugins import make_agent\n"
     "\n"
     "class Killed(BaseException):  # a kill -9 stand-in: passes every except Exception\n"
     "    pass\n"
     "\n"
+    "@kbgym.agent_factory\n"
     "def make():  # scripted-index that dies at its $BENCH_KILL_AT-th action\n"
     "    agent = make_agent('scripted-index')\n"
     "    inner, calls = agent.act, [0]\n"
