@@ -23,7 +23,7 @@ LAYERS: dict[str, int] = {
     "kbgym.library": 2, "kbgym.files": 2,
     "kbgym.env": 3,
     "kbgym.metrics": 4, "kbgym.baselines": 4, "kbgym.plugins": 4,
-    "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4,
+    "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4, "kbgym.worlds.casebook": 1,
     "kbgym.runs": 5, "kbgym.adapters": 5,
     "kbgym.worlds.phantomwiki": 5, "kbgym.worlds.corpus": 5,  # they make probes from runs
     "kbgym.worlds": 5, "kbgym.worlds.policies.probe": 5,  # the registry of universe families

@@ -32,7 +32,7 @@ class CasebookConfig(BaseModel):
     faqs: int = Field(8, ge=1)
     chains: float = Field(3.0, ge=0.0, le=10.0)
     misstate: float = Field(0.4, ge=0.0, le=1.0)
-    by_title: float = Field(0.5, ge=0.0, le=1.0)
+    by_title: float = Field(0.6, ge=0.0, le=1.0)
     pool: int = Field(400, ge=10)
     sizes: tuple[int, int, int] = (150, 100, 50)
     eval_sizes: tuple[int, int] = (20, 10)

@@ -30,6 +30,8 @@ from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FI
 #: document's header (``… of the Coverage Form …``): finding what amends a form then takes
 #: the header, another paragraph.
 IMPLICIT_SHARE = 0.6
+#: The share of concept mentions written by the concept's name (the rest by a synonym).
+NAME_SHARE = 0.4
 #: Paragraphs are padded with boilerplate up to about this many characters (never past the cap).
 SOFT_CHARS = 620
 _HEADER = {"form": ("h_form", "h_form2"), "endorsement": ("h_end", "h_end2"),
@@ -61,7 +63,7 @@ class _Writer:
 
     def concept(self, cid: str) -> str:
         c = CONCEPT_BY_ID[cid]
-        return c.name if self.rng.random() < 0.5 else self.rng.choice(c.synonyms)
+        return c.name if self.rng.random() < NAME_SHARE else self.rng.choice(c.synonyms)
 
     def value(self, cid: str, value: int) -> str:
         return G.format_value(CONCEPT_BY_ID[cid].unit, value, self.rng.choice(G.VALUE_VOICES))

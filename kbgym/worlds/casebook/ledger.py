@@ -120,8 +120,8 @@ class _Builder:
         return self.provisions_of[fe]
 
     def hot_concepts(self, fe: str, n: int) -> list[str]:
-        """``n`` provisions of an edition, drawn mostly from its four "hot" ones (the first
-        four of a fixed per-edition shuffle): endorsements cluster on a few provisions, so a
+        """``n`` provisions of an edition, drawn mostly from its two "hot" ones (the first
+        two of a fixed per-edition shuffle): endorsements cluster on a few provisions, so a
         provision is often amended several times."""
         if fe not in self.hot:
             order = list(self.concepts_of(fe))
@@ -130,7 +130,7 @@ class _Builder:
         order = self.hot[fe]
         out: list[str] = []
         while len(out) < n:
-            pool = order[:4] if self.rng.random() < 0.8 else order
+            pool = order[:2] if self.rng.random() < 0.8 else order
             c = self.rng.choice(pool)
             if c not in out:
                 out.append(c)
@@ -145,7 +145,7 @@ class _Builder:
             prefix = fe.code.split("-")[0]
             code = f"{prefix}-E{self.code(prefix + '-E'):02d}"
             old = None
-            if live[fe.key] and rng.random() < 0.35:
+            if live[fe.key] and rng.random() < 0.5:
                 old = live[fe.key].pop(0)
             if old is not None:
                 date = _after(rng, old.date, 180, 1000)
@@ -201,7 +201,7 @@ class _Builder:
             fe = rng.choice(self.editions)
             c = CONCEPT_BY_ID[rng.choice(self.concepts_of(fe.key))]
             state = rng.choice(STATES)
-            n = min(left, rng.choice((1, 2, 2, 3)))
+            n = min(left, rng.choice((1, 2, 3, 3)))
             left -= n
             grid = c.grid
             lo, hi = len(grid) // 3, (2 * len(grid)) // 3
