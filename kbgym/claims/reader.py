@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kbgym.worlds.people.facts import DRIFT_PREFIX, MONTHS, PERSON_KINDS, Fact, parse_fact
+from kbgym.worlds.people.forms import QUESTION_FORMS, question_slots
 from kbgym.worlds.people.statements import parse_statement
 
 # -- the result types ---------------------------------------------------------------------------
@@ -536,6 +537,7 @@ _CLAUSE_RULES = re.compile("|".join([
 _BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})[wN]*[=:]*(?P<m>{_L})?$")
 _BARE_LIST = re.compile(rf"^[wNk]*[=:]*[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
+_RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
 _VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
@@ -671,6 +673,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         for k, ms in sub.lists.items():
             for x in ms:
                 out.member(k, x)
+        return
+    m = _RELATION_TO.match(chars)
+    if m is not None and ctx.subject is not None:  # (a record of X) relation to Y: friend
+        out.surface(_ROLE[m.group("r")], ctx.subject, items[m.start("a")].value)
         return
     m = _NAME_FIELD.match(chars)
     if m is not None:  # name: X
@@ -874,8 +880,47 @@ _IS = re.compile(r"\bis\b", re.IGNORECASE)
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
+_QA = re.compile(r"\bQ(?:uestion)?\s*[:.)]\s*(?P<q>[^?]{5,300}\?)\s*A(?:nswer)?\s*[:.)]\s*"
+                 r"(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$|(?=\bQ(?:uestion)?\s*[:.)]))", re.IGNORECASE)
+_QUOTED = re.compile(r"[\'\"\u2018\u201c](?P<q>[^\'\"\u2019\u201d]{5,300}\?)[\'\"\u2019\u201d]\s*"
+                     r"(?:is|:|->|=>|\u2192)\s*(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$)", re.IGNORECASE)
+
+
+def _asked(line: str, out: _Out) -> str:
+    """Questions of the world's shapes given with their answer (``Q: ...? A: baker.``,
+    ``the answer to 'What is ...?' is baker``) as answers; the line without them."""
+    if "?" not in line:
+        return line
+    for pattern in (_QA, _QUOTED):
+        for m in list(pattern.finditer(line)):
+            answer = m.group("a").strip().strip("\"'\u2019\u201d").strip()
+            if not answer:
+                continue
+            for template in QUESTION_FORMS:
+                slots = question_slots(template, m.group("q").strip())
+                if slots is None:
+                    continue
+                canon = {k: out.vocab.canonical(k, v) for k, v in slots.items()}
+                if all(canon.values()):
+                    _answer(Answer(template, tuple(sorted(canon.items())), answer), out)
+                    line = line.replace(m.group(), " ")
+                break
+    return line
+
+
+def _answer(ans: Answer, out: _Out) -> None:
+    out.answers.setdefault(ans, None)
+    x = ans.slot_dict.get("X")
+    kind = {"qc1_job": "job", "qc1_hobby": "hobby", "qc1_city": "city"}.get(ans.template)
+    if kind and x:
+        v = out.vocab.value(kind, ans.answer)
+        if v:
+            out.fact(kind, x, v)
+
+
 def _answers(line: str, out: _Out) -> str:
     """Answer statements in ``line`` (after any prefix); returns the line without them."""
+    line = _asked(line, out)
     if not _IS.search(line) or not _THE.search(line):
         return line
     keep = []
@@ -896,13 +941,7 @@ def _answers(line: str, out: _Out) -> str:
             keep.append(sentence)
             continue
         start, ans = found
-        out.answers.setdefault(ans, None)
-        x = ans.slot_dict.get("X")
-        kind = {"qc1_job": "job", "qc1_hobby": "hobby", "qc1_city": "city"}.get(ans.template)
-        if kind and x:
-            v = out.vocab.value(kind, ans.answer)
-            if v:
-                out.fact(kind, x, v)
+        _answer(ans, out)
         if start:
             keep.append(sentence[:start].rstrip(" :-\u2014") + ".")
     return " ".join(keep)
@@ -951,11 +990,10 @@ def _read(text: str, vocab) -> Claims:
         t = ln.text
         if t.startswith(DRIFT_PREFIX):
             t = t[len(DRIFT_PREFIX):]
-        if "?" not in t:
-            t = _answers(t, out)
-        else:  # keep what is not a question
-            t = _answers(" ".join(s for s in _SENT_END.split(t) if not s.rstrip().endswith("?")),
-                         out)
+        if "?" in t:  # questions with their answers, then keep what is not a question
+            t = _asked(t, out)
+            t = " ".join(s for s in _SENT_END.split(t) if not s.rstrip().endswith("?"))
+        t = _answers(t, out)
         its = _items(t, vocab) if t else []
         full.update(it.value for it in its if it.char == "P")
         itemised.append((ln, its))

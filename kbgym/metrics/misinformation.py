@@ -1,39 +1,49 @@
 """Misinformation in a library, judged against the hidden truth (analysis side).
 
-Every note the agent wrote (authored notes and edited originals) is cut into sentences, and each
-sentence in one of two families of forms is checked against the universe:
+Every note the agent wrote (authored notes and edited originals) is read by the closed-world
+claim reader (:mod:`kbgym.claims`, docs/claims.md), in whatever form it is written — §3
+sentences anywhere in the note, prose with pronouns, markdown headings and bullets, wiki links,
+tables, JSON records, ``key: value`` lines, any letter case, initials — and each claim is
+checked against the universe:
 
-- **fact** forms: the eight sentence shapes the universe renders its documents in (``Ann Lee's
-  job is baker.``, ``Ann Lee is the mother of Bob Lee.``, ...; parsed by
-  :func:`kbgym.baselines.extract.parse`). True when the people table holds that fact. A
-  ``father``/``mother`` word that contradicts the parent's gender makes it false.
-- **answer** forms: the answer statements of :mod:`kbgym.worlds.people.statements` (``The job of the
-  spouse of Ann Lee is baker.``, in any letter case). The slots name a question instance; the
-  answer is true when it matches one of that instance's golds exactly after answer
-  normalisation (the golds come from :class:`kbgym.worlds.people.questions.World`, the code that
-  computes every question's golds). An unanswerable (QC5) instance's gold is ``unknown``, so
-  any unanswerable alias is true there.
-- **quoted** forms: a sentence that quotes a question of one of the templates and then says
-  what it is (``Word is that the answer to 'What is the job of Ann Lee?' is tanner.``), checked
-  like an answer statement.
+- **fact** claims: the §3 facts the text states (``Ann Lee's job is baker.``, ``Ann Lee works
+  as a baker.``, ``## Friends of Ann Lee / - [[Bob Day]]`` ...). True when the people table
+  holds that fact. A ``father``/``mother`` word that contradicts the parent's gender makes it
+  false. A member list states one fact per member.
+- **answer** claims: the answer statements of :mod:`kbgym.worlds.people.statements` (``The job
+  of the spouse of Ann Lee is baker.``, in any letter case, after any prefix such as
+  ``Verified:``) and questions given with their answer (``Q: What is the job of Ann Lee? A:
+  tanner.``, ``the answer to 'What is the job of Ann Lee?' is tanner``). The slots name a
+  question instance; the answer is true when it matches one of that instance's golds exactly
+  after answer normalisation (the golds come from :class:`kbgym.worlds.people.questions.World`,
+  the code that computes every question's golds). An unanswerable (QC5) instance's gold is
+  ``unknown``, so any unanswerable alias is true there.
 
-A sentence is **unverifiable** when it names someone who is not on the roster, or when its
-slots describe no question instance of the universe (e.g. a "the brother of X" statement where
-X has brothers, or a job-and-city pair that two people share). Untouched originals are true by
-construction and are not scanned.
+A statement is **unverifiable** when a §3 sentence or answer statement names someone who is
+not on the roster, or when its slots describe no question instance of the universe (e.g. a
+"the brother of X" statement where X has brothers, or a job-and-city pair that two people
+share). Untouched originals are true by construction and are not scanned.
 
-**Incomplete sets** are misinformation by omission, judged from links alone: a written note
-whose links (and those of the written notes it links: the parts of an index of indexes) show
-two or more members of a true set (a person's children, parents or friends; everyone with a
-job, hobby or city) but not all of its live members presents part of the set as if it were
-the set, unless the members it shows are exactly the set's members that share something more
-(a city, a job, a hobby, being someone's friend, child or grandchild: a part or an
-intersection). Links on untouched originals are not judged (each statement of a chain links
-the others, not itself).
+**Wrong members** (:func:`wrong_members`): a written note that puts a non-member in a set —
+listed in its text (``Friends of X: A, B``), or shown by its links (a note whose text names
+the set linking a statement that someone not in it is).
+
+**Incomplete sets** are misinformation by omission: a written note whose links (and those of
+the written notes it links: the parts of an index of indexes) show two or more members of a
+true set (a person's children, parents or friends; everyone with a job, hobby or city) but not
+all of its live members presents part of the set as if it were the set, unless the members it
+shows are exactly the set's members that share something more (a city, a job, a hobby, being
+someone's friend, child or grandchild: a part or an intersection). Parts are judged together:
+the written notes it links or that link it, and the other partial notes whose text names the
+same set (``X - friends (1/2)`` and ``(2/2)``), count as one index. A note is judged on the sets
+its text names; one whose text names no set, and asks or answers nothing, on every set its
+links show. Links on untouched originals are not judged (each statement of a chain links the
+others, not itself).
 
 The forms and golds are those of generated universes. On an imported universe (PhantomWiki:
-other templates, other sentence forms) every recognised sentence is ``unverifiable`` and the
-result says ``"applies": false``.
+other templates, other sentence forms; no claim vocabulary) the §3 and answer forms are read
+sentence by sentence (``quoted`` counted apart), every recognised sentence is
+``unverifiable`` and the result says ``"applies": false``.
 """
 
 from __future__ import annotations
@@ -240,9 +250,10 @@ def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
     On a generated universe the claim reader (:mod:`kbgym.claims`) reads the text in any
     form — §3 sentences anywhere, prose, markdown, JSON, tables — and each fact it states is
     checked (form ``fact``, the statement written as its §3 sentence), as is each answer
-    statement (form ``answer``; the fact a QC1 answer implies is not counted twice). §3
-    sentences or answer statements naming someone off the roster are ``unverifiable``, and a
-    quoted question with its answer is checked as ``quoted``."""
+    statement, or question given with its answer (``Q: ...? A: ...``, ``the answer to '...?'
+    is ...``; form ``answer``; the fact a QC1 answer implies is not counted twice). §3
+    sentences or answer statements naming someone off the roster are ``unverifiable``. (The
+    ``quoted`` form is counted apart only on universes the reader has no vocabulary for.)"""
     if truth.vocab is None:
         out = []
         for s in sentences(text):
@@ -275,10 +286,6 @@ def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:
             if not any(answer_statement(a.template, a.slot_dict, a.answer).casefold()
                        in s.casefold() for a in claims.answers):
                 out.append((s, "answer", UNVERIFIABLE))
-            continue
-        verdict = truth.sentence(s)
-        if verdict is not None and verdict[0] == "quoted":
-            out.append((s, *verdict))
     return out
 
 

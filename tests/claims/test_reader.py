@@ -302,3 +302,17 @@ def test_word_salad_never_raises(words):
     for f in c.facts:  # whatever it reads is in the vocabulary's spelling
         assert f.subj in PEOPLE
         assert f.obj in PEOPLE or f.obj in JOBS + HOBBIES + CITIES or f.kind == "born"
+
+
+def test_questions_given_with_their_answer_and_relation_tables():
+    c = read_claims(f"Q: What is the job of {FA}? A: baker. Q: How many children does {FA} "
+                    f"have? A: 2", V)
+    assert [(a.template, a.answer) for a in c.answers] == [("qc1_job", "baker"),
+                                                          ("qc4_children", "2")]
+    assert c.facts == (Fact("job", FA, "baker"),)
+    c = read_claims(f"The answer to 'What is the job of the spouse of {FA}?' is mason.", V)
+    assert [(a.template, a.slot_dict, a.answer) for a in c.answers] == [
+        ("qc2_spouse_job", {"X": FA}, "mason")]
+    table = f"| Person | Relation to {FA} |\n|---|---|\n| {NK} | friend |\n| {IV} | child |"
+    assert set(read_claims(table, V).facts) == {Fact("friend_of", NK, FA),
+                                                Fact("child_of", IV, FA)}
