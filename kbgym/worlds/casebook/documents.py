@@ -3,8 +3,9 @@
 Every document is sections of paragraphs; a paragraph is one note (ids ``s0001`` … in
 document order), opening with its locator (``[CP-E04 § 2.1]``). Each fact sentence is drawn
 from its kind's wordings in :data:`~.grammar.FORMS`, padded with boilerplate that names
-concepts but sets nothing (stream ``universe/casebook/prose/{document}``, one per document,
-so an edited document rewrites only its own paragraphs). A base form writes each
+concepts but sets nothing (stream ``universe/casebook/prose/{document}`` for the wording,
+``…/{document}/{section}.{paragraph}`` for each paragraph's padding, so editing a value
+rewrites only the paragraph that states it). A base form writes each
 provision twice: in its section and as a row of the schedule table in § 8 (a one-line
 Markdown table: notes are one line). Paragraphs stay
 under the note cap (:data:`kbgym.protocol.limits.MAX_TEXT_CHARS`): a document is long because
@@ -140,12 +141,14 @@ class _Writer:
             return DEFINITIONS[f.item]
         raise ValueError(f"no sentence for fact kind {f.kind!r}")
 
-    def filler(self, concepts: list[str]) -> str:
-        text = self.rng.choice(FILLER)
+    def filler(self, concepts: list[str], rng) -> str:
+        text = rng.choice(FILLER)
         if "{concept}" in text:
-            cid = self.rng.choice(concepts) if concepts and self.rng.random() < 0.7 \
-                else self.rng.choice(CONCEPTS).id
-            text = text.replace("{concept}", self.concept(cid))
+            cid = rng.choice(concepts) if concepts and rng.random() < 0.7 \
+                else rng.choice(CONCEPTS).id
+            c = CONCEPT_BY_ID[cid]
+            text = text.replace("{concept}", c.name if rng.random() < NAME_SHARE
+                                else rng.choice(c.synonyms))
         return text
 
     # -- paragraphs ------------------------------------------------------------------------
@@ -154,11 +157,14 @@ class _Writer:
         head = G.locator(d.code, d.edition, section, n)
         text = " ".join([head, *body])
         if pad:
-            goal = self.rng.randint(SOFT_CHARS // 2, SOFT_CHARS)
+            # the padding's own stream: a value written longer or shorter changes no other
+            # paragraph
+            rng = stream(self.seed, f"universe/casebook/prose/{d.key}/{section}.{n}")
+            goal = rng.randint(SOFT_CHARS // 2, SOFT_CHARS)
             for _ in range(12):
                 if len(text) >= goal:
                     break
-                extra = self.filler(concepts)
+                extra = self.filler(concepts, rng)
                 if extra in text:
                     continue
                 if len(text) + len(extra) + 1 > MAX_TEXT_CHARS - 20:
