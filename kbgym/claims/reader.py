@@ -108,7 +108,7 @@ EMPTY = Claims()
 #: ! a negation, z a cross-reference, n a name field, k a key field, N a members field.
 _WORDS: dict[str, str] = {}
 for _chars, _words in (
-    ("F", "friend friends pal pals buddy buddies circle knows"),
+    ("F", "friend friends friendship friendships pal pals buddy buddies circle knows"),
     ("K", "child children kid kids offspring son sons daughter daughters"),
     ("R", "parent parents"),
     ("A", "father fathers dad"),
@@ -527,6 +527,8 @@ _CLAUSE_RULES = re.compile("|".join([
     rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[=:x]+[w,]*)?(?P<r3m>{_L})?",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
     rf"(?P<r4r>{_R})w*o(?P<r4a>P)w*(?:[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    # people X is friends with. (a title: the key alone)
+    rf"(?P<r9a>P)=w*(?P<r9r>F)v$",
     # X has two children: A and B
     rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:]*w*(?P<r5m>{_L})?",
     # X - friends: A, B / X: children / Index: X / friends
@@ -718,7 +720,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             for x in _names(items, chars, *m.span("r8m")):
                 out.fact("friend_of" if "F" in m.group() else "married", a, x)
             subject_found = [a]
-        else:  # r3 .. r6: an anchored set, maybe with its members
+        else:  # r3 .. r6, r9: an anchored set, maybe with its members
             a = items[m.start(f"{rule}a")].value
             anchors.add(m.start(f"{rule}a"))
             role = _ROLE[d[f"{rule}r"]]
@@ -738,6 +740,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     if not any(used):
         m = _BARE_ROLE.match(chars)
         anchor = ctx.subject or ctx.topic
+        if m is not None and anchor is None and ctx.key is None and title and not bullet \
+                and m.group("m") and m.group("m") == "P":  # a title: FRIENDS - X
+            key = _set_key(_ROLE[m.group("r")], items[m.start("m")].value)
+            out.key(key)
+            ctx.key, ctx.subject = key, key.entity
+            return
         if m is not None and (anchor is not None or ctx.key is not None):
             role = _ROLE[m.group("r")]
             key = ctx.key if (ctx.key is not None and anchor is None) else _set_key(role, anchor)

@@ -36,8 +36,10 @@ by some linked note (hubs: member notes linked) / all members, summed over notes
 
 **Families** (from the inferred key): job/hobby -> attribute, city -> city, a one-hop relation
 -> relation-1, grandchildren -> relation-2, hub -> hub; no links -> empty, links but no key ->
-unscorable. The family read from the title's wording (the older definition) is kept as
-``families_by_title``, and ``title_agrees`` counts the notes whose title names the same key.
+unscorable. The family read from the note's text (the first key the claim reader,
+:mod:`kbgym.claims`, finds in it, whatever its wording or format; the older title rules where
+it finds none) is kept as ``families_by_title``, and ``title_agrees`` counts the notes whose
+text names the same key.
 
 **Character**: ``empty`` (0 links), ``unscorable`` (links, no key), ``materialized`` (the
 note's own text names >= 2 members of its key's set; hubs exempt), else ``genuine``.
@@ -50,6 +52,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from kbgym.claims import read_claims, vocabulary_of
 from kbgym.library.graph import Library
 from kbgym.seeding import stream
 from kbgym.keys import KeyFinder
@@ -90,6 +93,8 @@ class Resolver:
         self.by_pid = {p.pid: p for p in universe.people}
         self.by_name = {p.name.casefold(): p.pid for p in universe.people}
         self.finder = KeyFinder.for_universe(universe.people, universe.vocab)
+        #: The claim reader's vocabulary (kbgym.claims); None where the world has none.
+        self.vocab = vocabulary_of(universe)
         self._text_mentions: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._key_sets: tuple | None = None
         self._holders: dict[str, frozenset[str]] = {}
@@ -113,8 +118,22 @@ class Resolver:
         return frozenset([p.spouse] if p.spouse else [])  # spouse(s)
 
     def resolve(self, text: str) -> Resolution:
-        """The key a text's wording names (secondary label only): one roster name (a relation
+        """The key a text's wording names (secondary label only): the first key the claim
+        reader finds in it (``X's circle of friends``, ``People who work as a baker``,
+        ``## Friends of X``, a JSON record's key); failing that, one roster name (a relation
         prefix or a hub), else the first job/hobby/city value, else unscorable."""
+        if self.vocab is not None:
+            for rel, anchor in read_claims(text, self.vocab).keys:
+                if rel in VALUES:
+                    key = f"{rel}:{anchor}"
+                    return Resolution(key, self._holders.get(key, frozenset()), _FAMILY[rel])
+                pid = self.by_name.get(anchor.casefold())
+                if pid is None:
+                    continue
+                if rel == "hub":
+                    return Resolution(f"hub:{pid}", frozenset([pid]), "hub")
+                if rel in _FAMILY:
+                    return Resolution(f"{rel}:{pid}", self.relation(rel, pid), _FAMILY[rel])
         mentions = self.finder.mentions(text)
         people = list(dict.fromkeys(k for k in mentions if k.startswith("person:")))
         if len(people) == 1:
@@ -132,8 +151,14 @@ class Resolver:
         return Resolution(None, frozenset(), "unscorable")
 
     def named(self, text: str) -> set[str]:
-        """The pids whose full names occur in ``text``."""
-        return {self.by_name[k[7:].casefold()] for k in self.finder(text) if k.startswith("person:")}
+        """The pids ``text`` names: full names, and where the world has a claim vocabulary any
+        form the claim reader knows (initials, surname first, any letter case)."""
+        out = {self.by_name[k[7:].casefold()] for k in self.finder(text)
+               if k.startswith("person:")}
+        if self.vocab is not None:
+            out.update(self.by_name[n.casefold()] for n in read_claims(text, self.vocab).names
+                       if n.casefold() in self.by_name)
+        return out
 
     def key_sets(self) -> tuple[dict[str, list[str]], dict[str, frozenset[str]]]:
         """(pid -> every non-hub key whose member set holds that pid, non-hub key -> its
