@@ -133,6 +133,7 @@ for _chars, _words in (
     ("!", "not never no nor neither former formerly ex isn aren wasn weren t"),
     ("z", "see cf"),
     ("n", "name person subject entity"),
+    ("y", "who whose"),
     ("k", "key topic index title about set"),
     ("N", "members member list people items entries names everyone listed holders"),
 ):
@@ -141,7 +142,7 @@ for _chars, _words in (
 #: Words dropped before matching: articles, numbers and fillers.
 _SKIP = frozenset(
     "a an the one some all also both each only currently now being just very well "
-    "who whose that which these those following below above here there "
+    "that which these those following below above here there "
     "two three four five six seven eight nine ten eleven twelve".split())
 _ABBREV = frozenset("mr mrs ms dr st jr sr vs etc eg ie no mt".split())
 _PRONOUN = {"he": "h", "she": "h", "they": "h", "him": "h", "them": "h",
@@ -384,7 +385,7 @@ def _text_lines(text: str) -> list[_Line]:
 
 
 # -- items --------------------------------------------------------------------------------------
-_TOKEN = re.compile(r"(?P<poss>['\u2019]s\b)|(?P<w>[^\W_]+)|(?P<p>[,:;&|=/.!?\u2014\u2013+])"
+_TOKEN = re.compile(r"(?P<poss>['\u2019]s\b)|(?P<w>[^\W_]+)|(?P<p>[,:;&|=/.!?\u2014\u2013+()])"
                     r"|(?P<dash>\s-+\s|-{2,})")
 
 
@@ -516,7 +517,7 @@ _L = r"P(?:[,&]+P)*"
 _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
-    rf"(?P<r1m>{_L})[=,]w*(?P<r1r>{_R})w*o(?P<r1a>{_L})",
+    rf"(?P<r1m>{_L})[=,:]w*(?P<r1r>{_R})w*o(?P<r1a>{_L})",
     # A is B's friend
     rf"(?P<r2m>{_L})=(?P<r2a>P)'w*(?P<r2r>{_R})",
     # A and B are married / A and B are friends
@@ -539,6 +540,7 @@ _CLAUSE_RULES = re.compile("|".join([
 _BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})[wN]*[=:]*(?P<m>{_L})?$")
 _BARE_LIST = re.compile(rf"^[wNk]*[=:]*[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
+_PAREN_ROLE = re.compile(rf"^(?P<m>{_L})\((?P<r>{_R})w*\)")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
@@ -661,6 +663,36 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         for k in (*sub.keys, *sub.lists):
             out.key(k, pointer=True)
         return
+    # a relative clause (``A, who is a baker, ...``, ``A, whose job is ...``) is about the
+    # person just before it: read apart, with that person as its subject
+    for k, it in enumerate(items):
+        if it.char != "y":
+            continue
+        j = k - 1 if k >= 1 and items[k - 1].char == "P" else (
+            k - 2 if k >= 2 and items[k - 1].char == "," and items[k - 2].char == "P" else -1)
+        if j < 0:
+            continue
+        end = next((e for e in range(k + 1, len(items)) if items[e].char == ","), len(items))
+        rel = [items[j]] + ([_Item("'", None, it.start)] if it.value == "whose" else []) \
+            + items[k + 1:end]
+        _clause(rel, ctx, out, title=False, heading=False, bullet=False)
+        _clause(items[:k] + items[end + 1:], ctx, out, title=title, heading=heading,
+                bullet=bullet)
+        return
+    items = [it for it in items if it.char != "y"]
+    if not items:
+        return
+    # ``A (friend)`` under a person's heading: A is in that person's set
+    m = _PAREN_ROLE.match("".join(it.char for it in items))
+    if m is not None and ctx.subject is not None:
+        for x in _names(items, "".join(it.char for it in items), *m.span("m")):
+            out.surface(_ROLE[m.group("r")], x, ctx.subject)
+        items = items[m.end():]
+    items = [it for it in items if it.char not in "()"]
+    if not items:
+        return
+    if items[0].char == "Y" and (ctx.topic or ctx.subject):  # ``Married to B.`` of the topic
+        items = [_Item("P", ctx.topic or ctx.subject, items[0].start)] + items
     pointer = False
     chars = "".join(it.char for it in items)
 
@@ -1008,6 +1040,10 @@ def _read(text: str, vocab) -> Claims:
     ctx = _Context()
     stack: list[tuple[int, _Context]] = []
     first = True
+    # nested bullets (when the note kept its indentation): what a bullet sets holds for the
+    # bullets indented under it, not for its siblings
+    nested = any(ln.bullet and ln.level > 0 for ln, _ in itemised)
+    scopes: list[tuple[int, Key | None, str | None, str | None]] = []
     for ln, its in itemised:
         if ln.heading:
             while stack and stack[-1][0] >= ln.level:
@@ -1015,6 +1051,11 @@ def _read(text: str, vocab) -> Claims:
             parent = stack[-1][1] if stack else _Context()
             ctx = _Context(parent.subject, parent.key, parent.subject)
             stack.append((ln.level, ctx))
+            scopes.clear()
+        elif nested and ln.bullet:
+            while scopes and scopes[-1][0] >= ln.level:
+                _, ctx.key, ctx.subject, ctx.topic = scopes.pop()
+            scopes.append((ln.level, ctx.key, ctx.subject, ctx.topic))
         its = _resolve_partials(its, full, ctx)
         for sentence, question in _sentences(its):
             if not question:

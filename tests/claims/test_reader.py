@@ -316,3 +316,21 @@ def test_questions_given_with_their_answer_and_relation_tables():
     table = f"| Person | Relation to {FA} |\n|---|---|\n| {NK} | friend |\n| {IV} | child |"
     assert set(read_claims(table, V).facts) == {Fact("friend_of", NK, FA),
                                                 Fact("child_of", IV, FA)}
+
+
+@pytest.mark.parametrize("text,facts", [
+    (f"- {FA}\n  - job: baker\n  - friends:\n    - {NK}\n    - {IV}\n- {MQ}\n  - job: mason",
+     {Fact("job", FA, "baker"), *FRIENDS, Fact("job", MQ, "mason")}),
+    (f"{NK} \u2014 friend of {FA}", {Fact("friend_of", NK, FA)}),
+    (f"# {FA}\n- {NK} (friend)\n- {IV} (child)",
+     {Fact("friend_of", NK, FA), Fact("child_of", IV, FA)}),
+    (f"{FA} is friends with {NK}, who is a baker.",
+     {Fact("friend_of", FA, NK), Fact("job", NK, "baker")}),
+    (f"{FA}, whose job is mason, lives in Oakhaven.",
+     {Fact("job", FA, "mason"), Fact("city", FA, "Oakhaven")}),
+    (f"{FA}: baker (Oakhaven), enjoys chess. Married to {MQ}. Kids: {IV}, {NK}.",
+     {Fact("job", FA, "baker"), Fact("city", FA, "Oakhaven"), Fact("hobby", FA, "chess"),
+      Fact("married", FA, MQ), Fact("father_of", FA, IV), Fact("father_of", FA, NK)}),
+])
+def test_nested_bullets_relative_clauses_and_asides(text, facts):
+    assert set(read_claims(text, V).facts) == facts
