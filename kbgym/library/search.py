@@ -222,8 +222,10 @@ class BM25Index:
         # shared by every fork (a head never changes, so its map serves all who hold it)
         self._dmaps: OrderedDict[int, tuple] = OrderedDict()
         self._scratch = np.zeros(0, dtype=np.int32)  # all zero between queries
+        self._where = np.zeros(0, dtype=np.int32)  # likewise
         self._base_key: tuple[float, int] | None = None
         self._base = np.zeros(1)
+        self._hdisp: tuple | None = None  # (head nums, displaced head slots), see _lowest
         # caches valid for one generation; _gen changes on every upsert and effective remove
         self._gen = 0
         self._cache_gen = 0
@@ -309,6 +311,7 @@ class BM25Index:
         other._cat = dict(self._cat)
         other._acc = np.zeros(0)
         other._scratch = np.zeros(0, dtype=np.int32)
+        other._where = np.zeros(0, dtype=np.int32)
         other._term_cache = dict(self._term_cache)
         other._rank_cache = OrderedDict(self._rank_cache)
         return other
@@ -615,19 +618,23 @@ class BM25Index:
         state = dict(self.__dict__)
         state["_acc"] = None  # scratch space: reallocated, never pickled
         state["_scratch"] = None
+        state["_where"] = None
         state["_term_cache"] = {}  # caches: rebuilt on demand
         state["_rank_cache"] = OrderedDict()
         state["_cat"] = {}
         state["_dmaps"] = OrderedDict()  # (weak references: rebuilt on demand)
+        state["_hdisp"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._hdisp = None
         # (an unpickled array can be a view of the pickle buffer; np.add.at into such a view
         # was measured ~40x slower, so scratch arrays are always fresh allocations and tails
         # are copied before their first write)
         self._acc = np.zeros(0)
         self._scratch = np.zeros(0, dtype=np.int32)
+        self._where = np.zeros(0, dtype=np.int32)
         self._cache_gen = self._gen
         self._terms_owned = self._codes_owned = self._stail_owned = self._dead_owned = False
         self._town = set()
@@ -759,15 +766,59 @@ class BM25Index:
         return self._ranked(cand, sc, k)
 
     def _lowest_ids(self, slots: np.ndarray, need: int) -> np.ndarray:
-        """The ``need`` slots of ``slots`` (fewer than all of them) with the lowest numeric ids.
+        """The ``need`` slots of ``slots`` (fewer than all of them) with the lowest numeric ids."""
+        return slots[self._lowest(slots, need)]
 
-        Slots run mostly in id order (only a re-indexed document moves to the end), so the first
-        ``need`` bound the answer and usually are it."""
+    def _head_displaced(self) -> np.ndarray:
+        """The head slots whose numeric id is below some earlier head slot's (ascending).
+
+        Every other head slot has a higher id than all head slots before it, so those run in
+        strictly increasing id order. Computed once per head (a head never changes; forks
+        share it, and the entry is keyed by the head array itself)."""
+        ent = self._hdisp
+        head = self._snum_h
+        if ent is None or ent[0] is not head:
+            if len(head) > 1:
+                prev = np.maximum.accumulate(head)[:-1]
+                disp = np.flatnonzero(head[1:] <= prev) + 1
+            else:
+                disp = np.zeros(0, dtype=np.intp)
+            ent = self._hdisp = (head, disp)
+        return ent[1]
+
+    def _lowest(self, slots: np.ndarray, need: int) -> np.ndarray:
+        """Positions in ``slots`` (distinct live slots, more than ``need``) of the ``need``
+        lowest numeric ids.
+
+        Slots run mostly in id order (a re-indexed document moves to the end, into the tail),
+        so when ``slots`` ascend, the answer is among the first ``need`` head slots that are
+        not displaced (see :meth:`_head_displaced`), the displaced ones and the tail's: only
+        those ids are looked at, however many ties there are."""
+        m = len(slots)
+        if m > 4 * need + 64 and slots[0] <= slots[-1] \
+                and not (slots[1:] < slots[:-1]).any():
+            i = int(np.searchsorted(slots, self._nh))  # slots[:i] in the head
+            disp = self._head_displaced()
+            if len(disp) * 8 < i:
+                dpos = np.searchsorted(slots[:i], disp)  # where each would stand
+                ok = dpos < i
+                dpos = dpos[ok]
+                dpos = dpos[slots[dpos] == disp[ok]]  # the displaced among slots[:i]
+                first = np.arange(min(i, need + len(dpos)))
+                if len(dpos):
+                    first = first[~np.isin(first, dpos)][:need]
+                else:
+                    first = first[:need]
+                pick = np.concatenate((first, dpos, np.arange(i, m)))
+                if len(pick) > need:
+                    nums = self._nums(slots[pick])
+                    pick = pick[np.argpartition(nums, need - 1)[:need]]
+                return pick
         nums = self._nums(slots)
         small = np.flatnonzero(nums <= nums[:need].max())
         if len(small) > need:
             small = small[np.argpartition(nums[small], need - 1)[:need]]
-        return slots[small]
+        return small
 
     def _ranked(self, cand: np.ndarray, sc: np.ndarray, k: int) -> list[tuple[str, float]]:
         """:meth:`_topk`, with a plain sort when the candidates are few."""
@@ -803,6 +854,10 @@ class BM25Index:
             ess = set(by_len[:j])
             posts = {i: self._post(plan[i][0]) for i in ess}
             cand = self._union([posts[i][0] for i in sorted(ess)])
+            where = None  # slot -> position in cand (+1), for the essential lists, if long
+            if j > 1 and len(cand) > self.SCRATCH_MIN:
+                where = self._where_map()
+                where[cand] = np.arange(1, len(cand) + 1, dtype=np.int32)
             sc = np.zeros(len(cand))
             for i, (tid, idf) in enumerate(plan):  # sorted term order
                 if i in ess:  # every posting is a candidate
@@ -810,19 +865,37 @@ class BM25Index:
                     contrib = self._contrib(idf, base, codes)
                     if j == 1:
                         sc += contrib  # cand is this very list
+                    elif where is not None:  # (a list's slots are distinct: a plain +=)
+                        sc[where[slots] - 1] += contrib
                     else:
-                        np.add.at(sc, np.searchsorted(cand, slots), contrib)
+                        sc[np.searchsorted(cand, slots)] += contrib
                 else:
                     self._add_term(sc, cand, tid, idf, base)
-            live = self._live(cand, sc)
+            if where is not None:
+                where[cand] = 0
+            if self._n_dead or j > 1:
+                live = self._live(cand, sc)
+                cand, sc = cand[live], sc[live]
+            # (else every candidate holds the one essential term, so scores > 0)
             if j == T:
-                return self._topk(cand[live], sc[live], k)
-            if len(live) >= k:
-                s_live = sc[live]
-                kth = np.partition(s_live, len(s_live) - k)[len(s_live) - k]
+                return self._topk(cand, sc, k)
+            if len(cand) >= k:
+                kth = np.partition(sc, len(sc) - k)[len(sc) - k]
                 if kth > sum(bounds[i] for i in by_len[j:]) * (1 + _MARGIN):
-                    return self._topk(cand[live], s_live, k)
+                    return self._topk(cand, sc, k, kth)
         return self._dense(plan, base, k)
+
+    def _where_map(self) -> np.ndarray:
+        """A second int32 scratch array over all slots (all zero between uses)."""
+        if len(self._where) < self._n_slots:
+            self._where = np.zeros(max(64, 2 * self._n_slots), dtype=np.int32)
+        return self._where
+
+    def _scratch_map(self) -> np.ndarray:
+        """The int32 scratch array over all slots (all zero between uses)."""
+        if len(self._scratch) < self._n_slots:
+            self._scratch = np.zeros(max(64, 2 * self._n_slots), dtype=np.int32)
+        return self._scratch
 
     @staticmethod
     def _contrib(idf: float, base: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -908,9 +981,7 @@ class BM25Index:
         Candidates without the term get + 0.0 or nothing, which leaves a float64 sum as it is.
         """
         if self._dmap_of(tid) is None and min(self._plen(tid), len(cand)) > self.SCRATCH_MIN:
-            scratch = self._scratch  # a scratch map beats long searches
-            if len(scratch) < self._n_slots:
-                scratch = self._scratch = np.zeros(max(64, 2 * self._n_slots), dtype=np.int32)
+            scratch = self._scratch_map()  # a scratch map beats long searches
             parts = self._parts(tid)
             for slots, codes in parts:
                 scratch[slots] = codes
@@ -925,8 +996,8 @@ class BM25Index:
             self._acc = np.zeros(max(64, 2 * self._n_slots))
         acc = self._acc
         for tid, idf in plan:
-            for slots, codes in self._parts(tid):
-                np.add.at(acc, slots, self._contrib(idf, base, codes))
+            for slots, codes in self._parts(tid):  # (a part's slots are distinct)
+                acc[slots] += self._contrib(idf, base, codes)
         view = acc[: self._n_slots]
         if self._n_dead:
             view[self._dead[: self._n_slots]] = 0.0
@@ -941,28 +1012,25 @@ class BM25Index:
         view.fill(0.0)
         return res
 
-    def _topk(self, cand: np.ndarray, sc: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """The best k of (slot, score) pairs: score descending, then numeric id ascending."""
+    def _topk(self, cand: np.ndarray, sc: np.ndarray, k: int,
+              kth: float | None = None) -> list[tuple[str, float]]:
+        """The best k of (slot, score) pairs: score descending, then numeric id ascending
+        (``kth``: the k-th best score, if the caller has it already)."""
         m = len(sc)
         if m > k:
             top = sc.max()
-            eq = np.flatnonzero(sc == top)
-            if len(eq) >= k:  # common with short, frequent terms: the top score alone fills k
-                gt = eq[:0]
+            eq = np.flatnonzero(sc == top) if kth is None or kth == top else None
+            if eq is not None and len(eq) >= k:  # common with short, frequent terms: the top
+                gt = eq[:0]                        # score alone fills k
                 need = k
             else:
-                kth = np.partition(sc, m - k)[m - k]
+                if kth is None:
+                    kth = np.partition(sc, m - k)[m - k]
                 gt = np.flatnonzero(sc > kth)
                 eq = np.flatnonzero(sc == kth)
                 need = k - len(gt)
-            if len(eq) > need:
-                # the `need` smallest ids among the ties; slots run mostly in id order, so the
-                # first `need` ties bound them and only a few others need a look
-                nums = self._nums(cand[eq])
-                small = np.flatnonzero(nums <= nums[:need].max())
-                if len(small) > need:
-                    small = small[np.argpartition(nums[small], need - 1)[:need]]
-                eq = eq[small]
+            if len(eq) > need:  # the `need` smallest ids among the ties
+                eq = eq[self._lowest(cand[eq], need)]
             sel = np.concatenate((gt, eq))
             cand, sc = cand[sel], sc[sel]
         order = np.lexsort((self._nums(cand), -sc))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -435,3 +436,57 @@ def test_iteration_mode_cached_search_stays_stale_until_refresh():
     for q in QUERIES:
         assert lib.search(q, 10) == brute_bm25(docs, q, 10)
     assert [i for i, _ in lib.search("quokka", 5)] == ["s0001"]
+
+
+# -- ties at scale: the lowest ids without looking at every tie -----------------------------------
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(1, 700),
+    moves=st.lists(st.integers(1, 700), max_size=40),
+    tail_min=st.sampled_from([1, 8, 256]),
+    seed=st.integers(0, 2**16),
+    need=st.integers(1, 12),
+)
+def test_lowest_ids_equal_a_sort_by_numeric_id(n, moves, tail_min, seed, need):
+    """Ids upserted in order, some re-indexed later (fresh slots out of id order, some folded
+    into the head): the ``need`` lowest ids among any ascending subset of live slots are those
+    a full sort gives, whether or not the fast path (the first ``need`` in slot order, the
+    displaced ones and the tail's) applies."""
+    index = BM25Index()
+    index.TAIL_MIN, index.TAIL_FRACTION = tail_min, 64
+    for i in range(1, n + 1):
+        index.upsert(f"s{i:04d}", "same words")
+    for i in moves:
+        if i <= n:
+            index.upsert(f"s{i:04d}", "same words")
+    live = np.array(sorted(index.slot_of(i) for i in index._doc_slot), dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    slots = live[rng.random(len(live)) < rng.choice([0.3, 0.9, 1.0])]
+    if len(slots) <= need:
+        return
+    got = sorted(index._ids(slots[index._lowest(slots, need)].tolist()))
+    want = sorted(index._ids(slots.tolist()), key=lambda i: int(i[1:]))[:need]
+    assert got == sorted(want)
+
+
+@pytest.mark.parametrize("dense_max", [0, 10**9])
+def test_many_ties_with_reindexed_documents(dense_max):
+    """Hundreds of identical scores at the top (common-word queries at scale), with
+    re-indexed documents out of id order in head and tail: exactly the brute force."""
+    index = BM25Index()
+    index.DENSE_MAX_SLOTS = dense_max
+    index.TAIL_MIN, index.TAIL_FRACTION = 8, 100  # edits folded into the head, too
+    docs = {f"s{i:04d}": f"P{i % 37} is a friend of Q{i % 11}." for i in range(1, 1500)}
+    for i, t in docs.items():
+        index.upsert(i, t)
+    for n in range(3, 1500, 17):  # edits: fresh slots, ids far below their neighbours'
+        i = f"s{n:04d}"
+        docs[i] = f"P{n % 5} is a friend of Q{n % 3}."
+        index.upsert(i, docs[i])
+    for n in range(5, 1500, 29):
+        index.remove(f"s{n:04d}")
+        docs.pop(f"s{n:04d}", None)
+    for k in (1, 10, 20, 60):
+        _check(index, docs, ["is a friend of", "of", "friend P3", "is Q2"], k)
