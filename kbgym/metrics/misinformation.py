@@ -35,10 +35,12 @@ all of its live members presents part of the set as if it were the set, unless t
 shows are exactly the set's members that share something more (a city, a job, a hobby, being
 someone's friend, child or grandchild: a part or an intersection). Parts are judged together:
 the written notes it links or that link it, and the other partial notes whose text names the
-same set (``X - friends (1/2)`` and ``(2/2)``), count as one index. A note is judged on the sets
-its text names; one whose text names no set, and asks or answers nothing, on every set its
-links show. Links on untouched originals are not judged (each statement of a chain links the
-others, not itself).
+same set (``X - friends (1/2)`` and ``(2/2)``), count as one index. A note presents as whole
+only the sets its text names (read by the claim reader: ``Friends of X``, ``X's circle of
+friends``, a JSON record's key; a person named as a whole, ``About X.``, names X's friends,
+children and parents): a note that names no set (``Support notes.``, a question with its
+answer) links what it links without claiming a set. Links on untouched originals are not
+judged (each statement of a chain links the others, not itself).
 
 The forms and golds are those of generated universes. On an imported universe (PhantomWiki:
 other templates, other sentence forms; no claim vocabulary) the §3 and answer forms are read
@@ -376,15 +378,20 @@ _SET_RELATIONS = ("children", "parents", "friends", *VALUE_KINDS)
 
 
 def _text_sets(claims, truth: Truth) -> set[tuple[str, str]]:
-    """The sets (``("friends", pid)``, ``("job", value)``) a note's text names as keys."""
+    """The sets (``("friends", pid)``, ``("job", value)``) a note's text names as keys; a
+    person named as a whole (``About X.``) names X's friends, children and parents."""
     out = set()
     for rel, anchor in claims.keys:
         if rel in VALUE_KINDS:
             out.add((rel, anchor))
-        elif rel in _SET_RELATIONS:
-            pid = truth.pid(anchor)
-            if pid is not None:
-                out.add((rel, pid))
+            continue
+        pid = truth.pid(anchor)
+        if pid is None:
+            continue
+        if rel in _SET_RELATIONS:
+            out.add((rel, pid))
+        elif rel == "hub":
+            out.update((r, pid) for r in ("friends", "children", "parents"))
     return out
 
 
@@ -399,20 +406,18 @@ def incomplete_sets(library: Library, universe: Universe, truth: Truth | None = 
     shown = {n.id: sets.members(o for t in _reach(library, n) for o in t.carried())
              for n in notes}
     named: dict[str, set] = {}
-    judged: dict[str, set | None] = {}
+    judged: dict[str, set | None] = {}  # None: every set its links show
     for n in notes:
         if truth.vocab is None:
             named[n.id], judged[n.id] = set(), None
             continue
         claims = read_claims(n.text, truth.vocab)
         named[n.id] = _text_sets(claims, truth)
-        # a note is judged on the sets its text names; one naming none (and asking or
-        # answering nothing) on every set its links show
-        quiet = not claims.keys and not claims.answers and "?" not in n.text
-        judged[n.id] = None if quiet else named[n.id]
+        # a note presents as whole only the sets its text names
+        judged[n.id] = named[n.id]
     partial: dict[tuple[str, str], list[str]] = defaultdict(list)
     for n in notes:  # notes naming a set and linking part of it that no shared value explains
-        for key in named[n.id]:
+        for key in named[n.id] & set(shown[n.id]):
             got = shown[n.id].get(key, set())
             if got < live[key] and not (len(got) >= 2 and sets.explained(got, live[key])):
                 partial[key].append(n.id)

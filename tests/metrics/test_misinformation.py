@@ -305,3 +305,26 @@ def test_a_question_note_is_judged_on_the_sets_it_names(u):
     q = lib.add(f"Which friend of {p.name} is also a friend of somebody? See the links.").id
     lib.link_many(q, fr[:2])
     assert incomplete_sets(lib, u) == []
+
+
+def test_notes_naming_no_set_claim_none(u):
+    """A truthful library of notes that link each trained question's support under a plain
+    title or with the question and its answer has no incomplete set; a hub title (a person
+    named as a whole) is judged on that person's sets."""
+    from kbgym.worlds.people.forms import parse_question
+
+    lib = Library.from_universe(u)
+    for q in u.split("train"):
+        pq = parse_question(q.text)
+        for text in ("Support notes.",
+                     q.text + " " + answer_statement(pq.template, pq.slots, q.golds[0])):
+            nid = lib.add(text).id
+            lib.link_many(nid, list(q.support)[:40])
+    m = misinformation(lib, u)
+    assert (m["incomplete_sets"], m["false_statements"], m["wrong_members"]) == (0, 0, 0)
+    p = max(u.real_people, key=lambda q: len(q.friends))
+    fr = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
+    lib = Library.from_universe(u)
+    hub = lib.add(f"{p.name}.").id
+    lib.link_many(hub, fr[1:])
+    assert incomplete_sets(lib, u) == [(hub, ("friends", p.pid))]
