@@ -1,5 +1,5 @@
 """``kbgym bench``: the frozen benchmark release - run a curator through it, verify a result
-package, render the leaderboard (docs/bench.md)."""
+package, render the leaderboard, export the release as a dataset (docs/bench.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from kbgym.cli.common import CLIError, add_endpoint_flags, agent_options
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("bench", help="KBGym-Bench: run, verify, leaderboard")
+    p = subparsers.add_parser("bench", help="KBGym-Bench: run, verify, leaderboard, export")
     sub = p.add_subparsers(dest="bench_command", required=True)
 
     info = sub.add_parser("release", help="show a release: seeds, budgets, readers, hash")
@@ -56,6 +56,18 @@ def add_parser(subparsers) -> None:
     board.add_argument("--into", help="replace the table between the leaderboard markers of "
                                       "this markdown file (e.g. docs/bench.md)")
     board.set_defaults(func=cmd_board)
+
+    ex = sub.add_parser("export", help="write the release as a dataset (hf or jsonl), or "
+                                       "check one with --check")
+    ex.add_argument("--format", choices=("hf", "jsonl"), default="jsonl",
+                    help="hf: data/<config>/<split>.jsonl and a README.md dataset card; "
+                         "jsonl: flat <config>.<split>.jsonl files and CARD.md (default jsonl)")
+    ex.add_argument("--out", help="the dataset folder (new or empty)")
+    ex.add_argument("--release", help="release id or folder (default: the newest shipped)")
+    ex.add_argument("--size", default="full", help="release size (default full)")
+    ex.add_argument("--check", metavar="DIR",
+                    help="validate an exported dataset against the release hash instead")
+    ex.set_defaults(func=cmd_export)
 
 
 
@@ -140,4 +152,21 @@ def cmd_board(args) -> int:
         replace_table(args.into, md)
     if not (args.html or args.markdown or args.into):
         print(md, end="")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from kbgym.bench.export import check_dataset, export_release
+
+    if args.check:
+        if args.out:
+            raise CLIError("--check DIR validates a dataset; --out applies to an export")
+        res = check_dataset(args.check, _release(args.release))
+        print(f"valid: {args.check} is release {res['release']} ({res['hash']}), "
+              f"{res['tasks']} tasks")
+        return 0
+    if not args.out:
+        raise CLIError("give --out DIR (or --check DIR)")
+    res = export_release(_release(args.release), args.out, fmt=args.format, size=args.size)
+    print(f"{res['tasks']} tasks, {res['documents']} documents -> {args.out}")
     return 0
