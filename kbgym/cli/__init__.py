@@ -2,7 +2,8 @@
 
 One module per command, each with ``add_parser(subparsers)`` and its ``cmd_*`` functions; this
 module only assembles them and turns errors the user can fix into one line and exit status 2,
-never a traceback (``KBGYM_DEBUG=1`` shows one).
+never a traceback (``KBGYM_DEBUG=1`` shows one). An exception raised in the user's own code (a
+curator's ``act``) is one line naming the user's file and line, and exit status 1.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import sys
 
 from kbgym.cli import args as A
 from kbgym.cli.common import CLIError
+from kbgym.cli.usercode import report as report_user_error
+from kbgym.cli.usercode import user_frame
 from kbgym.errors import ConfigError, KBGymError
 
 #: The command modules, in the order ``kbgym --help`` lists them.
@@ -50,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as err:
         if A.debug():  # a ValueError from user code (a curator) keeps its traceback too
             raise
+        frame = user_frame(err)
+        if frame is not None:  # raised in the user's own curator, reader or factory
+            return report_user_error(args.command, err, frame, args)
         text = str(err).splitlines()[0] if str(err) else repr(err)
         hint = "" if isinstance(err, OSError) else " (KBGYM_DEBUG=1 shows the traceback)"
         print(f"kbgym {args.command}: error: {text}{hint}", file=sys.stderr)
@@ -58,4 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kbgym {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as err:  # no traceback for users; KBGYM_DEBUG=1 shows it
+        frame = None if A.debug() else user_frame(err)
+        if frame is not None:
+            return report_user_error(args.command, err, frame, args)
         return A.internal_error(args.command, err)

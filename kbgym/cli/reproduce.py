@@ -79,7 +79,8 @@ def cmd_reproduce(args) -> int:
     if not args.quiet:
         c = rep["counts"]
         print(f"{c['within CI']} within CI, {c['same direction']} same direction, "
-              f"{c['differs']} differ, {c['not measured']} not measured; "
+              f"{c['differs']} differ, {c['undecided']} undecided (too few seeds), "
+              f"{c['not measured']} not measured; "
               f"{rep['seconds']['wall']:.0f} s; wrote {args.out}/reproduction.md, "
               f"reproduction.json" + "".join(f", {p}" for p in rep["plots"]))
     if rep["runs"]["failed"]:

@@ -35,13 +35,32 @@ def add_parser(subparsers) -> None:
 
 
 def cmd_serve(args) -> int:
-    from kbgym.serve import ServerPolicy, parse_libraries, serve  # ConfigError without openenv
+    from kbgym.serve import ServerPolicy, make_app, parse_libraries  # ConfigError without openenv
 
     splits = tuple(s.strip() for s in args.train_splits.split(",") if s.strip())
     if not splits:
         raise CLIError("--train-splits: give at least one split name")
     policy = ServerPolicy(train_splits=splits, idle_timeout_s=args.idle_timeout)
-    serve(args.host, args.port, args.universe,
-          {"reward": args.reward, "reward_k": args.reward_k}, args.max_sessions,
-          libraries=parse_libraries(args.library), policy=policy)
+    app = make_app(args.universe, {"reward": args.reward, "reward_k": args.reward_k},
+                   args.max_sessions, libraries=parse_libraries(args.library), policy=policy)
+    announced_server(app, args.host, args.port).run()
     return 0
+
+
+def announced_server(app, host: str, port: int):
+    """A uvicorn server (warnings only in its log) that prints where it listens once the
+    socket is bound: ``kbgym serve: listening on http://127.0.0.1:8000 (...)``. A port already
+    taken prints nothing of ours: uvicorn's error and exit status stand."""
+    import uvicorn
+
+    class Announced(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            if self.started:
+                bound = [s.getsockname() for srv in getattr(self, "servers", [])
+                         for s in (srv.sockets or [])]
+                where = f"{bound[0][0]}:{bound[0][1]}" if bound else f"{host}:{port}"
+                print(f"kbgym serve: listening on http://{where} (WebSocket /ws; "
+                      "Ctrl+C stops it)", flush=True)
+
+    return Announced(uvicorn.Config(app, host=host, port=port, log_level="warning"))

@@ -93,7 +93,8 @@ def cmd_test(args) -> int:
         probe_data = read_json(args.questions, "probe")
     for name in names:
         if name not in splits:
-            raise CLIError(f"unknown split: {name}")
+            where = f"the probe {args.questions}" if args.questions else "the universe"
+            raise CLIError(f"--split {name}: unknown split; {where} has: {', '.join(splits)}")
     if args.reader == "prior":  # the prior arm: top training answer per template, one step
         from kbgym.runs.prior import PriorReader
 

@@ -360,7 +360,10 @@ class KBGymEnv(gym.Env):
         return self._questions[qid]
 
     def split_qids(self, name: str) -> list[str]:
-        """The qids of a split (train is cut to ``train_size``); ``KeyError`` if unknown."""
+        """The qids of a split (train is cut to ``train_size``); ``KeyError`` naming the known
+        splits if unknown."""
+        if name not in self._splits:
+            raise KeyError(f"unknown split {name!r}; known: {', '.join(self._splits)}")
         return list(self._splits[name])
 
     # -- gymnasium API -----------------------------------------------------------------

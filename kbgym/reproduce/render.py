@@ -54,12 +54,15 @@ def render_markdown(rep: dict) -> str:
         f"{secs['runs_total']:.0f} s wall and {secs.get('runs_cpu', 0):.0f} s CPU (sums over "
         "runs, whenever they ran).", "",
         f"**{c['within CI']} within CI, {c['same direction']} same direction, {c['differs']} "
-        f"differ**" + (f", {c['not measured']} not measured" if c["not measured"] else "") +
+        f"differ**" + (f", {c['undecided']} undecided" if c["undecided"] else "")
+        + (f", {c['not measured']} not measured" if c["not measured"] else "") +
         f" of {len(rep['table'])} claims. The paper's figures are one seed with gpt-5-mini as "
         "reader and curator; KBGym's are the scripted curator (`scripted-index`) and the fixed "
         "scripted reader over seeds. *within CI*: the paper's figure lies in KBGym's 95 % "
         "between-seed CI (or KBGym's in the paper's CI); *same direction*: KBGym's figure passes "
-        "the claim's test (listed below) but not within CI; *differs*: neither. The ideal "
+        "the claim's test (listed below) but not within CI; *differs*: neither; *undecided*: "
+        "fewer than 3 seeds and a CI wider than the claim's margin (it holds the paper's "
+        "figure and values where the claim fails), so no verdict. The ideal "
         "navigator (docs/protocol.md §12.6) is a reader that knows each question's support: "
         "its ρ on the same arm and questions says what the library itself allows.", "",
         table_markdown(rep).rstrip("\n"), "",

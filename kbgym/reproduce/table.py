@@ -7,7 +7,14 @@ questions, and a verdict:
 - ``same direction``: not within, but KBGym's figure says what the claim says (ρ below 1, a
   gain above 0, a ratio above 1, ...; each row's test is printed in its ``test`` field);
 - ``differs``: neither. Every row that is not ``within CI`` carries one line of why: the
-  reader, the budget, the universe or the curator, naming the figure that shows it.
+  reader, the budget, the universe or the curator, naming the figure that shows it;
+- ``undecided``: with fewer than :data:`DECISIVE_SEEDS` seeds (``--quick``: 2, where the
+  t-interval is the mean ± 12.7 standard errors), a KBGym CI that holds the paper's figure
+  but also values where the claim fails — wider than the claim's margin — decides nothing,
+  so the row gets no ``within CI``.
+
+A ratio of quantities that are never negative (steps saved per point, coverage, links) is
+never negative: its CI is cut at 0 (:func:`_ratio_stat`).
 """
 
 from __future__ import annotations
@@ -23,7 +30,11 @@ from kbgym.runs.arms import ratios, result_coverage
 from kbgym.sweep.aggregate import between_seeds, report_of
 from kbgym.sweep.grid import run_id
 
-VERDICTS = ("within CI", "same direction", "differs", "not measured")
+VERDICTS = ("within CI", "same direction", "differs", "undecided", "not measured")
+#: Below this many seeds a "within CI" needs a CI narrower than the claim's margin.
+DECISIVE_SEEDS = 3
+#: The margin of a "no effect" claim (ρ ≈ 1, ΔF1 ≈ 0): the rows' own tolerance without a CI.
+NULL_MARGIN = 0.02
 
 
 # -- the verdict ---------------------------------------------------------------------------------
@@ -119,6 +130,25 @@ def _stat(s: dict | None) -> tuple[float | None, list | None]:
     return s.get("mean"), s.get("ci")
 
 
+def _ratio_stat(s: dict | None) -> tuple[float | None, list | None]:
+    """:func:`_stat` of a ratio of quantities that are not negative: a t-interval reaching
+    below 0 (2 seeds: ± 12.7 standard errors) is cut at 0, where the ratio ends."""
+    v, ci = _stat(s)
+    if v is not None and v >= 0 and ci and ci[0] < 0:
+        ci = [0.0, ci[1]]
+    return v, ci
+
+
+def _decides(value, ci, holds) -> bool:
+    """Whether KBGym's CI is narrower than the claim's margin: every value in it passes the
+    claim's test (for a "no effect" claim: it lies within :data:`NULL_MARGIN`)."""
+    if value is None or not ci:
+        return True
+    if holds in (_no_saving, _no_gain):
+        return (ci[1] - ci[0]) / 2 <= NULL_MARGIN
+    return bool(holds(ci[0], ci)) and bool(holds(ci[1], ci))
+
+
 def _nav_text(s: dict | None, spec=".3f") -> str:
     """ρ_nav of a group_stats entry (its between-seed mean and CI)."""
     if not s or not s.get("rho_nav_mean") or s["rho_nav_mean"].get("mean") is None:
@@ -132,7 +162,9 @@ def _row(cid: str, claim: str, *, paper: float | None, paper_text: str, value, c
          why: str, where: str, paper_ci=None, extra: dict | None = None) -> dict:
     ok = value is not None and bool(holds(value, ci))
     v = verdict(paper, paper_ci, value, ci, ok)
-    return {"id": cid, "claim": claim, "paper": paper, "paper_ci": list(paper_ci) if paper_ci
+    in_theirs = paper_ci is not None and value is not None and paper_ci[0] <= value <= paper_ci[1]
+    return {"decides": in_theirs or _decides(value, ci, holds),  # popped by _few_seeds
+            "id": cid, "claim": claim, "paper": paper, "paper_ci": list(paper_ci) if paper_ci
             else None, "paper_text": paper_text, "kbgym": value, "kbgym_ci": ci,
             "kbgym_text": text if text is not None else (_f(value) + _ci(ci)),
             "navigator": nav, "test": test, "verdict": v,
@@ -227,7 +259,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
 
     # -- 4. per point of index coverage: 1.6x steps saved, 1.8x accuracy of B3 -----------------
     pp15, ppT = agg["per_point"].get(M, {}), agg["per_point"].get(T, {})
-    v, ci = _stat(pp15.get("ratio", {}).get("saved"))
+    v, ci = _ratio_stat(pp15.get("ratio", {}).get("saved"))
     a = pp15.get("arms", {})
     nav_pp = _pp_nav(a)
     out.append(_row(
@@ -241,7 +273,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
         why=_why_pp_steps(a, st), where=f"pooled probe (exact+share2+share1+share0), "
                                         f"M = {st.m}",
         extra={"per_arm": _pp_arm_text(a)}))
-    v, ci = _stat(ppT.get("ratio", {}).get("f1"))
+    v, ci = _ratio_stat(ppT.get("ratio", {}).get("f1"))
     a = ppT.get("arms", {})
     out.append(_row(
         "per_point_f1", "Per point of index coverage, the trained library gains more accuracy "
@@ -256,7 +288,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
 
     # -- 5. structure: few links, and the right ones -------------------------------------------
     lr = pp15.get("links_ratio")
-    v, ci = _stat(lr)
+    v, ci = _ratio_stat(lr)
     v, ci = (None, None) if v is None else (100 * v, [100 * x for x in ci] if ci else None)
     tl = (pp15.get("arms", {}).get("trained") or {}).get("links") or {}
     b3l = agg.get("b3_links") or {}
@@ -307,7 +339,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
 
     # -- 7. coverage growth --------------------------------------------------------------------
     out += _growth_rows(agg.get("growth"), st)
-    return out
+    return [_few_seeds(r, len(st.seeds)) for r in out]
 
 
 def _why_f1(g: str, e: dict | None, st: Settings) -> str:
@@ -424,7 +456,7 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
              if more else "curator: the scripted curator covers fewer notes per question than "
              "the paper's LLM curator"),
         where=where))
-    v, ci = _stat(gr.get("linearity_4x"))
+    v, ci = _ratio_stat(gr.get("linearity_4x"))
     ppq = gr.get("points_per_question_base") or {}
     c4 = (cov.get(four) or {}).get("mean")
     out.append(_row(
@@ -443,7 +475,7 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
              f"from {sizes[-2]} to {sizes[-1]}); the paper measured only up to 100 distinct "
              "questions and read the line from there"),
         where=where))
-    v, ci = _stat(gr.get("repeat_ratio"))
+    v, ci = _ratio_stat(gr.get("repeat_ratio"))
     repeat_gain = P.COVERAGE_AT_200_REPEATED - P.COVERAGE_AT_100
     out.append(_row(
         "coverage_repeats", "Coverage stops growing on repeated questions (points per repeat ÷ "
@@ -459,7 +491,7 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
         where=(f"repeat-heavy schedule: {st.repeat_distinct} questions × {st.repeat_epochs} "
                f"epochs")))
     gs = dict(zip(sizes, gr.get("gap_saved") or [None] * len(sizes)))
-    v, ci = _stat(gs.get(four))
+    v, ci = _ratio_stat(gs.get(four))
     ms, mf = gr.get("match_saved"), gr.get("match_f1")
     b3 = states.get("B3", {})
     b3s = (b3.get(str(st.m), {}).get("saved") or {}).get("mean")
@@ -497,6 +529,19 @@ def _growth_rows(gr: dict | None, st: Settings) -> list[dict]:
              "their ρ falls and their F1 gain grows as training covers more of their keys"),
         where=where))
     return out
+
+
+def _few_seeds(row: dict, seeds: int) -> dict:
+    """With fewer than :data:`DECISIVE_SEEDS` seeds, a "within CI" whose CI is wider than the
+    claim's margin becomes ``undecided``, with the reason."""
+    decides = row.pop("decides")
+    if seeds >= DECISIVE_SEEDS or row["verdict"] != "within CI" or decides:
+        return row
+    return {**row, "verdict": "undecided",
+            "why": (f"{seeds} seed{'s' * (seeds != 1)}: KBGym's CI {_ci(row['kbgym_ci']).strip()} "
+                    f"holds the paper's figure but also values where the claim fails "
+                    f"({row['test']}), so it cannot decide; run {DECISIVE_SEEDS} or more seeds "
+                    "(the full run has 5)")}
 
 
 def _slope(cov: dict, sizes: list[int], a: int, b: int) -> float | None:

@@ -76,7 +76,7 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
     out = []
     for name in names:
         if name not in splits:
-            raise ConfigError(f"unknown split: {name}")
+            raise ConfigError(f"unknown split: {name} (known: {', '.join(splits)})")
         qids = splits[name][:limit] if limit is not None else splits[name]
         out += [(name, questions[qid]) for qid in qids]
     return out

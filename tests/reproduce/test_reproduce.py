@@ -197,3 +197,43 @@ def test_readme_quotes_every_claim():
     for r in empty:
         assert r["claim"].replace("|", "\\|") in section, r["id"]
         assert r["paper_text"].replace("|", "\\|") in section, r["id"]
+
+
+def test_two_seeds_give_no_within_ci_wider_than_the_claims_margin(tiny):
+    """TINY has 2 seeds: a row is "within CI" only when the paper's figure lies in the paper's
+    own CI or KBGym's CI passes the claim's test end to end; ratio CIs never go below 0."""
+    from kbgym.reproduce.table import NULL_MARGIN
+
+    _, rep, _ = tiny
+    for r in rep["table"]:
+        ci = r["kbgym_ci"]
+        if r["id"] in ("per_point_steps", "per_point_f1", "links", "coverage_linear",
+                       "coverage_repeats") and ci:
+            assert ci[0] >= 0, r["id"]
+        if r["verdict"] == "within CI" and ci and not (
+                r["paper_ci"] and r["paper_ci"][0] <= r["kbgym"] <= r["paper_ci"][1]):
+            if r["test"] in ("ρ CI reaches 1", "ΔF1 CI holds 0"):
+                assert (ci[1] - ci[0]) / 2 <= NULL_MARGIN, r["id"]
+        if r["verdict"] == "undecided":
+            assert "2 seeds" in r["why"] and "cannot decide" in r["why"], r["id"]
+
+
+def test_the_few_seeds_rule():
+    from kbgym.reproduce.table import _above, _few_seeds, _no_gain, _ratio_stat, _row
+
+    def row(value, ci, holds, paper=0.1, paper_ci=None):
+        return _row("x", "claim", paper=paper, paper_text="", value=value, ci=ci, nav="",
+                    holds=holds, test="t", why="because", where="", paper_ci=paper_ci)
+
+    wide = row(0.06, [-0.01, 0.13], _above)  # holds the paper's 0.1 and 0, where ΔF1 > 0 fails
+    assert _few_seeds(dict(wide), 2)["verdict"] == "undecided"
+    assert _few_seeds(dict(wide), 5)["verdict"] == "within CI"
+    narrow = row(0.09, [0.05, 0.13], _above)  # every value in the CI passes: decided
+    assert _few_seeds(narrow, 2)["verdict"] == "within CI"
+    theirs = row(0.09, [-0.5, 0.6], _above, paper_ci=(0.05, 0.12))  # in the paper's own CI
+    assert _few_seeds(theirs, 2)["verdict"] == "within CI"
+    null = row(0.0, [-0.2, 0.2], _no_gain, paper=0.0)
+    assert _few_seeds(null, 2)["verdict"] == "undecided"
+    assert _few_seeds(row(0.0, [-0.01, 0.01], _no_gain, paper=0.0), 2)["verdict"] == "within CI"
+    assert _ratio_stat({"mean": 0.787, "ci": [-1.213, 2.787]}) == (0.787, [0.0, 2.787])
+    assert _ratio_stat({"mean": -0.3, "ci": [-1.0, 0.4]}) == (-0.3, [-1.0, 0.4])

@@ -247,9 +247,10 @@ def test_a_value_error_in_a_users_curator_keeps_its_traceback_with_debug(tmp_pat
     argv = ["train", "--universe", str(u), "--agent", "bad_curator:make", "--epochs", "1",
             "--train-size", "1", "--quiet", "--out"]
     monkeypatch.delenv("KBGYM_DEBUG", raising=False)
-    assert main([*argv, str(tmp_path / "o")]) == 2
-    assert capsys.readouterr().err.strip() == ("kbgym train: error: my bug (KBGYM_DEBUG=1 "
-                                               "shows the traceback)")
+    assert main([*argv, str(tmp_path / "o")]) == 1  # the user's code, not bad input (2)
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "kbgym train: error: your code raised ValueError: my bug at bad_curator.py:5 in act "
+        "(KBGYM_DEBUG=1 shows the traceback)")
     monkeypatch.setenv("KBGYM_DEBUG", "1")
     with pytest.raises(ValueError, match="my bug"):
         main([*argv, str(tmp_path / "o2")])

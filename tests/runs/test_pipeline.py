@@ -167,7 +167,8 @@ def test_cli_test_unknown_split(tmp_path):
                            "--reader", "toy_agents:reader"], capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=str(HERE)))
     assert proc.returncode != 0
-    assert proc.stderr.strip().splitlines()[-1].endswith("unknown split: nope")
+    assert proc.stderr.strip().splitlines()[-1].endswith(
+        "--split nope: unknown split; the universe has: train, test_in, test_out, eval")
 
 
 @pytest.mark.parametrize("argv, needle", [
