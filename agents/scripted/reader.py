@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator
 
+from kbgym.metrics.vocabulary import plural
 from kbgym_agents.base import Action, BaseAgent
 from kbgym_agents.scripted.knowledge import (
     MAX_SUBNOTES,
@@ -53,6 +54,8 @@ Plan = Generator[Action, None, str]
 
 ATTR_WORDS = {"job": "job", "hobby": "hobby", "city": "lives city", "born": "born",
               "married": "married"}
+#: The relation word whose plural the discovery search adds to a person's name, per set.
+DISCOVERY_WORDS = {"friends": "friend", "children": "child", "grandchildren": "grandchild"}
 SINGLE_ATTR_QUERY = {"job": "{n}'s job is", "hobby": "{n}'s hobby is",
                      "city": "{n} lives in the city of", "born": "{n} was born on",
                      "married": "{n} is married to"}
@@ -64,8 +67,9 @@ class ScriptedReader(BaseAgent):
     Access structure is found by what a note names and links to, never by how it is worded:
 
     - **Discovery.** Before paging a set that belongs to a person the question names (their
-      friends, children, grandchildren), the reader searches that person's bare name once:
-      any authored note naming them ranks on that page whatever else its title says. A
+      friends, children, grandchildren), the reader searches that person's name followed by
+      the set's word in the plural once (``X friends``): a note about that set ranks on
+      that page whatever its length or format (docs/examiner.md). A
       job/hobby/city set is searched by the bare value plus its plural (``cooper coopers``),
       which finds ``Coopers.`` as well as ``People whose job is cooper.``. Notes that show up
       on any other page are considered too.
@@ -115,7 +119,8 @@ class ScriptedReader(BaseAgent):
         self.kb = self.knowledge_cls(self.page_size)
         if isinstance(self.kb, LinkJudgedKnowledge):
             self.kb.rng = self._rng
-        self._discovered: set[str] = set()
+        self._discovered: set[tuple[str, str]] = set()  # (relation, key) looked up
+        self._bare: set[str] = set()  # keys whose look-up showed statements only
         self._plan: Plan | None = None
         self._task: str | None = None
         self._question: ParsedQuestion | None = None
@@ -304,20 +309,34 @@ class ScriptedReader(BaseAgent):
 
     # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------
     def _discover(self, rel: str, key: str) -> Plan:
-        """Search the bare name of a person the question names, once, before the first of
-        their sets is paged: any authored note naming them ranks on that page, whatever else
-        its title says."""
+        """Search the person's name followed by the set's relation word in the plural
+        (``Felix Abernathy friends``), once, before the first of their sets is paged: only
+        notes about sets hold the plural (the world's statements never do), so a note about
+        that person's set ranks on its first page whatever its length or format, where under
+        the bare name a long one ranks below the person's ~20 short statements. In a library
+        without such notes the page is the bare name's (a hub or a card naming the person
+        ranks there). The query is the navigator's too
+        (:func:`kbgym.metrics.vocabulary.key_queries`; docs/examiner.md)."""
         q = self._question
-        if (key in self._discovered or (rel, key) in self.kb.complete or q is None
-                or key not in (q.X, q.Y)):
+        if ((rel, key) in self._discovered or key in self._bare or (rel, key) in self.kb.complete
+                or q is None or key not in (q.X, q.Y)
+                or self.kb.index_candidates(rel, key, ((rel, key),))):  # one is in sight
             return ""
-        self._discovered.add(key)
-        yield from self._look_up(key)
+        self._discovered.add((rel, key))
+        yield from self._look_up(key, rel)
         return ""
 
-    def _look_up(self, key: str) -> Plan:
-        """The discovery step: a search for the bare name."""
-        return (yield from self._search(key))
+    def _look_up(self, key: str, rel: str) -> Plan:
+        """The discovery step: ``key`` and the plural of ``rel``'s word. When its page shows
+        statements only, no authored note ranks near the key: another of the key's sets is
+        not looked up again (its page would be the same in a library without notes)."""
+        word = DISCOVERY_WORDS.get(rel)
+        query = f"{key} {plural(word)}" if word else key
+        yield from self._search(query)
+        hits = self.kb.pages.get((query, 1)) or []
+        if all(nid in self.kb.facts for nid, _ in hits):
+            self._bare.add(key)
+        return ""
 
     def _value_query(self, value: str) -> tuple[str, Tier]:
         """A value's set query: the value and its plural (only index titles hold the plural)."""
@@ -725,8 +744,9 @@ class EvidenceReader(ScriptedReader):
 
     name = "scripted-reader-evidence"
 
-    def _look_up(self, key: str) -> Plan:
+    def _look_up(self, key: str, rel: str) -> Plan:
         yield {"action": "locate", "terms": [key]}
+        self._bare.add(key)  # locate lists every note naming the key: once is enough
         return ""
 
     def _read(self, nid: str) -> Plan:

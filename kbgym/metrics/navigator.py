@@ -32,9 +32,10 @@ actions, costs and budget M:
   what to look for, not where a ranking puts it.
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
   name or value; each key followed by each relation word of the question's class,
-  :data:`RELATION_WORDS`) plus, for every person name shown so far (:func:`roster_names`),
-  :func:`name_queries` (the bare name, and for a person the support names, the name
-  followed by each relation word). It reads only ids already shown.
+  :data:`RELATION_WORDS`, singular and plural: :mod:`kbgym.metrics.vocabulary`) plus, for
+  every person name shown so far (:func:`roster_names`), :func:`name_queries` (the bare
+  name, and for a person the support names, the name followed by each relation word,
+  singular and plural). It reads only ids already shown.
 - **Choice.** Each step it takes the action worth most per step: the support it newly shows
   plus the support it newly *settles* (shown and proven). A query's next page is valued by
   the best page p at or below it: what pages next..p show and prove plus the best read of
@@ -64,6 +65,7 @@ from typing import Any
 
 from kbgym.library.graph import Library, id_num
 from kbgym.library.search import BM25Index
+from kbgym.metrics.vocabulary import key_queries, plural, relation_forms
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
 from kbgym.protocol.tokens import tokenize
 from kbgym.keys import KeyFinder
@@ -76,12 +78,12 @@ RELATION_WORDS: dict[str, tuple[str, ...]] = {
     "QC1": ("job", "hobby", "city"),  # attributes
     "QC2": ("married", "father", "mother", "job", "hobby", "city"),  # 2-hop chains
     "QC3": ("married", "father", "mother", "job", "hobby", "city"),  # 3-hop chains
-    "QC4": ("father", "mother", "friend"),  # children, friends
+    "QC4": ("father", "mother", "child", "friend"),  # children, friends
     "QC5": ("child", "father", "mother", "married"),  # siblings, spouse (no support)
     "QC6": ("job", "hobby", "city"),  # joins
-    "QC7": ("friend", "father", "mother"),  # common friends, a child who is a friend
-    "QC8": ("father", "mother", "friend", "job", "married"),  # grandchildren, friends' jobs
-    "QC9": ("born", "father", "mother"),  # older of two, oldest child
+    "QC7": ("friend", "father", "mother", "child"),  # common friends, a child who is a friend
+    "QC8": ("father", "mother", "child", "grandchild", "friend", "job", "married"),
+    "QC9": ("born", "father", "mother", "child"),  # older of two, oldest child
     "QC10": ("job", "city", "married"),  # whose spouse
 }
 #: Imported universes (PhantomWiki, corpora) have sentences of their own: no relation words;
@@ -140,19 +142,25 @@ def key_parts(key: str) -> tuple[str, str]:
 def base_vocabulary(question: Question, words: Mapping[str, tuple[str, ...]]) -> list[str]:
     """The question's own queries, in order: its text; each key's name or value (keys in
     sorted order); each key's value followed by each relation word of the question's class
-    (``words[category]``)."""
+    (``words[category]``) in its singular and plural forms (:func:`~kbgym.metrics.vocabulary.
+    relation_forms`: ``Felix Vance friend``, ``Felix Vance friends``); each value key with
+    its plural (``cooper coopers``), where the question's class has relation words."""
     values = [key_parts(k)[1] for k in question.keys]
-    return ([question.text] + values
-            + [f"{v} {w}" for v in values for w in words.get(question.category, ())])
+    forms = relation_forms(words.get(question.category, ()))
+    # a value's set is also searched by the value and its plural (``cooper coopers``),
+    # the reader's query for it
+    held = [f"{v} {plural(v)}" for k, v in zip(question.keys, values)
+            if words and key_parts(k)[0] not in ("person", "")]
+    return [question.text] + values + [f"{v} {w}" for v in values for w in forms] + held
 
 
 def name_queries(name: str, question: Question, words: Mapping[str, tuple[str, ...]],
                  in_support: bool) -> list[str]:
     """The queries a person name shown so far adds: the bare name, and, for a person a
     support fact names (``in_support``), the name followed by each relation word of the
-    question's class (``Rupert Thistlewood father``), as a key's queries are built."""
-    return [name] + ([f"{name} {w}" for w in words.get(question.category, ())]
-                     if in_support else [])
+    question's class in its singular and plural forms (``Rupert Thistlewood father``), as a
+    key's queries are built (:func:`~kbgym.metrics.vocabulary.key_queries`)."""
+    return key_queries(name, words.get(question.category, ())) if in_support else [name]
 
 
 def roster_names(universe: Universe) -> list[str]:

@@ -20,8 +20,8 @@ from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds.people import UniverseConfig, generate
 
 #: Styles whose cost must match the canonical titles' (the others are documented outliers:
-#: ``about`` and ``bare`` titles crowd the reader's search pages, ``sentence`` titles are too
-#: long to rank on the page of the key's bare name).
+#: ``about`` and ``bare`` titles crowd the reader's search pages, ``sentence`` titles are
+#: long: ``test_both_readers_find_long_titles``).
 INVARIANT = ("reworded", "plural", "possessive", "dash", "slash")
 GROUPS = ("exact", "share2")
 
@@ -69,11 +69,18 @@ def test_canonical_index_saves_steps(world):
     assert c["star"] and c["rho"] < 0.85
 
 
+#: How far a restyled library's rho may be from the canonical titles': 0.03 on exact; 0.05 on
+#: share2, where the canonical hub titles (``Index of notes about X.``) rank below other
+#: people's ``Friends of Y: everyone Y is a friend of.`` under the plural discovery search
+#: (``X friends``) when X has no friends index (docs/examiner.md).
+TOLERANCE = {"exact": 0.03, "share2": 0.05}
+
+
 @pytest.mark.parametrize("style", INVARIANT)
 def test_same_links_other_words_same_rho(world, style):
     for g in GROUPS:
         canon = _cell(world, g, "scripted-index")["rho"]
-        assert abs(_cell(world, g, f"restyled:{style}")["rho"] - canon) <= 0.03, (g, style)
+        assert abs(_cell(world, g, f"restyled:{style}")["rho"] - canon) <= TOLERANCE[g], (g, style)
 
 
 def test_entity_pages_are_credited(world):
@@ -202,7 +209,9 @@ def test_the_newest_statement_wins():
 
 # -- the evidence toolset and repeated exams ----------------------------------------------------
 
-def test_evidence_reader_finds_long_titles_that_search_does_not(tmp_path):
+def test_both_readers_find_long_titles(tmp_path):
+    """Long titles (a sentence of filler around the key) cost no credit: the evidence reader
+    finds them with ``locate``, the exam reader with its plural discovery search."""
     from kbgym.env.config import KBGymConfig
     from kbgym.runs.exam import examine
     from kbgym.runs.gradient import probe_questions
@@ -226,7 +235,7 @@ def test_evidence_reader_finds_long_titles_that_search_does_not(tmp_path):
             assert all(r["f1"] == 1.0 for r in rows)  # both readers answer everything
             steps[reader, arm] = sum(r["steps"] for r in rows)
     assert steps["scripted-reader-evidence", "long"] < 0.9 * steps["scripted-reader-evidence", "B1"]
-    assert steps["scripted-reader", "long"] >= 0.97 * steps["scripted-reader", "B1"]
+    assert steps["scripted-reader", "long"] < 0.9 * steps["scripted-reader", "B1"]
 
 
 def test_seeded_reader_still_answers_and_keeps_its_seed_across_the_episode():

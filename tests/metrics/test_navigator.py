@@ -28,6 +28,7 @@ from kbgym.metrics.navigator import (
     Navigator,
     base_vocabulary,
 )
+from kbgym.metrics.vocabulary import plural
 from kbgym.worlds.people import UniverseConfig, generate
 
 
@@ -111,13 +112,16 @@ def test_vocabulary_is_the_documented_one(tiny):
     q = next(q for q in tiny.questions if q.template == "qc6_job_city")
     job = next(k[4:] for k in q.keys if k.startswith("job:"))
     city = next(k[5:] for k in q.keys if k.startswith("city:"))
-    assert base_vocabulary(q, RELATION_WORDS) == [
-        q.text, city, job, f"{city} job", f"{city} hobby", f"{city} city", f"{job} job",
-        f"{job} hobby", f"{job} city"]
+    forms = ["job", "jobs", "hobby", "hobbies", "city", "cities"]
+    assert base_vocabulary(q, RELATION_WORDS) == [q.text, city, job] + [
+        f"{v} {w}" for v in (city, job) for w in forms] + [
+        f"{city} {plural(city)}", f"{job} {plural(job)}"]
     p = next(q for q in tiny.questions if q.template == "qc9_older_pair")
     a, b = (k[len("person:"):] for k in p.keys)
     assert base_vocabulary(p, RELATION_WORDS) == [p.text, a, b] + [
-        f"{x} {w}" for x in (a, b) for w in ("born", "father", "mother")]
+        f"{x} {w}" for x in (a, b)
+        for w in ("born", "borns", "father", "fathers", "mother", "mothers", "child",
+                  "children")]
     assert all(q.category in RELATION_WORDS for q in tiny.questions)
 
 
