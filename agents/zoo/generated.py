@@ -38,12 +38,17 @@ from kbgym.worlds.people.relations import mirrors
 from kbgym.types import Question, Universe
 from kbgym_agents.scripted.knowledge import plural_forms
 from kbgym_agents.scripted.text import parse_question
+from kbgym_agents.zoo.renderings import LISTS_MEMBERS, RENDERINGS, render
 
 SHAPES = ("relation_index", "value_index", "hub", "card", "intersection", "index_of_indexes",
           "chains")
 TEXT_FORMS = ("extra_question", "extra_answer", "member_names", "cross_reference",
               "lower_case", "upper_case", "lower_names", "initials", "surname_first")
-HARMS = ("dropped_members", "wrong_members", "deleted_facts", "false_statements")
+#: The text forms a rendering stands for (one of them is drawn).
+RENDERING_FORMS = {"case": ("lower_case", "upper_case"),
+                   "initials": ("initials", "surname_first", "lower_names")}
+HARMS = ("dropped_members", "wrong_members", "wrong_member_text", "deleted_facts",
+         "false_statements")
 NOISE = ("stray_links",)
 
 PERSON_RELS = ("friends", "children", "grandchildren", "parents", "spouse")
@@ -82,6 +87,10 @@ class GeneratedLibrary:
     text_forms: tuple[str, ...]
     harms: tuple[str, ...]
     noise: tuple[str, ...] = ()
+    rendering: str = "short"
+    #: the same links under the canonical short titles (``twins=True``, a truthful library
+    #: in another rendering), else None
+    twin: Library | None = None
 
     @property
     def harmful(self) -> bool:
@@ -169,10 +178,11 @@ class _Builder:
     """Writes one library: authored notes with a title and links, then harms."""
 
     def __init__(self, truth: Truth, rng: random.Random, forms: Sequence[str],
-                 questions: Sequence[Question]):
+                 questions: Sequence[Question], rendering: str = "short"):
         self.t = truth
         self.rng = rng
         self.forms = set(forms)
+        self.rendering = rendering
         self.lib = Library.from_universe(truth.u)
         self.questions = questions
         self.notes: list[dict] = []  # {"key", "title", "links", "set": (rel, key) | None}
@@ -191,6 +201,13 @@ class _Builder:
             return name.lower()
         return name
 
+    def slots(self, **slots) -> dict[str, str]:
+        v = slots.get("v", "")
+        out = {k: str(x) for k, x in slots.items()}
+        out["X"] = self.person(slots.get("X", "")) if slots.get("X") else ""
+        out["vs"] = plural_forms(v)[1] if v else ""
+        return out
+
     def title(self, kind: str, **slots) -> str:
         pattern = self.rng.choice(TITLES[kind])
         v = slots.get("v", "")
@@ -200,18 +217,31 @@ class _Builder:
                               W=slots.get("w", "")[:1].upper() + slots.get("w", "")[1:],
                               k=slots.get("k", ""))
 
+    def titled(self, kind: str, **slots) -> tuple[str, str, dict[str, str]]:
+        """(short title, kind, slots): what :meth:`add` needs to write the note in any
+        rendering (the short title is drawn now, so every rendering draws alike)."""
+        short = self.title("value" if kind in VALUE_KINDS else kind, **slots)
+        return short, kind, self.slots(**slots)
+
     def finish_text(self, note: dict, keys: list[str]) -> str:
         text = note["title"]
+        if self.rendering in LISTS_MEMBERS or self.rendering == "long":
+            shown = sorted(self.person(m) for m in note.get("members") or ())
+            if note.get("text_wrong"):
+                shown = sorted(shown + [self.person(note["text_wrong"])])
+            text = render(self.rendering, note["kind"], note["slots"], text, shown, self.rng,
+                          note.get("gender"))
         extra = []
         key = note["key"]
         qs = [q for q in self.questions if any(k.endswith(f":{key}") for k in q.keys)]
-        if "extra_question" in self.forms and qs:
+        if ("extra_question" in self.forms or self.rendering == "questions") and qs:
             extra.append(self.rng.choice(qs).text)
-        if "extra_answer" in self.forms and qs:
+        if ("extra_answer" in self.forms or self.rendering == "answers") and qs:
             q = self.rng.choice(qs)
             pq = parse_question(q.text)
             if pq is not None:
-                extra.append(answer_statement(q.template, pq.slots, q.golds[0]))
+                stated = answer_statement(q.template, pq.slots, q.golds[0])
+                extra.append(("Verified: " if self.rendering == "answers" else "") + stated)
         if "member_names" in self.forms and note.get("members"):
             extra.append("Members: " + ", ".join(self.person(m) for m in
                                                  sorted(note["members"])[:8]) + ".")
@@ -244,24 +274,77 @@ class _Builder:
         subj = self.t.name(self.t.node[nid].fact.subject)
         return subj == key if rel != "grandchildren" else self.t.node[nid].fact.kind == "parent_of"
 
-    def add(self, key: str, title: str, links: list[str], set_: tuple | None = None,
+    def add(self, key: str, title: str | tuple, links: list, set_: tuple | None = None,
             members: Iterable[str] | dict[str, list[str]] = ()) -> dict:
+        """One authored note; ``title`` is a short title, or :meth:`titled`'s (short title,
+        kind, slots) so that the note can be written in the library's rendering."""
         # a set's member -> its notes where given (``dropped_members`` drops them), else names
         kept = dict(members) if isinstance(members, dict) else set(members)
-        note = {"key": key, "title": title, "links": list(links), "set": set_,
-                "members": kept, "id": None}
+        if isinstance(title, tuple):
+            title, kind, slots = title
+        else:
+            kind, slots = "plain", {}
+        gender = None
+        if key in self.t.by_name:
+            gender = self.t.by_name[key].gender
+        note = {"key": key, "title": title, "kind": kind, "slots": slots, "links": list(links),
+                "set": set_, "members": kept, "id": None, "gender": gender}
         self.notes.append(note)
         return note
 
     def write(self, keys: list[str]) -> None:
-        for note in self.notes:
+        notes = self.notes
+        if self.rendering == "parts":
+            notes = self._split(notes)
+        for note in notes:
             text = note["title"] if note.get("plain") else self.finish_text(note, keys)
             note["id"] = self.lib.add(text, dedup=False).id
-        for note in self.notes:
+        for note in notes:
             links = [x if isinstance(x, str) else x["id"] for x in note["links"]]
             links = [x for x in dict.fromkeys(links) if x in self.lib and x != note["id"]]
             for i in range(0, len(links), 40):
                 self.lib.link_many(note["id"], links[i:i + 40])
+        if self.rendering == "pointers":
+            self._pointers(keys)
+
+    def _split(self, notes: list[dict]) -> list[dict]:
+        """``parts``: each set note that no other note links, with two members or more,
+        written as two notes that are complete together (``Friends of X (1/2)``, ``(2/2)``),
+        each linking the statements of half of the members."""
+        linked = {id(x) for n in notes for x in n["links"] if isinstance(x, dict)}
+        out: list[dict] = []
+        for note in notes:
+            ms = note.get("members")
+            if (note.get("plain") or note["set"] is None or id(note) in linked
+                    or not isinstance(ms, dict) or len(ms) < 2):
+                out.append(note)
+                continue
+            names = sorted(ms)
+            halves = (names[: len(names) // 2], names[len(names) // 2:])
+            second = {n for m in halves[1] for n in ms[m]} - {n for m in halves[0] for n in ms[m]}
+            for i, half in enumerate(halves, 1):  # links of no member go with the first part
+                title = note["title"].rstrip(".") + f" ({i}/2)."
+                out.append(dict(note, title=title, members={m: ms[m] for m in half},
+                                links=[x for x in note["links"] if (x in second) == (i == 2)]))
+        return out
+
+    def _pointers(self, keys: list[str]) -> None:
+        """``pointers``: the originals stating a person key's job, hobby and city edited to
+        append a pointer to one of the person's sets (``... See also: X's friends.``); each
+        still states its fact."""
+        t = self.t
+        for name in keys:
+            if name not in t.by_name:
+                continue
+            pid = t.by_name[name].pid
+            for kind in ("job", "hobby", "city"):
+                for nid in t.subj[(kind, pid)]:
+                    node = self.lib.get(nid)
+                    if node is None or node.flag is not None:
+                        continue
+                    rel = self.rng.choice(("friends", "children", "parents"))
+                    self.lib.edit(nid, f"{node.text} See also: {self.person(name)}'s {rel}.",
+                                  dedup=False)
 
 
 def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
@@ -282,14 +365,14 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
                     by_city: dict[str, list[str]] = defaultdict(list)
                     for m in sorted(sets):
                         by_city[t.by_name[m].city].append(m)
-                    parts = [b.add(name, b.title(rel, X=name) + f" ({city})",
+                    parts = [b.add(name, _suffixed(b.titled(rel, X=name), f" ({city})"),
                                    [n for m in ms for n in sets[m]]
                                    + [n for m in ms for n in t.subj[("city", t.by_name[m].pid)]],
                                    (rel, name), {m: sets[m] for m in ms})
                              for city, ms in sorted(by_city.items())]
-                    b.add(name, b.title(rel, X=name), parts, None)
+                    b.add(name, b.titled(rel, X=name), parts, None)
                 elif "relation_index" in shapes:
-                    b.add(name, b.title(rel, X=name), links, (rel, name), sets)
+                    b.add(name, b.titled(rel, X=name), links, (rel, name), sets)
         if "hub" in shapes:
             links = t.naming(name)
             others: dict[str, list[str]] = defaultdict(list)  # the other person -> notes
@@ -298,11 +381,11 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
                 for pid in (f.subject, f.object):
                     if pid in t.by_pid and t.name(pid) != name:
                         others[t.name(pid)].append(nid)
-            b.add(name, b.title("hub", X=name), links, ("hub", name), dict(others))
+            b.add(name, b.titled("hub", X=name), links, ("hub", name), dict(others))
         if "card" in shapes:
             attrs = t.attributes(name)
             pick = rng.sample(attrs, rng.randint(1, len(attrs)))
-            b.add(name, b.title("card", X=name), sorted(pick, key=lambda i: int(i[1:])))
+            b.add(name, b.titled("card", X=name), sorted(pick, key=lambda i: int(i[1:])))
         if "chains" in shapes:
             for rel in sorted(people[name]):
                 nids = [n for ns in t.members(rel, name).values() for n in ns]
@@ -325,10 +408,10 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
             for label, ms in sorted(groups.items()):
                 links = [n for m in ms for n in sets[m]]
                 links += [n for m in ms for n in t.subj[(by, t.by_name[m].pid)]]
-                parts.append(b.add(v, b.title("part", v=v, k=label), links, None, ms))
-            b.add(v, b.title("parent", v=v), parts, None)
+                parts.append(b.add(v, b.titled("part", v=v, k=label), links, None, ms))
+            b.add(v, b.titled("parent", v=v), parts, None)
         elif "value_index" in shapes:
-            b.add(v, b.title("value", v=v), [n for ns in sets.values() for n in ns],
+            b.add(v, b.titled(kind, v=v), [n for ns in sets.values() for n in ns],
                   (kind, v), sets)
         if "chains" in shapes:
             nids = [n for ns in sets.values() for n in ns]
@@ -346,8 +429,14 @@ def _shape_notes(b: _Builder, shapes: set[str], people: dict[str, set[str]],
                 continue
             links = [n for s in sets for m in sorted(both) for n in s[m]]
             (k1, v1), (k2, v2) = join[0], join[1]
-            b.add(v1, b.title("intersection", v=v1 if k1 == "job" else v2,
-                              w=v2 if k1 == "job" else v1), links, None, both)
+            b.add(v1, b.titled("intersection", v=v1 if k1 == "job" else v2,
+                               w=v2 if k1 == "job" else v1), links, None, both)
+
+
+def _suffixed(titled: tuple[str, str, dict], suffix: str) -> tuple[str, str, dict]:
+    """A titled note with ``suffix`` on its short title and its topic (a part of a set)."""
+    title, kind, slots = titled
+    return title + suffix, kind, dict(slots, X=slots.get("X", "") + suffix)
 
 
 def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> bool:
@@ -376,6 +465,17 @@ def _harm(b: _Builder, harm: str, questions: Sequence[Question]) -> bool:
             if text:
                 note["links"].append(b.add(key, text, [], None))
                 b.notes[-1]["plain"] = changed = True
+    elif harm == "wrong_member_text":
+        if b.rendering not in LISTS_MEMBERS:
+            return False  # no member list in the text to put a wrong name into
+        people = sorted(t.by_name)
+        for note in b.notes:
+            if note["set"] is None or note["set"][0] == "hub" or not note.get("members"):
+                continue
+            rel, key = note["set"]
+            truth = t.members(rel, key)
+            note["text_wrong"] = rng.choice([p for p in people if p not in truth and p != key])
+            changed = True
     elif harm == "deleted_facts":
         for q in questions:
             if rng.random() < 0.4:
@@ -444,9 +544,13 @@ def _false_statement(t: Truth, q: Question, rng: random.Random) -> str | None:
 
 
 def generate_libraries(universe: Universe, seed: int, n: int,
-                       questions: Sequence[Question] | None = None) -> list[GeneratedLibrary]:
+                       questions: Sequence[Question] | None = None, *,
+                       renderings: Sequence[str] = RENDERINGS,
+                       twins: bool = False) -> list[GeneratedLibrary]:
     """``n`` random libraries over the keys of ``questions`` (default: ``train[:100]``), about
-    a third of them harmed and a sixth noisy; deterministic per ``seed``."""
+    a third of them harmed and a sixth noisy, each in one of ``renderings``
+    (:mod:`kbgym_agents.zoo.renderings`); deterministic per ``seed``. With ``twins``, a
+    truthful library in a rendering other than ``short`` also gets its :attr:`twin`."""
     if questions is None:
         questions = universe.split("train")[:100]
     truth = Truth(universe)
@@ -456,16 +560,14 @@ def generate_libraries(universe: Universe, seed: int, n: int,
     for i in range(n):
         rng = random.Random(derive(seed, f"zoo/generated/{i}"))
         shapes = set(rng.sample(SHAPES, rng.randint(1, 4)))
-        forms = sorted(rng.sample(TEXT_FORMS, rng.randint(0, 3)))
-        if "lower_case" in forms and "upper_case" in forms:
-            forms.remove("upper_case")
-        names = [f for f in ("initials", "surname_first", "lower_names") if f in forms]
-        for extra_name in names[1:]:
-            forms.remove(extra_name)
+        rendering = rng.choice(tuple(renderings))
+        forms = list(RENDERING_FORMS.get(rendering, ()))
+        if len(forms) > 1:
+            forms = [rng.choice(forms)]
         draw = rng.random()
         harms = (rng.choice(HARMS),) if draw < 1 / 3 else ()
         noise = ("stray_links",) if 1 / 3 <= draw < 1 / 2 else ()
-        b = _Builder(truth, rng, forms, questions)
+        b = _Builder(truth, rng, forms, questions, rendering)
         _shape_notes(b, shapes, people, values, joins, rng.uniform(0.6, 1.0))
         if noise:
             originals = [nd.id for nd in universe.nodes]
@@ -474,13 +576,20 @@ def generate_libraries(universe: Universe, seed: int, n: int,
                     note["links"] += rng.sample(originals, max(1, len(note["links"]) // 3))
         # a harm with nothing to act on (no index to drop members from) leaves no harm
         harms = tuple(harm for harm in harms if _harm(b, harm, questions))
+        twin = None
+        if twins and rendering != "short" and not harms and not noise:
+            twin = b.lib.copy()
         b.write(keys)
+        if twin is not None:
+            short = _Builder(truth, random.Random(0), (), questions)
+            short.notes, short.lib, short.sides = b.notes, twin, b.sides
+            short.write(keys)
         out.append(GeneratedLibrary(
             name=f"gen{seed}.{i:02d}", library=b.lib, truthful=not harms and not noise,
             shapes=tuple(s for s in SHAPES if s in shapes), text_forms=tuple(forms),
-            harms=harms, noise=noise))
+            harms=harms, noise=noise, rendering=rendering, twin=twin))
     return out
 
 
-__all__ = ["GeneratedLibrary", "HARMS", "NOISE", "SHAPES", "TEXT_FORMS", "Truth",
+__all__ = ["GeneratedLibrary", "HARMS", "NOISE", "RENDERINGS", "SHAPES", "TEXT_FORMS", "Truth",
            "generate_libraries", "question_keys"]

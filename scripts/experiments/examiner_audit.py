@@ -154,7 +154,7 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
 
     t0 = time.perf_counter()
     trained = u.split("train")[:100]
-    generated = generate_libraries(u, seed, args.libraries, questions=trained)
+    generated = generate_libraries(u, seed, args.libraries, questions=trained, twins=True)
     times["generate"] += time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -164,8 +164,12 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
             "scripted-index": (canonical, {"kind": "canonical"})}
     for g in generated:
         kind = "harmful" if g.harms else ("noisy" if g.noise else "truthful")
-        arms[g.name] = (g.library, {"kind": kind, "shapes": g.shapes, "forms": g.text_forms,
-                                    "harms": g.harms, "noise": g.noise})
+        meta = {"kind": kind, "shapes": g.shapes, "forms": g.text_forms, "harms": g.harms,
+                "noise": g.noise, "rendering": g.rendering}
+        arms[g.name] = (g.library, meta)
+        if g.twin is not None:  # the same links under the canonical short titles
+            arms[g.name + "~short"] = (g.twin, {**meta, "rendering": "short", "forms": (),
+                                                "of": g.name})
     rows = {name: examine_probe(u, lib, reader, probe, cfg) for name, (lib, _) in arms.items()}
     times["examine"] += time.perf_counter() - t0
 
@@ -179,12 +183,53 @@ def run_seed(seed: int, args, out: Path, times: dict) -> list[dict]:
         mis = misinformation(lib, u) if name != "B1" else {}
         out_rows.append({"seed": seed, "name": name, **meta, "cells": cells, "lost": lost,
                          "false": mis.get("false_statements", 0),
+                         "wrong": mis.get("wrong_members", 0),
                          "partial": mis.get("incomplete_sets", 0),
                          "rows": rows[name] if name in ("B1", "scripted-index") else None,
                          "steps": {r["qid"]: (r["split"], r["steps"], r.get("nav_steps"),
                                               r["f1"]) for r in rows[name]}})
     times["table"] += time.perf_counter() - t0
     return out_rows
+
+
+def rendering_block(arms: list[dict]) -> dict:
+    """Per rendering, over the truthful libraries written in it: exact and share2 rho and
+    rho_nav against the same links under the canonical short titles (each library's twin),
+    mean differences; a rendering is within target when |delta rho| <= 0.03 or the navigator
+    moves the same way (|delta rho - delta rho_nav| <= 0.03)."""
+    by_name = {(a["seed"], a["name"]): a for a in arms}
+    pairs: dict[str, list[tuple[dict, dict]]] = defaultdict(list)
+    for a in arms:
+        if a.get("of"):
+            pairs[by_name[(a["seed"], a["of"])]["rendering"]].append((by_name[(a["seed"],
+                                                                               a["of"])], a))
+    print("\nper rendering, truthful libraries against the same links under the canonical "
+          "short titles (mean over pairs; d = rendering - short):")
+    print(f"  {'rendering':12s} {'n':>3s}" + "".join(
+        f"  {g + ' rho':>12s} {'d':>6s} {'d_nav':>6s}" for g in ("exact", "share2"))
+          + "  within")
+    out = {}
+    for r in sorted(pairs):
+        row = {"n": len(pairs[r])}
+        cols = ""
+        ok = True
+        for g in ("exact", "share2"):
+            ds, dn, rs = [], [], []
+            for a, tw in pairs[r]:
+                ca, ct = a["cells"][g], tw["cells"][g]
+                rs.append(ca["rho"])
+                ds.append(ca["rho"] - ct["rho"])
+                if ca.get("rho_nav") is not None and ct.get("rho_nav") is not None:
+                    dn.append(ca["rho_nav"] - ct["rho_nav"])
+            d = statistics.fmean(ds)
+            d_nav = statistics.fmean(dn) if dn else 0.0
+            ok &= abs(d) <= 0.03 or abs(d - d_nav) <= 0.03
+            row[g] = {"rho": statistics.fmean(rs), "d": d, "d_nav": d_nav}
+            cols += f"  {statistics.fmean(rs):12.3f} {d:+6.3f} {d_nav:+6.3f}"
+        row["within"] = ok
+        out[r] = row
+        print(f"  {r:12s} {len(pairs[r]):3d}{cols}  {'yes' if ok else 'NO'}")
+    return out
 
 
 def slim(cell: dict) -> dict:
@@ -216,21 +261,23 @@ def main() -> None:
         return any(c["f1_loss"] for c in a["cells"].values())
 
     def flagged(a: dict) -> bool:  # by F1↓ or by the misinformation metric
-        return f1_loss(a) or a["false"] > 0 or a["partial"] > 0
+        return f1_loss(a) or a["false"] > 0 or a["partial"] > 0 or a["wrong"] > 0
 
     print(f"\nreader {args.reader}, M = {args.m}, seeds {args.seeds}, n = {args.per_group} per "
           "group; per group: rho(mark) / rho_nav; lost = questions below B1's F1; false = "
           "false statements, part = incomplete sets (misinformation metric)")
-    print(f"{'arm':16s}{'kind':10s}" + "".join(f"{g:>17s}" for g in GROUPS)
-          + f"{'lost':>6s}{'false':>6s}{'part':>5s}  flag  shapes | forms | harms")
+    print(f"{'arm':18s}{'kind':10s}" + "".join(f"{g:>17s}" for g in GROUPS)
+          + f"{'lost':>6s}{'false':>6s}{'part':>5s}{'wrong':>6s}  flag  "
+          "rendering | shapes | forms | harms")
     for a in arms:
         cells = "".join(
             f"{c['rho']:7.3f}{mark(c):3s}/{c['rho_nav']:6.3f}" if c.get("rho_nav") is not None
             else f"{c['rho']:7.3f}{mark(c):3s}/{'-':>6s}" for c in a["cells"].values())
-        desc = " ".join(a.get("shapes", ())) + " | " + " ".join(a.get("forms", ())) + " | " \
+        desc = a.get("rendering", "") + " | " + " ".join(a.get("shapes", ())) + " | " \
+            + " ".join(a.get("forms", ())) + " | " \
             + " ".join(a.get("harms", ()) + a.get("noise", ()))
-        print(f"{a['name']:16s}{a['kind']:10s}{cells}{a['lost']:6d}{a['false']:6d}"
-              f"{a['partial']:5d}  "
+        print(f"{a['name']:18s}{a['kind']:10s}{cells}{a['lost']:6d}{a['false']:6d}"
+              f"{a['partial']:5d}{a['wrong']:6d}  "
               f"{'yes' if flagged(a) else '-':4s}  {desc if a['kind'] not in ('B1', 'canonical') else ''}")
 
     def fmt(x: float | None) -> str:
@@ -287,7 +334,8 @@ def main() -> None:
     print(f"harmful libraries: {len(harmful)}, flagged by F1↓: "
           f"{sum(1 for a in harmful if f1_loss(a))}, by false statements: "
           f"{sum(1 for a in harmful if a['false'])}, by incomplete sets: "
-          f"{sum(1 for a in harmful if a['partial'])}, flagged by none: {len(unflagged)} "
+          f"{sum(1 for a in harmful if a['partial'])}, by wrong members: "
+          f"{sum(1 for a in harmful if a['wrong'])}, flagged by none: {len(unflagged)} "
           f"{unflagged}")
     print(f"noisy libraries (stray links): {len(noisy)}, with F1↓: "
           f"{sum(1 for a in noisy if f1_loss(a))}")
@@ -321,7 +369,7 @@ def main() -> None:
         for g in ("exact", "share2"):
             bs = a["cells"][g].get("blind_spot") or {}
             shares.append(bs.get("share"))
-        for t in a["shapes"] + a["forms"]:
+        for t in a["shapes"] + a["forms"] + (a.get("rendering", "short"),):
             by_trait[t].append(tuple(shares))
     for t in sorted(by_trait):
         vals = by_trait[t]
@@ -330,8 +378,15 @@ def main() -> None:
             xs = [v[i] for v in vals if v[i] is not None]
             cols.append(f"{statistics.fmean(xs):.2f}" if xs else "  - ")
         print(f"  {t:18s} {cols[0]:>6s} {cols[1]:>6s}   ({len(vals)} libraries)")
+    renders = rendering_block(arms)
     spots = [(a, g) for a in arms for g in GROUPS
              if (a["cells"][g].get("blind_spot") or {}).get("flagged")]
+    chained = [a for a in arms if "chains" in (a.get("shapes") or ()) and a["kind"] != "harmful"]
+    unflagged_chains = [a["name"] for a in chained
+                        if not any((a["cells"][g].get("blind_spot") or {}).get("flagged")
+                                   for g in GROUPS)]
+    print(f"\nlibraries with chains on originals that do not harm: {len(chained)}, not flagged "
+          f"blind spot on any group: {len(unflagged_chains)} {unflagged_chains}")
     print(f"\nblind spots flagged by the probe table: {len(spots)}")
     for a, g in spots:
         bs = a["cells"][g]["blind_spot"]
@@ -347,7 +402,8 @@ def main() -> None:
         "spearman_priced_without_chains": no_chains,
         "spearman_priced_without_chains_or_harm": unharmed,
         "reliability": rel, "truthful_f1_loss": bad_truth,
-        "harmful_unflagged": unflagged,
+        "harmful_unflagged": unflagged, "renderings": renders,
+        "chains_not_flagged": unflagged_chains,
         "arms": [{k: v for k, v in a.items() if k not in ("rows", "steps")} | {
             "cells": {g: slim(c) for g, c in a["cells"].items()}} for a in arms],
         "canonical_pooled": {g: slim(ptable["groups"][g]["all"]["scripted-index"])

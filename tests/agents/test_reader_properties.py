@@ -33,6 +33,12 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
+#: The renderings the reader reads today (parts, edited originals with pointers and answer
+#: statements after a prefix need the claim reader: docs/examiner.md).
+READ_RENDERINGS = ("short", "long", "markdown", "json", "prose", "table", "enumeration", "case",
+                   "initials", "questions")
+
+
 @cache
 def world(seed: int = 11, n: int = 120):
     u = generate(UniverseConfig(seed=seed, n_people=n))
@@ -75,7 +81,8 @@ def people_with(truth: Truth, rel: str, at_least: int) -> list[str]:
 def test_truthful_notes_never_cost_f1(seed):
     u, _ = world()
     qs = u.split("train")[:30]
-    libs = [g for g in generate_libraries(u, seed, 3, questions=qs) if g.truthful]
+    libs = [g for g in generate_libraries(u, seed, 3, questions=qs, renderings=READ_RENDERINGS)
+            if g.truthful]
     qids = [q.qid for q in qs]
     base = exam(u, Library.from_universe(u), qids)
     for g in libs:
@@ -334,7 +341,9 @@ def test_each_harm_leaves_its_mark_and_truthful_libraries_none():
     u, _ = world()
     qs = u.split("train")[:20]
     seen = set()
-    for g in generate_libraries(u, 0, 24, questions=qs):
+    libs = [g for seed in (0, 1) for g in generate_libraries(u, seed, 30, questions=qs,
+                                                              renderings=("short",))]
+    for g in libs:
         m = misinformation(g.library, u)
         gone = sum(1 for q in qs for o in q.support if o not in g.library)
         marks = {"dropped_members": m["incomplete_sets"], "wrong_members": m["false_statements"],
