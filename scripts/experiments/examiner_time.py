@@ -24,7 +24,7 @@ from kbgym.runs.exam import examine
 from kbgym.runs.gradient import probe_questions
 from kbgym.runs.probe import GROUPS, make_probe_from_run
 from kbgym.runs.train import TrainConfig, train
-from kbgym.universe import UniverseConfig, generate
+from kbgym.worlds.people import UniverseConfig, generate
 
 
 def main() -> None:
