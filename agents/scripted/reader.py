@@ -319,8 +319,7 @@ class ScriptedReader(BaseAgent):
         (:func:`kbgym.metrics.vocabulary.key_queries`; docs/examiner.md)."""
         q = self._question
         if ((rel, key) in self._discovered or key in self._bare or (rel, key) in self.kb.complete
-                or q is None or key not in (q.X, q.Y)
-                or self.kb.index_candidates(rel, key, ((rel, key),))):  # one is in sight
+                or q is None or key not in (q.X, q.Y)):
             return ""
         self._discovered.add((rel, key))
         yield from self._look_up(key, rel)
