@@ -145,7 +145,7 @@ _SKIP = frozenset(
     "that which these those following below above here there "
     "two three four five six seven eight nine ten eleven twelve".split())
 _ABBREV = frozenset("mr mrs ms dr st jr sr vs etc eg ie no mt".split())
-_PRONOUN = {"he": "h", "she": "h", "they": "h", "him": "h", "them": "h",
+_PRONOUN = {"he": "h", "she": "h", "they": "h", "him": "h",
             "his": "q", "their": "q", "hers": "q", "her": "?"}
 _ROLE_CHARS = "FKRAOSGZ"
 _ROLE = {"F": "friends", "K": "children", "R": "parents", "A": "father", "O": "mother",
@@ -525,9 +525,9 @@ _CLAUSE_RULES = re.compile("|".join([
     # A is married to B / A married B / A is friends with B
     r"(?P<r8a>P)=?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
     # X's friends are A, B and C / X's father is A / X's friends.
-    rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[=:x]+[w,]*)?(?P<r3m>{_L})?",
+    rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
-    rf"(?P<r4r>{_R})w*o(?P<r4a>P)w*(?:[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    rf"(?P<r4r>{_R})w*o(?P<r4a>P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people X is friends with. (a title: the key alone)
     rf"(?P<r9a>P)=w*(?P<r9r>F)v$",
     # X has two children: A and B
@@ -538,6 +538,7 @@ _CLAUSE_RULES = re.compile("|".join([
 ]))
 #: A role word with no person before it: its anchor is the context's subject.
 _BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})[wN]*[=:]*(?P<m>{_L})?$")
+_ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})w*$")
 _BARE_LIST = re.compile(rf"^[wNk]*[=:]*[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
 _PAREN_ROLE = re.compile(rf"^(?P<m>{_L})\((?P<r>{_R})w*\)")
@@ -769,6 +770,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 subject_found = [a]
 
     # a role word with no one before it: the block's subject's set
+    if not any(used) and ctx.key is not None and items[0].value == ctx.key.entity:
+        m = _ANCHOR_LIST.match(chars)  # after "X has 3 friends.": "He counts A and B among them"
+        if m is not None:
+            for x in _names(items, chars, *m.span("m")):
+                out.member(ctx.key, x)
+            return
     if not any(used):
         m = _BARE_ROLE.match(chars)
         anchor = ctx.subject or ctx.topic

@@ -58,6 +58,10 @@ FRIENDS = {Fact("friend_of", FA, NK), Fact("friend_of", FA, IV)}
     f"{NK} and {IV} are friends of {FA}.",
     f"{FA} is a friend of {NK}. {FA} is a friend of {IV}.",
     f"Felix Abernathy has two friends: {NK} and {IV}.",
+    f"{FA} has 2 friends on record. He counts {NK} and {IV} among them. Each is linked below.",
+    f"Friends of {FA}: (1) {NK}; (2) {IV}.",
+    f"This note is kept up to date; friends of {FA}, every one of them linked below: {NK} and "
+    f"{IV}.",
 ])
 def test_one_friend_list_in_every_form(text):
     c = read_claims(text, V)
