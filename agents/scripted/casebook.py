@@ -80,11 +80,13 @@ class Knowledge:
     refers: dict[tuple[str, int], Known] = field(default_factory=dict)
     chains: dict[tuple[str, int], Known] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
+    texts: dict[str, str] = field(default_factory=dict)  # every note shown, by id
 
     def absorb(self, nid: str, text: str) -> None:
         if nid in self.seen:
             return
         self.seen.add(nid)
+        self.texts[nid] = text
         loc, statements = G.parse_paragraph(text)
         sources = claim_sources(text)
         cites = tuple(s for s, _ in sources) if sources else (nid,)
@@ -642,6 +644,104 @@ class GraphReader(WikiReader):
         return super()._act(observation, info)
 
 
+class WikiCurator(SearchReader):
+    """The supervised curator (backward phase of a training episode): it takes the question
+    and its gold from the task block, looks up the question's dependencies with the search
+    reader's queries until the order of precedence applied to what it found gives the gold
+    (or half the budget is gone), then writes the question's wiki page from the paragraphs it
+    was shown — the compiler's page and claims, restricted to that one key — and links the
+    page to its claims (``cites`` when ``typed``). A key whose page exists is left alone; a
+    page that would not give the gold is not written. ``stats`` counts written / skipped /
+    unverified pages."""
+
+    name = "casebook-wiki-curator"
+
+    def __init__(self, typed: bool = False) -> None:
+        self.typed = typed
+        self.stats: dict[str, int] = defaultdict(int)
+        super().__init__()
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.gold: str | None = None
+        self.plan: list[dict] | None = None
+        self.page_id: str | None = None
+        self.claim_ids: list[str] = []
+        self.budget: int | None = None
+
+    def _key(self) -> tuple[str, str] | None:
+        shape, q = self.q  # type: ignore[misc]
+        if shape == "cb_chain":
+            return f"{q['doc']}|{q['item']}", f"{WIKI_WORD} reference: Memo {q['doc']} § {q['item']},"
+        if "form" in q and q.get("concept"):
+            return (f"{q['form']}|{q['concept']}",
+                    f"{WIKI_WORD} page: the {concept_name(q['concept'])} of form {q['form']},")
+        return None
+
+    def _act(self, observation: dict, info: dict | None = None) -> dict:
+        from kbgym.protocol.tasks import parse_task
+
+        left = observation.get("steps_left", 1)
+        if self.q is None:
+            task = parse_task(parse_observation(observation).block)
+            parsed = G.parse_question(task.question) if task else None
+            if parsed is None or task.gold is None:
+                return {"action": "done"}
+            self.q, self.gold, self.budget = parsed, task.gold, left
+            if self._key() is None:
+                self.stats["skipped"] += 1
+                return {"action": "done"}
+            return {"action": "search", "query": self._key()[1]}
+        result = _last_result(observation)
+        if self.plan is not None:
+            return self._write(result, left)
+        self._absorb(result)
+        head = self._key()[1]
+        if any(t.startswith(head) for t in self.kb.texts.values()):
+            self.stats["exists"] += 1
+            return {"action": "done"}
+        shape, q = self.q
+        ans, wants = Resolver(self.kb).answer(shape, q)
+        verified = ans is not None and ans.text == self.gold
+        if not verified and left > self.budget // 2:
+            for w in wants:
+                for query in self.queries(w):
+                    if (query,) not in self.asked:
+                        self.asked.add((query,))
+                        return {"action": "search", "query": query}
+        if not verified:
+            self.stats["unverified"] += 1
+            return {"action": "done"}
+        paragraphs = [(n, t) for n, t in sorted(self.kb.texts.items(), key=lambda kv: int(kv[0][1:]))
+                      if not t.startswith(WIKI_WORD)]
+        pages = compile_pages(paragraphs, keys={self._key()[0]})
+        if not pages or len(pages[0].claims) + 3 > left:
+            self.stats["unverified"] += 1
+            return {"action": "done"}
+        page = pages[0]
+        self.plan = [{"action": "add", "text": c.text} for c in page.claims]
+        self.plan.append({"action": "add", "text": page.text})
+        self.stats["written"] += 1
+        return self.plan.pop(0)
+
+    def _write(self, result: str, left: int) -> dict:
+        m = re.fullmatch(r"added (s\d+)", result.strip())
+        if m:
+            if self.plan:
+                self.claim_ids.append(m.group(1))
+            elif self.page_id is None:
+                self.page_id = m.group(1)
+        if self.plan:
+            return self.plan.pop(0)
+        if self.page_id is not None and self.claim_ids:
+            ids, self.claim_ids = self.claim_ids, []
+            act = {"action": "link_many", "source": self.page_id, "targets": ids}
+            if self.typed:
+                act["type"] = "cites"
+            return act
+        return {"action": "done"}
+
+
 # ---------------------------------------------------------------------------------------------
 # The wiki compiler (unsupervised: the documents alone)
 
@@ -826,3 +926,48 @@ def stale_claims(library, claim_ids) -> list[str]:
                 out.append(cid)
                 break
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Factories (``--agent kbgym_agents.scripted.casebook:search_reader`` and the casebook world's
+# defaults)
+
+
+def _factory(fn):
+    from kbgym import agent_factory
+
+    return agent_factory(fn)
+
+
+@_factory
+def search_reader() -> SearchReader:
+    """The search-only casebook reader."""
+    return SearchReader()
+
+
+@_factory
+def wiki_reader() -> WikiReader:
+    """The casebook reader that looks in the compiled wiki first."""
+    return WikiReader()
+
+
+@_factory
+def graph_reader() -> GraphReader:
+    """The casebook reader on the evidence toolset (locate, expand)."""
+    return GraphReader()
+
+
+@_factory
+def wiki_trainer():
+    """Training: the wiki reader forward, the supervised wiki curator backward."""
+    from kbgym_agents.scripted.train import TrainAgent
+
+    return TrainAgent(WikiReader(), WikiCurator())
+
+
+@_factory
+def typed_wiki_trainer():
+    """Training with typed links: the curator links a page to its claims as ``cites``."""
+    from kbgym_agents.scripted.train import TrainAgent
+
+    return TrainAgent(WikiReader(), WikiCurator(typed=True))

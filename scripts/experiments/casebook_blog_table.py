@@ -17,9 +17,11 @@ reader's tie-breaks (``reset(seed=)``). Arms:
 - ``search``: the search-only reader on the documents (B1);
 - ``wiki``: B1 plus the compiled wiki (pages link their claims; claims cite paragraphs in text);
 - ``wiki+graph``: the same wiki with typed ``cites`` edges, read with ``locate``/``expand``;
-- ``supervised`` / ``supervised+graph``: the same compiler given the training questions'
-  keys only (the pages a curator trained on those questions would write), without / with
-  typed edges.
+- ``supervised`` / ``supervised+graph``: the library a supervised curator builds in one
+  training epoch over the training split (KBGym's setting: forward the wiki reader, backward
+  :class:`~kbgym_agents.scripted.casebook.WikiCurator`, which sees the gold and writes a
+  verified page for the question's key from what its searches showed), without / with typed
+  ``cites`` links from page to claims.
 
 Accuracy is the mean SQuAD F1 against the ledger's golds (exact for values, dates and
 documents; partial credit on sets). Consistency is the mean pairwise Jaccard of the paragraph
@@ -103,28 +105,50 @@ def probe(u, per_group: int, seed: int) -> dict[tuple[str, str], list]:
     return out
 
 
-def libraries(u, train_keys: set[str]) -> dict[str, tuple[Library, KBGymConfig]]:
+def supervised(u, out: Path, typed: bool) -> tuple[Library, dict]:
+    """The library a supervised curator builds: one epoch over the training split, the wiki
+    reader forward and :class:`WikiCurator` backward (pages only for the questions' keys,
+    written from what its searches showed and verified against the gold)."""
+    from kbgym.library.snapshot import load_snapshot
+    from kbgym.runs.train import TrainConfig, train
+    from kbgym_agents.scripted.casebook import WikiCurator
+    from kbgym_agents.scripted.train import TrainAgent
+
+    curator = WikiCurator(typed=typed)
+    env = KBGymConfig(typed_links=True) if typed else KBGymConfig()
+    train(u, TrainAgent(WikiReader(), curator), out, env_config=env,
+          config=TrainConfig(epochs=1), overwrite=True)
+    lib, _ = load_snapshot(out / "kb_epoch_1.json")
+    return lib, dict(curator.stats)
+
+
+def libraries(u, out: Path) -> dict[str, tuple[Library, KBGymConfig]]:
     paper = KBGymConfig()
     evidence = KBGymConfig(toolset="evidence", typed_links=True)
     paragraphs = [(n.id, n.text) for n in u.nodes]
     t0 = time.perf_counter()
     full = compile_pages(paragraphs)
     compile_s = time.perf_counter() - t0
-    sup = compile_pages(paragraphs, keys=train_keys)
-    out = {"first page": (Library.from_universe(u), paper),
-           "search": (Library.from_universe(u), paper)}
-    for name, pages, typed in (("wiki", full, False), ("wiki+graph", full, True),
-                               ("supervised", sup, False), ("supervised+graph", sup, True)):
+    out_libs = {"first page": (Library.from_universe(u), paper),
+                "search": (Library.from_universe(u), paper)}
+    for name, typed in (("wiki", False), ("wiki+graph", True)):
         lib = Library.from_universe(u, typed_links=typed)
-        build_wiki(lib, pages, typed)
-        out[name] = (lib, evidence if typed else paper)
+        build_wiki(lib, full, typed)
+        out_libs[name] = (lib, evidence if typed else paper)
+    t0 = time.perf_counter()
+    sup, stats = supervised(u, out / "supervised", typed=False)
+    sup_g, _ = supervised(u, out / "supervised_typed", typed=True)
+    train_s = time.perf_counter() - t0
+    out_libs["supervised"] = (sup, paper)
+    out_libs["supervised+graph"] = (sup_g, evidence)
     words = sum(len(n.text.split()) for n in u.nodes)
     wiki_words = sum(len(p.text.split()) + sum(len(c.text.split()) for c in p.claims)
                      for p in full)
     print(f"  compiled wiki: {len(full)} pages, {sum(len(p.claims) for p in full)} claims, "
-          f"{wiki_words / words:.2f}× the documents' words, {compile_s:.2f}s; supervised: "
-          f"{len(sup)} pages")
-    return out
+          f"{wiki_words / words:.2f}× the documents' words, {compile_s:.2f}s; supervised "
+          f"curator over {len(u.splits['train'])} training questions: {stats} "
+          f"({train_s:.0f}s for both)")
+    return out_libs
 
 
 READERS = {"first page": FirstPageReader, "search": SearchReader, "wiki": WikiReader,
@@ -221,7 +245,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"seed {seed}: {len(u.nodes)} paragraphs, probe "
               + ", ".join(f"{t}/{g} {len(cells.get((t, g), []))}" for t in TIERS for g in GROUPS))
         cells = {k: v for k, v in cells.items() if v}
-        libs = libraries(u, _page_keys(u))
+        libs = libraries(u, Path(args.out) / f"seed{seed}")
         for arm in arms:
             lib, cfg = libs[arm]
             cfg = cfg.model_copy(update={"m": args.m})
@@ -269,22 +293,6 @@ def main(argv: list[str] | None = None) -> dict:
               "rows": {a: rows[a] for a in arms}}
     (out / "results.json").write_text(json.dumps(result, indent=1))
     return result
-
-
-def _page_keys(u) -> set[str]:
-    """The compiler's page keys (``{form}|{concept id}``, ``{doc}|{item}``) the training
-    questions name: the pages a curator trained on them would write."""
-    out = set()
-    for q in u.split("train"):
-        parsed = parse_question(q.text)
-        if parsed is None:
-            continue
-        shape, f = parsed
-        if "form" in f and f.get("concept"):
-            out.add(f"{f['form']}|{f['concept']}")
-        if shape == "cb_chain":
-            out.add(f"{f['doc']}|{f['item']}")
-    return out
 
 
 if __name__ == "__main__":

@@ -96,3 +96,20 @@ def test_staleness_by_hash_flags_only_claims_on_changed_paragraphs(world):
     lib.edit(victim, lib.get(victim).text + " Amended.", dedup=False)
     flagged = set(stale_claims(lib, claims))
     assert flagged == {cid for cid, srcs in claims.items() if victim in srcs}
+
+
+def test_the_supervised_curator_writes_verified_pages_for_trained_keys(casebook, tmp_path):
+    from kbgym.library.snapshot import load_snapshot
+    from kbgym.runs.train import TrainConfig, train
+    from kbgym_agents.scripted.casebook import WikiCurator
+    from kbgym_agents.scripted.train import TrainAgent
+
+    u = casebook(0)
+    curator = WikiCurator()
+    train(u, TrainAgent(WikiReader(), curator), tmp_path, config=TrainConfig(epochs=1))
+    lib, _ = load_snapshot(tmp_path / "kb_epoch_1.json")
+    pages = [n for n in lib if n.is_authored and n.text.startswith("Wiki page:")]
+    assert curator.stats["written"] >= 1 and len(pages) <= curator.stats["written"]
+    assert all(n.links for n in pages)
+    claims = {c: claim_sources(lib.get(c).text) for p in pages for c in p.links}
+    assert claims and all(srcs for srcs in claims.values())
