@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from kbgym.errors import ConfigError, first_error
-from kbgym.worlds.people.config import UniverseConfig
-from kbgym.worlds.policies.config import PolicyConfig
+from kbgym.worlds.registry import worlds
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -23,16 +22,23 @@ def validated(model: type[M], data: Any, where: str = "") -> M:
         raise ConfigError(first_error(err, where)) from None
 
 
-class ExperimentConfig(BaseModel):
-    """A config file. Sections are added as the pipeline grows; unknown keys are errors."""
-
+class _Sections(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    universe: UniverseConfig = UniverseConfig()
-    policies: PolicyConfig = PolicyConfig()
+
+def experiment_config() -> type[BaseModel]:
+    """The model of a config file: one section per world that has one (its
+    ``config_section``, e.g. ``universe`` for the people world's generator); unknown keys are
+    errors."""
+    sections: dict[str, Any] = {}
+    for w in worlds().values():
+        model = w.config_model()
+        if w.config_section and model is not None:
+            sections[w.config_section] = (model, model())
+    return create_model("ExperimentConfig", __base__=_Sections, **sections)
 
 
-def load_config(path: str | Path) -> ExperimentConfig:
+def load_config(path: str | Path) -> BaseModel:
     """Read and validate a YAML config file (or a shipped one by name, see
     :func:`kbgym.shipped.resolve`); every failure is one ``ConfigError`` line."""
     from kbgym.safeload import read_data
@@ -44,4 +50,4 @@ def load_config(path: str | Path) -> ExperimentConfig:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level")
-    return validated(ExperimentConfig, data, where=str(path))
+    return validated(experiment_config(), data, where=str(path))

@@ -18,7 +18,8 @@ LAYERS: dict[str, int] = {
     "kbgym.registry": 0, "kbgym.scoring": 0, "kbgym.bounds": 0, "kbgym.safeload": 0,
     "kbgym._moved": 0,  # old import paths of moved modules (deprecated shims)
     "kbgym.shipped": 0,
-    "kbgym.types": 1, "kbgym.keys": 1, "kbgym.universe": 1, "kbgym.config": 1, "kbgym.claims": 1,
+    "kbgym.types": 1, "kbgym.keys": 1, "kbgym.answers": 1, "kbgym.universe": 1, "kbgym.config": 1,
+    "kbgym.claims": 1,
     "kbgym.worlds.people": 1,
     "kbgym.library": 2, "kbgym.files": 2,
     "kbgym.env": 3,
@@ -26,7 +27,7 @@ LAYERS: dict[str, int] = {
     "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4, "kbgym.worlds.casebook": 1,
     "kbgym.runs": 5, "kbgym.adapters": 5,
     "kbgym.worlds.phantomwiki": 5, "kbgym.worlds.corpus": 5,  # they make probes from runs
-    "kbgym.worlds": 5, "kbgym.worlds.policies.probe": 5,  # the registry of universe families
+    "kbgym.worlds": 1, "kbgym.worlds.policies.probe": 5,  # the World interface and registry
     "kbgym.sweep": 6, "kbgym.reproduce": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6,
     "kbgym.integrations": 6, "kbgym.bench": 6,
     "kbgym.cli": 7,
@@ -62,7 +63,16 @@ def _imports(mod: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+#: A world's ``world.py`` (its World object) sits on the runs layer: it hands the generic code
+#: the world's probe, drift and generator, whichever layer they are on. The registry loads it
+#: by name, never by an import statement.
+WORLD_LAYER = 5
+
+
 def _layer(mod: str) -> int | None:
+    parts = mod.split(".")
+    if len(parts) == 4 and parts[:2] == ["kbgym", "worlds"] and parts[3] == "world":
+        return WORLD_LAYER
     best = None
     for prefix, layer in LAYERS.items():
         if mod == prefix or mod.startswith(prefix + "."):

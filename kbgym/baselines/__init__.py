@@ -25,6 +25,7 @@ from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import write_snapshot
 from kbgym.types import Universe
+from kbgym.worlds.registry import worlds
 
 from kbgym.baselines.b2 import build_b2
 from kbgym.baselines.b3 import build_b3
@@ -56,8 +57,13 @@ class OracleParams(BaseModel):
 
 #: Baseline name -> its parameters (names, ranges, defaults): the ranges of ``kbgym baseline``'s
 #: flags and of a sweep grid's ``baselines`` entries.
+#: Baselines a world brings (name -> ``module:function(library)``, :attr:`World.baselines`),
+#: such as the policies world's evidence graph; they take no parameters.
+WORLD_BASELINES: dict[str, str] = {name: spec for w in worlds().values()
+                                   for name, spec in w.baselines.items()}
 PARAM_MODELS: dict[str, type[BaseModel]] = {"b2": B2Params, "b3": B3Params, "b4": B4Params,
-                                             "oracle": OracleParams, "evidence": OracleParams}
+                                             "oracle": OracleParams,
+                                             **dict.fromkeys(WORLD_BASELINES, OracleParams)}
 #: Baseline name -> the parameters it accepts, with their defaults.
 PARAMS: dict[str, dict[str, Any]] = {k: m().model_dump() for k, m in PARAM_MODELS.items()}
 NAMES = tuple(PARAMS)
@@ -97,10 +103,11 @@ def build(name: str, library: Library, universe: Universe | None = None,
         return build_b3(library, **p)
     if key == "b4":
         return build_b4(library, summarize=summarize, **p)
-    if key == "evidence":
-        from kbgym.worlds.policies.graph import build_evidence_graph
+    if key in WORLD_BASELINES:
+        import importlib
 
-        return build_evidence_graph(library)
+        module, _, function = WORLD_BASELINES[key].partition(":")
+        return getattr(importlib.import_module(module), function)(library)
     if universe is None:
         raise ConfigError("the oracle is built from the universe's facts; pass the universe")
     return build_oracle(library, universe)

@@ -12,11 +12,11 @@ from typing import Any
 
 
 def world_of(universe: Any) -> Any:
-    """The world of ``universe``: an object with ``make_probe(universe, run_dir, *,
-    per_group, seed)`` (today the universe's family)."""
-    from kbgym.worlds import family_of
+    """The world of ``universe`` (:class:`kbgym.worlds.World`: ``make_probe(universe, run_dir,
+    *, per_group, seed)`` among the rest)."""
+    from kbgym.worlds import world_of as of
 
-    return family_of(universe)
+    return of(universe)
 
 
 def generate(values: Mapping[str, Any], seed: int) -> Any:

@@ -13,12 +13,14 @@ def add_parser(subparsers) -> None:
     from kbgym.runs.train import TrainConfig
 
     p = subparsers.add_parser("demo", help="the main job: train, probe, tables and plots, no LLM")
-    from kbgym.worlds import WORLDS
+    from kbgym.worlds import default_world, generated, world
 
-    p.add_argument("--world", choices=WORLDS, default="people",
-                   help="people (default) or policies (docs/protocol.md §21)")
+    first = default_world().name
+    p.add_argument("--world", choices=generated(), default=first,
+                   help="; ".join(f"{n} ({world(n).description})" for n in generated())
+                        + f" (default {first})")
     p.add_argument("--out", default=None, help="output folder (default runs/demo, or "
-                                               "runs/demo-policies for --world policies)")
+                                               "runs/demo-WORLD for another --world)")
     p.add_argument("--seed", type=A.SEED, default=0, help="universe seed (default 0)")
     p.add_argument("--train-size", type=A.of(TrainConfig, "train_size"), default=100,
                    help="train questions (default 100)")
@@ -39,7 +41,10 @@ def cmd_demo(args) -> int:
     from kbgym.runs.demo import run_demo
 
     say = (lambda *a: None) if args.quiet else print
-    out = args.out or ("runs/demo" if args.world == "people" else f"runs/demo-{args.world}")
+    from kbgym.worlds import default_world
+
+    out = args.out or ("runs/demo" if args.world == default_world().name
+                       else f"runs/demo-{args.world}")
     res = run_demo(out, world=args.world, seed=args.seed, train_size=args.train_size,
                    epochs=args.epochs, per_group=args.per_group, plots=not args.no_plots,
                    say=say, overwrite=args.overwrite)

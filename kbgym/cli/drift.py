@@ -38,13 +38,13 @@ def add_parser(subparsers) -> None:
 
 def cmd_drift(args) -> int:
     from kbgym.jsonio import atomic_write_text
-    from kbgym.worlds import family_of
+    from kbgym.worlds import world_of
 
     from kbgym.cli.common import check_output_file
 
     check_output_file(args.out, universe=args.universe)
     u, _ = open_universe(args.universe)
-    fam = family_of(u)
+    fam = world_of(u)
     u2 = fam.drift(u, args.changes, args.seed)
     atomic_write_text(args.out, u2.dumps())
     if not args.quiet:

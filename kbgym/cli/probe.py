@@ -44,7 +44,7 @@ def cmd_probe(args) -> int:
     from kbgym.runs.logs import read_jsonl
     from kbgym.runs.compat import check_probe_arms
     from kbgym.runs.probe import ProbeSettings, format_table, legend, probe_table
-    from kbgym.worlds import family_of
+    from kbgym.worlds import world_of
 
     if args.probe_command == "make":
         from kbgym.cli.common import check_output_file
@@ -55,11 +55,9 @@ def cmd_probe(args) -> int:
         # the run's own universe file by default; a given one must have the run's hash
         u = load_run_universe(Path(args.run), args.universe)
         per_group = args.per_group or ProbeSettings().per_group
-        fam = family_of(u)
-        if fam.name == "phantomwiki" and (args.per_group is not None or args.seed is not None):
-            raise CLIError("--per-group and --seed do not apply to a PhantomWiki run's "
-                           "probe; use kbgym adapt phantomwiki-probe --per-template N "
-                           "--seed S")
+        fam = world_of(u)
+        if fam.probe_options_error and (args.per_group is not None or args.seed is not None):
+            raise CLIError(fam.probe_options_error)
         probe = fam.make_probe(u, args.run, per_group=per_group, seed=args.seed)
         write_canonical(args.out, probe)
         if not args.quiet:

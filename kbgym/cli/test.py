@@ -58,7 +58,7 @@ def cmd_test(args) -> int:
     from kbgym.runs.concurrent import examine_concurrent
     from kbgym.runs.exam import load_questions, write_test_meta
     from kbgym.scoring import score_block
-    from kbgym.worlds import family_of
+    from kbgym.worlds import world_of
 
     if args.seed is not None and args.repeats < 2:
         raise CLIError("--seed applies only with --repeats R (R of 2 or more)")
@@ -76,7 +76,7 @@ def cmd_test(args) -> int:
     elif args.overwrite:
         raise CLIError("--overwrite applies with --out DIR")
     u, _ = open_universe(args.universe)
-    args.reader = args.reader or family_of(u).reader
+    args.reader = args.reader or world_of(u).reader
     if args.out and (Path(args.out) / "meta.json").exists():  # appending into a training run
         from kbgym.files import read_run_meta
 

@@ -72,7 +72,7 @@ def cmd_train(args) -> int:
     from kbgym.plugins import make_agent
     from kbgym.runs.train import TrainConfig, check_train_out, train
     from kbgym.runs.verdict import verdict_line
-    from kbgym.worlds import family_of
+    from kbgym.worlds import world_of
 
     check_train_out(args.out, args.resume, args.overwrite)  # at once, before any loading
     for flag, value, needs, given in (
@@ -82,8 +82,8 @@ def cmd_train(args) -> int:
         if value is not None and not given:  # a flag that would do nothing is an error
             raise CLIError(f"{flag} applies only with {needs}")
     u, upath = open_universe(args.universe)
-    args.agent = args.agent or family_of(u).curator
-    args.reader = args.reader or family_of(u).reader
+    args.agent = args.agent or world_of(u).curator
+    args.reader = args.reader or world_of(u).reader
     env_cfg = env_config(args)
     cfg = TrainConfig.make(**{k: v for k, v in {
         "epochs": args.epochs, "train_size": args.train_size, "seed": args.seed,

@@ -63,11 +63,12 @@ def judge_calls(library: Library) -> int:
 
 
 def default_universe() -> Universe:
-    """The default (paper) universe, generated once per process."""
+    """The default (paper) universe: the default world's, generated once per process."""
     if "u" not in _DEFAULT_UNIVERSE:
-        from kbgym.worlds.people import generate
+        from kbgym.worlds import default_world
 
-        _DEFAULT_UNIVERSE["u"] = generate()
+        w = default_world()
+        _DEFAULT_UNIVERSE["u"] = w.generate(w.config({}))
     return _DEFAULT_UNIVERSE["u"]
 
 

@@ -10,7 +10,7 @@ actions, costs and budget M:
   state its fact, so it does not count) appears in a search page, or in a read result (the
   read note, or a linked note on the page of links shown).
 - **Proven.** A reader that does not know the support must also see that a set is
-  complete. The support of a :data:`SET_KINDS` relation (``X``'s friends, ``X``'s children)
+  complete. The support of a set-kind relation (World.navigator_hints) (``X``'s friends, ``X``'s children)
   is grouped into sets by relation and subject (:meth:`Navigator.sets`); a set is *proven*
   by a read whose page of links shows every member, or by the search page after the one
   holding the set's last member in that query's ranking (a page with no member: BM25
@@ -22,7 +22,7 @@ actions, costs and budget M:
   (``job:cooper``) gives a way in which that value's holders (:meth:`Navigator.holders`),
   a set to prove complete, stand in for the support's statements of that kind: the friends
   who are coopers are the friends among the coopers. A join or a reverse lookup
-  (:data:`JOIN_CLASSES`) names nobody to look up, so it has only these ways: a reader finds
+  (a join class of the world) names nobody to look up, so it has only these ways: a reader finds
   the one person with every value by scanning the holders of one of them.
 - **Actions.** ``search(query, page)`` shows page ``page`` (1..``max_page``, ``page_size``
   hits) of the library's own search backend, exactly as ``env.step`` does; ``read(id,
@@ -32,7 +32,7 @@ actions, costs and budget M:
   what to look for, not where a ranking puts it.
 - **Vocabulary.** It searches only :func:`base_vocabulary` (the question's text; each key's
   name or value; each key followed by each relation word of the question's class,
-  :data:`RELATION_WORDS`, singular and plural: :mod:`kbgym.metrics.vocabulary`) plus, for
+  the world's relation words, singular and plural: :mod:`kbgym.metrics.vocabulary`) plus, for
   every person name shown so far (:func:`roster_names`), :func:`name_queries` (the bare
   name, and for a person the support names, the name followed by each relation word,
   singular and plural). It reads only ids already shown.
@@ -69,38 +69,13 @@ from kbgym.metrics.vocabulary import key_queries, plural, relation_forms
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
 from kbgym.protocol.tokens import tokenize
 from kbgym.keys import KeyFinder
-from kbgym.worlds.people.relations import VALUE_KINDS, mirrors, statements
 from kbgym.types import Question, Universe
+from kbgym.worlds import NavigatorHints, world_of
 
-#: Relation words per question class (generated universes): the words of the §3 sentences
-#: that state the relations the class's templates ask about.
-RELATION_WORDS: dict[str, tuple[str, ...]] = {
-    "QC1": ("job", "hobby", "city"),  # attributes
-    "QC2": ("married", "father", "mother", "job", "hobby", "city"),  # 2-hop chains
-    "QC3": ("married", "father", "mother", "job", "hobby", "city"),  # 3-hop chains
-    "QC4": ("father", "mother", "child", "friend"),  # children, friends
-    "QC5": ("child", "father", "mother", "married"),  # siblings, spouse (no support)
-    "QC6": ("job", "hobby", "city"),  # joins
-    "QC7": ("friend", "father", "mother", "child"),  # common friends, a child who is a friend
-    "QC8": ("father", "mother", "child", "grandchild", "friend", "job", "married"),
-    "QC9": ("born", "father", "mother", "child"),  # older of two, oldest child
-    "QC10": ("job", "city", "married"),  # whose spouse
-}
-#: Imported universes (PhantomWiki, corpora) have sentences of their own: no relation words;
-#: their question text carries the relation.
-NO_RELATION_WORDS: dict[str, tuple[str, ...]] = {}
-
-#: The relations whose facts form sets (generated universes, §3): a person's children
-#: (``parent_of``), parents (``child_of``) and friends (``friend_of``). A reader that does not
-#: know the support must see that such a set is complete; every other fact (an attribute, a
-#: marriage, a birthdate, an imported universe's sentence) is complete once shown.
-SET_KINDS = frozenset({"parent_of", "child_of", "friend_of"})
-
-#: The classes whose answer is the one person holding every value the question names (QC6
-#: joins, QC10 reverse lookups). A reader that does not know who it is must scan a value's
-#: holders to find them: the holders of one of the question's values are a set to prove
-#: complete (:meth:`Navigator.goals`), the navigator's choice of value.
-JOIN_CLASSES = frozenset({"QC6", "QC10"})
+# What differs between worlds comes from the universe's world (World.navigator_hints): the
+# relation words per question class (queries), the fact kinds that form sets a reader must
+# see complete (a person's friends) and the classes answered by scanning a value's holders
+# (joins). A world without them (imported sentences) gets plain queries and no sets.
 
 #: Why a navigation ended.
 SHOWN = "shown"  # all one way needs shown and proven, then answer
@@ -127,10 +102,9 @@ class NavResult:
 
 
 def relation_words(universe: Universe) -> Mapping[str, tuple[str, ...]]:
-    """:data:`RELATION_WORDS` for generated universes, none for imported ones."""
-    if (universe.meta or {}).get("source") in ("phantomwiki", "corpus"):
-        return NO_RELATION_WORDS
-    return RELATION_WORDS
+    """The relation words of the universe's world per question class (none: the question
+    text carries the relation)."""
+    return world_of(universe).navigator_hints(universe).relation_words
 
 
 def key_parts(key: str) -> tuple[str, str]:
@@ -201,7 +175,8 @@ class Navigator:
         self.page_size = int(page_size)
         self.max_page = int(max_page)
         self.links_per_page = int(links_per_page)
-        self.words = relation_words(universe)
+        self.hints: NavigatorHints = world_of(universe).navigator_hints(universe)
+        self.words = self.hints.relation_words
         self._finder_names = roster_names(universe)
         self._finder = KeyFinder(self._finder_names, (), (), ())
         # ranking by distinct tokens: queries are deduplicated and filtered by their tokens
@@ -213,10 +188,11 @@ class Navigator:
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
         self._results: dict[tuple, NavResult] = {}
-        # sets and mirrors are §3 notions: generated universes only
+        # sets and mirrors are the world's notions: read only where it has them
         self._origin_names: dict[str, tuple[str, ...]] = {}
-        self._universe = universe if self.words is RELATION_WORDS else None
-        self._mirror = mirrors(universe) if self._universe is not None else {}
+        self._universe = universe if self.hints.reads_facts else None
+        self._mirror = (dict(self.hints.mirrors(universe))
+                        if self._universe is not None and self.hints.mirrors else {})
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
@@ -305,14 +281,14 @@ class Navigator:
 
     def sets(self, question: Question) -> list[frozenset[str]]:
         """The sets a reader must see complete: the question's support of a
-        :data:`SET_KINDS` relation grouped by relation and subject (``X``'s friends, ``X``'s
+        set-kind relation (World.navigator_hints) grouped by relation and subject (``X``'s friends, ``X``'s
         children), in the order of their first origin."""
         if self._universe is None:
             return []
         groups: dict[tuple[str, str], set[str]] = {}
         for o in question.support:
             node = self._node(o)
-            if node is not None and node.fact.kind in SET_KINDS:
+            if node is not None and node.fact.kind in self.hints.set_kinds:
                 groups.setdefault((node.fact.kind, node.fact.subject), set()).add(o)
         return [frozenset(g) for g in groups.values()]
 
@@ -327,11 +303,12 @@ class Navigator:
     def holders(self, kind: str, value: str) -> frozenset[str]:
         """The origins stating ``kind`` = ``value`` of someone (``X's job is cooper.``) that a
         live note carries: the holders a reader scanning the value can see."""
-        if self._universe is None or kind not in VALUE_KINDS:
+        if (self._universe is None or kind not in self.hints.value_kinds
+                or self.hints.value_statements is None):
             return frozenset()
         carriers = self.carriers()
-        return frozenset(o for o in statements(self._universe).get((kind, value), ())
-                         if carriers.get(o))
+        return frozenset(o for o in self.hints.value_statements(self._universe).get(
+            (kind, value), ()) if carriers.get(o))
 
     def goals(self, question: Question) -> list[tuple[frozenset[str], list[frozenset[str]]]]:
         """What a reader must see, as (origins to show, sets to prove complete), one entry per
@@ -339,13 +316,13 @@ class Navigator:
         are one way. For each value the question names (``job:cooper``) there is one more:
         the value's :meth:`holders` as a set to prove complete, in place of the support's
         statements of that value's kind (the friends who are coopers are the friends among
-        the coopers). A join or a reverse lookup (:data:`JOIN_CLASSES`) has only these: it
+        the coopers). A join or a reverse lookup (a join class of the world) has only these: it
         names nobody to look up, so a reader finds the one person with every value by
         scanning the holders of one of them."""
         support, sets = frozenset(question.support), self.sets(question)
         if self._universe is None:
             return [(support, sets)]
-        ways = [] if question.category in JOIN_CLASSES else [(support, sets)]
+        ways = [] if question.category in self.hints.join_classes else [(support, sets)]
         for key in question.keys:
             kind, value = key_parts(key)
             fam = self.holders(kind, value)

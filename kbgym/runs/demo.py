@@ -27,14 +27,11 @@ from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import format_table, legend, probe_table
 from kbgym.runs.report import misinformation_line, write_report, wrong_members_line
 from kbgym.runs.train import TrainConfig, train
-from kbgym.worlds import family
-
-#: The demo's exam budget per world (policies: the budget at which a reader can use an index -
-#: find it, open it, answer - while search alone runs short on connected questions).
-DEMO_M = {"people": None, "policies": 3}
+from kbgym.worlds import default_world
+from kbgym.worlds import world as world_named
 
 
-def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int = 0,
+def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: int = 0,
              n_people: int = 500, train_size: int = 100, epochs: int = 2, per_group: int = 30,
              curve_every: int = 20, curator: str | None = None, reader_name: str | None = None,
              plots: bool = True, say=print, overwrite: bool = False) -> dict:
@@ -43,22 +40,21 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     from kbgym.runs.outdir import DEMO_FILES, RUN_FILES, check_out, clear
 
     out = Path(out)
-    fam = family(world)
+    fam = world_named(world) if world else default_world()
+    world, demo = fam.name, fam.demo
     curator = curator or fam.curator
     reader_name = reader_name or fam.reader
     files = RUN_FILES + DEMO_FILES
     again = (out / "demo.json").is_file()
     check_out(out, what="files of an earlier kbgym command", flags="--overwrite to replace "
               "them", overwrite=overwrite or again, patterns=files)
-    if world == "people":
-        from kbgym.worlds.people import UniverseConfig
+    config = fam.config({"n_people": n_people} if demo.takes_people else {}, seed)
+    n_train = config.sizes[0]
+    if train_size > n_train:  # refused before anything is written
+        from kbgym.errors import ConfigError
 
-        n_train = UniverseConfig(seed=seed, n_people=n_people).sizes[0]
-        if train_size > n_train:  # refused before anything is written
-            from kbgym.errors import ConfigError
-
-            raise ConfigError(f"--train-size {train_size}: the demo universe's train split "
-                              f"has {n_train} questions")
+        raise ConfigError(f"--train-size {train_size}: the demo universe's train split "
+                          f"has {n_train} questions")
     clear(out, files)
     out.mkdir(parents=True, exist_ok=True)
     write_canonical(out / "demo.json", {
@@ -68,13 +64,12 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
         "reader": reader_name})
     timings = {}
     t = time.perf_counter()
-    u = fam.generate(fam.config({"n_people": n_people} if world == "people" else {}, seed))
+    u = fam.generate(config)
     write_canonical(out / "universe.json", u.to_json())
     timings["build"] = time.perf_counter() - t
-    what = (f"{len(u.people)} people" if world == "people"
-            else f"{len(u.meta['policies']['documents'])} documents")
-    say(f"universe ({world}): {what}, {len(u.nodes)} notes, seed {seed}  ({u.hash[:19]})")
-    exam_cfg = KBGymConfig.make(m=DEMO_M[world]) if DEMO_M[world] else None
+    say(f"universe ({world}): {fam.headline(u)}, {len(u.nodes)} notes, seed {seed}  "
+        f"({u.hash[:19]})")
+    exam_cfg = KBGymConfig.make(m=demo.m) if demo.m else None
 
     t = time.perf_counter()
     run = out / "train"
@@ -93,7 +88,7 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
     probe = fam.make_probe(u, run, per_group=per_group, seed=seed)
     write_canonical(out / "probe.json", probe)
     trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
-    for arm in ("B1", "trained", "trained+graph", "prior"):  # exams append; reruns start afresh
+    for arm in ("B1", "trained", *demo.extra_arms, "prior"):  # exams append; reruns start afresh
         shutil.rmtree(out / f"exam_{arm}", ignore_errors=True)
     snapshot = str(run / f"kb_epoch_{epochs}.json")
     arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, exam_cfg,
@@ -102,16 +97,15 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
             "trained": examine_probe(u, trained, reader, probe, exam_cfg, label="trained",
                                      out=out / "exam_trained", reader_name=reader_name,
                                      library_name=snapshot)}
-    if world == "policies":  # the trained library plus the evidence graph, locate/expand
-        graph, _ = build_baseline("evidence", u, library=trained)
-        arms["trained+graph"] = examine_probe(
-            u, graph, make_agent("scripted-policy-reader-evidence"), probe,
-            KBGymConfig.make(m=DEMO_M[world], toolset="evidence", typed_links=True),
-            label="trained+graph", out=out / "exam_trained+graph",
-            reader_name="scripted-policy-reader-evidence", library_name=snapshot + "+graph")
+    for arm, (baseline, arm_reader, env) in demo.extra_arms.items():  # e.g. trained+graph
+        graph, _ = build_baseline(baseline, u, library=trained)
+        arms[arm] = examine_probe(
+            u, graph, make_agent(arm_reader), probe, KBGymConfig.make(m=demo.m, **env),
+            label=arm, out=out / f"exam_{arm}", reader_name=arm_reader,
+            library_name=f"{snapshot}+{arm.rpartition('+')[2]}")
     # the guess floor: each template's top training answer in one step (F1 it gives away)
     arms["prior"] = examine_prior(u, probe, out=out / "exam_prior")
-    table = probe_table(arms, probe, seed=seed, m=DEMO_M[world] or KBGymConfig().m)
+    table = probe_table(arms, probe, seed=seed, m=demo.m or KBGymConfig().m)
     write_canonical(out / "probe_table.json", table)
     timings["probe"] = time.perf_counter() - t
 
@@ -131,13 +125,13 @@ def run_demo(out: str | Path = "runs/demo", *, world: str = "people", seed: int 
 
     say("")
     say("gradient probe (rho = steps(arm)/steps(B1) on the same questions"
-        + (f"; exam budget m = {DEMO_M[world]})" if DEMO_M[world] else ")"))
+        + (f"; exam budget m = {demo.m})" if demo.m else ")"))
     say(format_table(table))
     for line in legend(table):
         say(line)
     s = report["structure"]
     say("")
-    if world == "people":  # the structure and misinformation metrics read the people world
+    if demo.metrics_lines:  # the structure and misinformation metrics read the world's facts
         say(f"index precision {s['precision'] if s['precision'] is None else round(s['precision'], 3)}"
             f", recall {s['recall'] if s['recall'] is None else round(s['recall'], 3)}, "
             f"character {s['character']}")

@@ -1,5 +1,6 @@
-"""Source drift at run time: continuing a trained library on a drifted universe, the drift
-metrics, and a scripted repair pass.
+"""Source drift at run time: continuing a trained library on a drifted universe, and the drift
+metrics (the people world's scripted repair pass is
+:func:`kbgym.worlds.people.drift.repair_pass`).
 
 Metrics (:func:`drift_report`), over exam rows on the drifted universe:
 
@@ -22,7 +23,6 @@ from kbgym.library.graph import Library
 from kbgym.runs.logs import read_jsonl
 from kbgym.scoring import score, score_block
 from kbgym.library.drift import carry_library
-from kbgym.worlds.people.drift import PREFIX
 from kbgym.types import Universe
 
 
@@ -69,33 +69,3 @@ def repair_summary(run_dir: str | Path) -> dict:
         "stale_links": [[r["iteration"], r.get("stale_links")] for r in series],
         "stale_index_notes": [[r["iteration"], r.get("stale_index_notes")] for r in series],
     }
-
-
-def _stem(text: str) -> str:
-    """A §3 sentence without its last word (the value a drift replaces) and any prefix."""
-    return text.removeprefix(PREFIX).rstrip(".").rsplit(" ", 1)[0]
-
-
-def repair_pass(library: Library) -> int:
-    """A scripted repair of every authored note's stale links, from what ``read`` shows: a
-    stale link to "X lives in the city of Y." is replaced (same position and type) by a link
-    to the latest "As of the latest record, X lives in the city of ..." note the search
-    finds; with no successor the stale link is just removed. Returns the actions spent (one
-    per unlink and per link)."""
-    actions = 0
-    for node in [n for n in library if n.is_authored]:
-        for target in [t for t in node.links if library.is_stale(node.id, t)]:
-            stem = _stem(library[target].text)
-            hits = [library[i] for i, _ in library.search(PREFIX + stem, 20)]
-            succ = [h for h in hits if h.id != target and h.text.startswith(PREFIX)
-                    and h.text.removeprefix(PREFIX).startswith(stem + " ")
-                    and not library.is_stale(node.id, h.id) and h.id not in library.superseded]
-            ltype = node.link_types.get(target)
-            library.unlink(node.id, target)
-            actions += 1
-            if succ:
-                best = max(succ, key=lambda h: h.num)
-                if best.id not in node.links:
-                    library.link(node.id, best.id, ltype)
-                    actions += 1
-    return actions

@@ -1,7 +1,7 @@
 """The ``prior`` arm: answer every question with its template's most frequent training answer.
 
 It reads nothing: one ``answer`` step per question, the answer being the template's most
-frequent canonical gold in the universe's train split (``kbgym.worlds.people.guess``); a template
+frequent canonical gold in the universe's train split (``kbgym.answers``); a template
 with no training question is answered "unknown". It runs through the environment like any
 reader, so its test_log rows are scored by the env (``kbgym.scoring``) and pair with B1's in
 ``probe_table``. What a prior scores is what a template gives away without any reading.
@@ -18,7 +18,7 @@ from typing import Any
 
 from kbgym.library.graph import Library
 from kbgym.runs.gradient import examine_probe, probe_questions
-from kbgym.worlds.people.guess import prior_answers
+from kbgym.answers import prior_answers
 from kbgym.types import Question, Universe
 
 #: The reader name that selects the prior arm on the command line.

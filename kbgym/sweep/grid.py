@@ -179,7 +179,7 @@ def expand(grid: GridConfig) -> list[dict]:
     before anything runs)."""
     from kbgym.env.config import KBGymConfig
     from kbgym.plugins import check_spec
-    from kbgym.worlds import family
+    from kbgym.worlds import default_world, world
 
     check_size(grid)
     for i, env in enumerate(grid.envs):
@@ -195,7 +195,8 @@ def expand(grid: GridConfig) -> list[dict]:
     for seed, uni, env, cur, rdr in itertools.product(grid.seeds, grid.universes, grid.envs,
                                                       grid.curators, grid.readers):
         uni = {k: v for k, v in uni.items() if k != "seed"}
-        family(uni.get("world", "people")).config(uni, seed)  # raises one line
+        (world(uni["world"]) if "world" in uni else default_world()).config(
+            {k: v for k, v in uni.items() if k != "world"}, seed)  # raises one line
         specs.append({
             "seed": seed, "universe": uni, "env": env,
             "curator": cur.model_dump(), "reader": rdr.model_dump(),

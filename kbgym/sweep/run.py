@@ -221,7 +221,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.runs.probe import probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.worlds import family_of
+    from kbgym.worlds import world_of
 
     seed = spec["seed"]
     clock = Stopwatch()
@@ -242,7 +242,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     #                they would stay until the run ends
 
     pr = spec["probe"]
-    probe = family_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
+    probe = world_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
                                            seed=seed)
     write_canonical(path / "probe.json", probe)
     lap("probe_make")

@@ -13,7 +13,7 @@ Per seed s:
 3. examine with the scripted reader (``scripted-reader``) every question of v2 (all splits)
    whose golds the drift changed ("drifted") and as many unchanged ones ("unchanged"):
    ``before`` = the trained library on v1 (v1 golds), ``drifted`` = the carried library on
-   v2, ``repaired`` = after :func:`kbgym.runs.drift.repair_pass`, and ``B1`` = the untrained
+   v2, ``repaired`` = after :func:`kbgym.worlds.people.drift.repair_pass`, and ``B1`` = the untrained
    v2 library;
 4. count stale links and stale index notes before and after the repair, the repair actions
    spent and the answers that used an outdated fact.
@@ -31,7 +31,8 @@ from pathlib import Path
 
 from kbgym.library import BM25Index, Library
 from kbgym.plugins import make_agent
-from kbgym.runs.drift import drift_report, repair_pass
+from kbgym.runs.drift import drift_report
+from kbgym.worlds.people.drift import repair_pass
 from kbgym.runs.exam import examine
 from kbgym.runs.train import TrainConfig, train
 from kbgym.scoring import score_block

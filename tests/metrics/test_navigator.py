@@ -20,7 +20,6 @@ from kbgym.library.search import make_backend
 from kbgym.metrics.navigator import (
     BUDGET,
     NO_SUPPORT,
-    RELATION_WORDS,
     SHOWN,
     STUCK,
     SUPPORT_GONE,
@@ -30,6 +29,7 @@ from kbgym.metrics.navigator import (
 )
 from kbgym.metrics.vocabulary import plural
 from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.world import RELATION_WORDS
 
 
 @pytest.fixture(scope="module")

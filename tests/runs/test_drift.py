@@ -16,7 +16,8 @@ from kbgym.cli import main
 from kbgym.env import KBGymConfig, KBGymEnv
 from kbgym.library import Library
 from kbgym.library.apply import read_result
-from kbgym.runs.drift import drift_report, repair_pass
+from kbgym.runs.drift import drift_report
+from kbgym.worlds.people.drift import repair_pass
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.plots import plotting_available
 from kbgym.worlds.people import UniverseConfig, generate

@@ -11,7 +11,7 @@ import pytest
 from kbgym.errors import ConfigError
 from kbgym.library.graph import Library
 from kbgym.types import Universe
-from kbgym.worlds import family, family_of
+from kbgym.worlds import world, world_of
 from kbgym.worlds.policies import PolicyConfig, generate, ledger_of
 from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.drift import drift
@@ -45,7 +45,7 @@ def test_the_default_library(default_universe):
     assert set(kinds) == {"form", "endorsement", "state_form", "bulletin", "guideline",
                           "manual", "memo", "glossary", "training"}
     assert {q.template for q in default_universe.questions} == {t.name for t in TEMPLATES}
-    assert family_of(default_universe).name == "policies"
+    assert world_of(default_universe).name == "policies"
 
 
 def test_every_note_states_exactly_its_fact(small):
@@ -85,8 +85,8 @@ def test_support_and_keys_are_exact(small):
 def test_bad_config_is_one_line():
     with pytest.raises(ConfigError, match="policies: documents"):
         PolicyConfig(documents=3)
-    with pytest.raises(ConfigError, match="unknown universe family"):
-        family("planets")
+    with pytest.raises(ConfigError, match="unknown world"):
+        world("planets")
 
 
 # -- drift --------------------------------------------------------------------------------
@@ -115,4 +115,4 @@ def test_drift_supersedes_and_reanswers(small):
     lib = Library.from_universe(u2, typed_links=True)
     assert lib.superseded and all(t in lib for t in lib.superseded)
     with pytest.raises(ConfigError):
-        family("policies").drift(small, -1)
+        world("policies").drift(small, -1)

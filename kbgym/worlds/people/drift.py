@@ -188,7 +188,7 @@ def drift(u: Universe, changes: int, seed: int = 0) -> Universe:
         raise ConfigError(f"changes must be >= 0, got {changes}")
     if u.meta.get("source") not in (None, "people"):  # kbgym.worlds: each family's own drift
         raise ConfigError(f"this is the people world's drift; a {u.meta['source']} universe "
-                          "drifts through kbgym.worlds.family_of(u).drift (kbgym drift)")
+                          "drifts through kbgym.worlds.world_of(u).drift (kbgym drift)")
     st = _State(u)
     rng = stream(seed, "drift")
     for _ in range(changes):
@@ -251,3 +251,33 @@ def summarize(u2: Universe, kinds: tuple[str, ...] = KINDS) -> str:
         f"dropped={len(q['dropped'])}",
         f"hash    {u2.hash}",
     ])
+
+
+def _stem(text: str) -> str:
+    """A §3 sentence without its last word (the value a drift replaces) and any prefix."""
+    return text.removeprefix(PREFIX).rstrip(".").rsplit(" ", 1)[0]
+
+
+def repair_pass(library) -> int:
+    """A scripted repair of every authored note's stale links, from what ``read`` shows: a
+    stale link to "X lives in the city of Y." is replaced (same position and type) by a link
+    to the latest "As of the latest record, X lives in the city of ..." note the search
+    finds; with no successor the stale link is just removed. Returns the actions spent (one
+    per unlink and per link)."""
+    actions = 0
+    for node in [n for n in library if n.is_authored]:
+        for target in [t for t in node.links if library.is_stale(node.id, t)]:
+            stem = _stem(library[target].text)
+            hits = [library[i] for i, _ in library.search(PREFIX + stem, 20)]
+            succ = [h for h in hits if h.id != target and h.text.startswith(PREFIX)
+                    and h.text.removeprefix(PREFIX).startswith(stem + " ")
+                    and not library.is_stale(node.id, h.id) and h.id not in library.superseded]
+            ltype = node.link_types.get(target)
+            library.unlink(node.id, target)
+            actions += 1
+            if succ:
+                best = max(succ, key=lambda h: h.num)
+                if best.id not in node.links:
+                    library.link(node.id, best.id, ltype)
+                    actions += 1
+    return actions

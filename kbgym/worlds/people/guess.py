@@ -11,11 +11,11 @@ frequent answer first, then the smallest string.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
+from kbgym.answers import share_row, prior_answers, template_shares, top_answer
+from kbgym.types import Universe
 from kbgym.worlds.people.templates import TEMPLATES
-from kbgym.types import Question, Universe
 
 #: The templates whose gold is a count (QC4 aggregation and QC8 deep counts).
 COUNT_TEMPLATES = tuple(t.name for t in TEMPLATES if t.category in ("QC4", "QC8"))
@@ -23,34 +23,10 @@ COUNT_TEMPLATES = tuple(t.name for t in TEMPLATES if t.category in ("QC4", "QC8"
 GUESSABLE_SHARE = 0.5
 
 
-def top_answer(golds: Iterable[str]) -> tuple[str, int] | None:
-    """(most frequent answer, its count), ties to the smallest string; None for no answers."""
-    counts = Counter(golds)
-    if not counts:
-        return None
-    answer = min(counts, key=lambda a: (-counts[a], a))
-    return answer, counts[answer]
-
-
-def _share_row(golds: list[str]) -> dict:
-    top = top_answer(golds)
-    return {"n": len(golds), "answer": top and top[0],
-            "share": top[1] / len(golds) if top else None}
-
-
-def _questions(universe: Universe, splits: Sequence[str] | None) -> list[Question]:
-    if splits is None:
-        return list(universe.questions)
-    return [universe.question(qid) for s in splits for qid in universe.splits.get(s, ())]
-
-
 def answer_shares(universe: Universe, splits: Sequence[str] | None = None) -> dict[str, dict]:
     """Per template, in table order: ``n`` questions, the top ``answer`` and its ``share``
     (None when the template has no questions), over ``splits`` (default: every question)."""
-    by_template: dict[str, list[str]] = {t.name: [] for t in TEMPLATES}
-    for q in _questions(universe, splits):
-        by_template.setdefault(q.template, []).append(q.golds[0])
-    return {name: _share_row(golds) for name, golds in by_template.items()}
+    return template_shares(universe, splits, [t.name for t in TEMPLATES])
 
 
 def guessable(universe: Universe, threshold: float = GUESSABLE_SHARE,
@@ -74,12 +50,9 @@ def pool_answer_shares(config) -> dict[str, dict]:
     from kbgym.worlds.people.generate import build_world, full_pools
 
     *_, world = build_world(config)
-    return {name: _share_row([world.answer(i)[0][0] for i in insts])
+    return {name: share_row([world.answer(i)[0][0] for i in insts])
             for name, insts in full_pools(world, config.seed).items()}
 
 
-def prior_answers(universe: Universe, split: str = "train") -> dict[str, str]:
-    """Each template's most frequent canonical gold in ``split`` (templates it lacks are
-    absent): the answers of the ``prior`` arm."""
-    return {name: row["answer"] for name, row in answer_shares(universe, [split]).items()
-            if row["n"]}
+__all__ = ["COUNT_TEMPLATES", "GUESSABLE_SHARE", "answer_shares", "empty_templates", "guessable",
+           "pool_answer_shares", "prior_answers", "top_answer"]

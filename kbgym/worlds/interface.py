@@ -1,0 +1,174 @@
+"""The one interface every world implements (docs/worlds.md).
+
+A world is a folder ``kbgym/worlds/<name>/`` (or an installed package) whose ``world.py``
+holds an object implementing :class:`World`. Generic code (the commands, the runs, the
+navigator, the sweep) asks the world of a universe for what differs between worlds and never
+names one. :class:`BaseWorld` gives the defaults, so a world states only what it has.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from kbgym.errors import ConfigError
+from kbgym.types import Universe
+
+
+@dataclass(frozen=True)
+class NavigatorHints:
+    """What the ideal navigator (kbgym/metrics/navigator.py) needs to know of a world.
+
+    - ``relation_words``: per question category, the words of the world's sentences that
+      state the relations the category asks about (a query is a key's value followed by one);
+      empty when the question text carries the relation.
+    - ``set_kinds``: the fact kinds whose facts form sets a reader must see complete (a
+      person's friends, children); ``value_kinds``: the kinds whose value has holders a
+      reader can scan (``job``); ``join_classes``: the categories whose answer is the one
+      holder of every value the question names (no support to look up).
+    - ``mirrors(universe)``: note origin -> the origin stating the same fact the other way
+      round; ``value_statements(universe)``: (kind, value) -> the origins stating it.
+    Without set or value kinds the navigator reads no fact of the universe.
+    """
+
+    relation_words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    set_kinds: frozenset[str] = frozenset()
+    value_kinds: frozenset[str] = frozenset()
+    join_classes: frozenset[str] = frozenset()
+    mirrors: Callable[[Universe], Mapping[str, str]] | None = None
+    value_statements: Callable[[Universe], Mapping[tuple[str, str], frozenset[str]]] | None = None
+
+    @property
+    def reads_facts(self) -> bool:
+        return bool(self.set_kinds or self.value_kinds)
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    """``kbgym demo --world NAME``: the generator overrides of its universe (``n_people``
+    is offered to every world; ``sizes`` names the ones the world takes), the exam budget
+    (None: the environment's default), extra arms and whether the people-world metrics
+    (structure, misinformation) are printed."""
+
+    m: int | None = None
+    takes_people: bool = False
+    metrics_lines: bool = False
+    #: arm name -> (baseline name, reader plugin, env overrides) examined besides B1/trained
+    extra_arms: Mapping[str, tuple[str, str, Mapping[str, Any]]] = field(default_factory=dict)
+
+
+@runtime_checkable
+class World(Protocol):
+    """One world. ``name`` is the universes' ``meta.source``; ``default`` marks the world of
+    universes that carry no source (the first generated world, which predates the field) and
+    the default of ``kbgym build``/``demo``. ``reader``/``curator`` are the plugins ``kbgym
+    test``/``train``, the demo and sweeps use when none is named; ``generated`` whether
+    ``kbgym build --world NAME`` makes one (else it is imported by a command of its own)."""
+
+    name: str
+    description: str
+    generated: bool
+    default: bool
+    reader: str
+    curator: str
+    #: the section of a config file (``kbgym build --config``) holding the generator's values
+    config_section: str | None
+    #: argparse dest -> flag, of the ``kbgym build`` flags this world adds (add_arguments)
+    build_flags: Mapping[str, str]
+    demo: DemoSettings
+    #: None when ``make_probe`` takes ``per_group``/``seed``; else why it does not (one line)
+    probe_options_error: str | None
+    #: baseline name -> ``module:function(library)`` of the baselines only this world has
+    baselines: Mapping[str, str]
+
+    def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any: ...
+    def config_model(self) -> type | None: ...
+    def config_values(self, section: Any) -> dict: ...
+    def generate(self, config: Any) -> Universe: ...
+    def summarize(self, universe: Universe) -> str: ...
+    def headline(self, universe: Universe) -> str: ...
+    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
+                   seed: int | None = None) -> dict: ...
+    def navigator_hints(self, universe: Universe) -> NavigatorHints: ...
+    def drift(self, universe: Universe, changes: int, seed: int = 0) -> Universe: ...
+    def drift_summary(self, universe: Universe) -> str: ...
+    def add_arguments(self, parser: argparse.ArgumentParser, types: Any) -> None: ...
+    def check_args(self, args: argparse.Namespace, config: Any) -> str | None: ...
+    def vocabulary(self, universe: Universe) -> Any | None: ...
+
+
+class BaseWorld:
+    """Defaults for :class:`World`: an imported world with no drift, no CLI flags, no
+    navigator hints and no claim vocabulary. Subclasses set the attributes and override what
+    they have."""
+
+    name: str = ""
+    description: str = ""
+    generated: bool = False
+    default: bool = False
+    reader: str = "scripted-reader"
+    curator: str = "scripted-index"
+    config_section: str | None = None
+    build_flags: Mapping[str, str] = {}
+    demo: DemoSettings = DemoSettings()
+    probe_options_error: str | None = None
+    baselines: Mapping[str, str] = {}
+
+    def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
+        raise ConfigError(f"{self.name} universes are imported, not generated "
+                          f"({self.description})")
+
+    def config_model(self) -> type | None:
+        """The pydantic model of the world's config-file section (None: no section)."""
+        return None
+
+    def config_values(self, section: Any) -> dict:
+        """The generator values a config file's section sets (its pydantic model)."""
+        return section.model_dump(exclude_unset=True)
+
+    def generate(self, config: Any) -> Universe:
+        raise ConfigError(f"{self.name} universes are imported, not generated "
+                          f"({self.description})")
+
+    def summarize(self, universe: Universe) -> str:
+        return (f"{self.name} universe: {len(universe.nodes)} notes, "
+                f"{len(universe.questions)} questions")
+
+    def headline(self, universe: Universe) -> str:
+        """What the universe holds, in a few words (``500 people``)."""
+        return f"{len(universe.questions)} questions"
+
+    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
+                   seed: int | None = None) -> dict:
+        raise ConfigError(f"the {self.name} world has no gradient probe")
+
+    def navigator_hints(self, universe: Universe) -> NavigatorHints:
+        return NavigatorHints()
+
+    def drift(self, universe: Universe, changes: int, seed: int = 0) -> Universe:
+        raise ConfigError(f"drift needs a world that drifts; the {self.name} world does not")
+
+    def drift_summary(self, universe: Universe) -> str:
+        return self.summarize(universe)
+
+    def add_arguments(self, parser: argparse.ArgumentParser, types: Any) -> None:
+        """Add this world's ``kbgym build`` flags (their dests are :attr:`build_flags`);
+        ``types`` is :mod:`kbgym.cli.args`, the command line's checked argument types."""
+
+    def check_args(self, args: argparse.Namespace, config: Any) -> str | None:
+        """A one-line complaint about flags that do not go together, or None."""
+        return None
+
+    def vocabulary(self, universe: Universe) -> Any | None:
+        """The closed-world vocabulary of the claim reader (kbgym/claims) for this world's
+        universes; None until the world supplies one."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<world {self.name}>"
+
+
+__all__ = ["BaseWorld", "DemoSettings", "NavigatorHints", "World"]
