@@ -29,8 +29,13 @@ API (stable: later versions add, never rename)::
 - :func:`find_parts` ``(text)``: part markers alone.
 
 Keys' relations: ``friends``, ``children``, ``parents`` (``father``/``mother`` words too),
-``spouse``, ``grandchildren``, ``siblings`` (anchored at a person), ``job``, ``hobby``,
-``city`` (anchored at a value: its holders) and ``hub`` (a person: every note naming them).
+``spouse``, ``grandchildren``, ``siblings``, ``brothers``, ``sisters`` (anchored at a person),
+``job``, ``hobby``, ``city`` (anchored at a value: its holders) and ``hub`` (a person: every
+note naming them).
+
+Worlds: generated people universes and PhantomWiki universes (names, jobs, hobbies; its
+family words beyond these relations — uncles, in-laws — are read as nothing) have a
+vocabulary; policies, casebook and corpus universes do not yet (``vocabulary_of`` -> None).
 """
 
 from __future__ import annotations
@@ -115,8 +120,8 @@ def memberships(fact: Fact) -> tuple[tuple[Key, str], ...]:
 def vocabulary_of(universe) -> Vocabulary | None:
     """The claim vocabulary of ``universe``'s world, or None where the reader does not
     support the world yet (docs/claims.md lists which)."""
-    source = (getattr(universe, "meta", None) or {}).get("source", "people")
-    if source == "people" and hasattr(universe, "people"):
+    source = (getattr(universe, "meta", None) or {}).get("source") or "people"
+    if source in ("people", "phantomwiki") and hasattr(universe, "people"):
         return people_vocabulary(universe)
     return None
 

@@ -23,7 +23,8 @@ def people_vocabulary(universe) -> Vocabulary:
             (p.name for p in people),
             {"job": vocab.get("jobs", ()), "hobby": vocab.get("hobbies", ()),
              "city": vocab.get("cities", ())},
-            {p.name: p.gender for p in people}, world="people")
+            {p.name: p.gender for p in people},
+            world=(getattr(universe, "meta", None) or {}).get("source") or "people")
 
     index = getattr(universe, "_index", None)
     return index(_KEY, build) if callable(index) else build()

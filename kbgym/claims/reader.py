@@ -103,7 +103,7 @@ EMPTY = Claims()
 # -- words --------------------------------------------------------------------------------------
 
 #: word -> its item character. Person relations: F friends, K children, R parents, A father,
-#: O mother, S spouse, G grandchildren, Z siblings; Y married; j job words, e hobby words,
+#: O mother, S spouse, G grandchildren, Z siblings, U brothers, V sisters; Y married; j job words, e hobby words,
 #: L city words, B birth words; o of, = is/are/include, & and, t to, v with, x has,
 #: ! a negation, z a cross-reference, n a name field, k a key field, N a members field.
 _WORDS: dict[str, str] = {}
@@ -117,7 +117,9 @@ for _chars, _words in (
     ("Y", "married marriage wed wedded weds"),
     ("G", "grandchild grandchildren grandkid grandkids grandson grandsons granddaughter "
           "granddaughters"),
-    ("Z", "sibling siblings brother brothers sister sisters"),
+    ("Z", "sibling siblings"),
+    ("U", "brother brothers"),
+    ("V", "sister sisters"),
     ("j", "job jobs occupation occupations profession trade work works working worker "
           "career employed employment"),
     ("e", "hobby hobbies pastime pastimes interest interests enjoys enjoy likes loves"),
@@ -147,9 +149,10 @@ _SKIP = frozenset(
 _ABBREV = frozenset("mr mrs ms dr st jr sr vs etc eg ie no mt".split())
 _PRONOUN = {"he": "h", "she": "h", "they": "h", "him": "h",
             "his": "q", "their": "q", "hers": "q", "her": "?"}
-_ROLE_CHARS = "FKRAOSGZ"
+_ROLE_CHARS = "FKRAOSGZUV"
 _ROLE = {"F": "friends", "K": "children", "R": "parents", "A": "father", "O": "mother",
-         "S": "spouse", "G": "grandchildren", "Z": "siblings"}
+         "S": "spouse", "G": "grandchildren", "Z": "siblings", "U": "brothers",
+         "V": "sisters"}
 _ATTR = {"job": "j", "hobby": "e", "city": "L"}
 _VALUE_CHAR = {"job": "J", "hobby": "H", "city": "T"}
 _CHAR_VALUE = {c: k for k, c in _VALUE_CHAR.items()}
@@ -215,7 +218,13 @@ _BULLET = re.compile(r"^\s*(?:[-*+\u2022>]|\d{1,3}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 
 
+_MARKUP = re.compile(r"[\[*_`<~]")
+_DIGIT = re.compile(r"\d")
+
+
 def _clean(line: str) -> str:
+    if not _MARKUP.search(line):
+        return line
     line = _WIKI.sub(r"\1", line)
     line = _MDLINK.sub(r"\1", line)
     return _MARKS.sub("", line)
@@ -397,7 +406,8 @@ class _Item(NamedTuple):
 
 def _items(text: str, vocab) -> list[_Item]:
     """The items of one line, sentence ends (``.``) kept as ``.``."""
-    dates = [(m.start(), m.end(), _iso(m)) for m in _DATE.finditer(text)]
+    dates = [(m.start(), m.end(), _iso(m)) for m in _DATE.finditer(text)] \
+        if _DIGIT.search(text) else []
     toks: list[tuple[str, str, int, int]] = []  # (kind, text, start, end)
     di = 0
     for m in _TOKEN.finditer(text):
@@ -499,8 +509,16 @@ def _fits(entry, gaps: list[str], toks, words: list[int]) -> bool:
     return gaps == [","]  # reversed forms: ``Abernathy, Felix`` / ``Abernathy, F.``
 
 
+_KIN_PREFIX = frozenset("step half great grand god foster".split())
+
+
 def _word_item(t: str, toks, i: int, s: int) -> _Item:
     low = t.casefold()
+    if _WORDS.get(low, "w") in _ROLE_CHARS:  # mother-in-law, step-father: other relations
+        after = [x[1].casefold() for x in toks[i + 1:i + 3] if x[0] == "w"]
+        before = toks[i - 1][1].casefold() if i and toks[i - 1][0] == "w" else ""
+        if after[:2] == ["in", "law"] or before in _KIN_PREFIX:
+            return _Item("w", low, s)
     pro = _PRONOUN.get(low)
     if pro == "?":  # her: possessive before a relation word, else an object
         nxt = toks[i + 1][1].casefold() if i + 1 < len(toks) else ""

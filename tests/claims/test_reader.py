@@ -338,3 +338,45 @@ def test_questions_given_with_their_answer_and_relation_tables():
 ])
 def test_nested_bullets_relative_clauses_and_asides(text, facts):
     assert set(read_claims(text, V).facts) == facts
+
+
+def test_kin_words_of_other_relations_state_nothing():
+    for text in (f"The mother-in-law of {FA} is {NK}.", f"{FA} is the step-father of {IV}.",
+                 f"Great-grandchildren of {FA}: {IV}."):
+        assert read_claims(text, V).facts == (), text
+    c = read_claims(f"The brothers of {FA} are {IV} and {MQ}.", V)
+    assert c.members(("brothers", FA)) == (IV, MQ) and c.facts == ()
+
+
+def test_phantomwiki_notes_read_true():
+    """A PhantomWiki universe has a vocabulary too: every fact read from its own articles'
+    sentences is true of its people, and its relation sentences read as keys."""
+    from pathlib import Path
+
+    from kbgym.claims import vocabulary_of
+    from kbgym.worlds.phantomwiki.adapt import adapt_phantomwiki
+
+    src = Path(__file__).parents[1] / "adapters" / "data" / "phantomwiki_seed1"
+    u = adapt_phantomwiki(src, seed=0, sizes=(24, 12, 12), eval_sizes=(6, 4))
+    vocab = vocabulary_of(u)
+    assert vocab is not None and vocab.world == "phantomwiki"
+    by = {p.name: p for p in u.people}
+    pid = {p.name: p.pid for p in u.people}
+    read = keys = 0
+    for n in u.nodes:
+        c = read_claims(n.text, vocab)
+        keys += bool(c.keys)
+        for f in c.facts:
+            read += 1
+            s = by[f.subj]
+            if f.kind == "friend_of":
+                assert pid[f.obj] in s.friends, n.text
+            elif f.kind in ("father_of", "mother_of"):
+                assert pid[f.obj] in s.children, n.text
+            elif f.kind == "child_of":
+                assert pid[f.obj] in s.parents, n.text
+            elif f.kind == "married":
+                assert s.spouse == pid[f.obj], n.text
+            elif f.kind in ("job", "hobby"):
+                assert f.obj in getattr(s, f.kind), n.text
+    assert read > len(u.people) and keys > len(u.people)
