@@ -24,7 +24,9 @@ reader's tie-breaks (``reset(seed=)``). Arms:
   ``cites`` links from page to claims.
 
 Accuracy is the mean SQuAD F1 against the ledger's golds (exact for values, dates and
-documents; partial credit on sets). Consistency is the mean pairwise Jaccard of the paragraph
+documents; partial credit on sets); the *checklist* grade is the blog's: the F1 counts only when
+the stated citations include a paragraph of the fact that decides the gold and no paragraph of
+a memo or FAQ misstating the question's provision (:class:`Checklist`). Consistency is the mean pairwise Jaccard of the paragraph
 ids each repeat's answer *stated* (undefined, and left out, when a repeat cites nothing; the
 share left out is printed). Cost: steps per question, steps per correct answer, and tokens per
 correct answer counted as the characters of the results the reader was shown / 4 (scripted
@@ -176,10 +178,72 @@ def run_arm(u, lib, cfg, reader_cls, cells, repeats: int, seed: int) -> list[dic
     return rows
 
 
+class Checklist:
+    """The blog's grading: an answer earns its F1 only when its stated citations include a
+    paragraph of the fact that decides the gold (required fact present) and none of a memo or
+    FAQ paragraph that misstates the question's provision (contradiction penalised); else 0.
+    Read from the ledger, after the exam."""
+
+    def __init__(self, u):
+        from kbgym.worlds.casebook import ledger_of, where_of
+        from kbgym.worlds.casebook.rules import Rules
+
+        self.ledger, self.where = ledger_of(u), where_of(u)
+        self.rules = Rules(self.ledger)
+        self.wrong: dict[tuple, set[str]] = defaultdict(set)
+        for f in self.ledger.by_kind["states"]:
+            if not f.correct:
+                self.wrong[(f.target, f.concept)].update(self.where.get(f.id, []))
+        self.question = {q.qid: q for q in u.questions}
+
+    def required(self, q) -> tuple[list[set[str]], tuple | None]:
+        """Sets of paragraphs, one per required fact (citing any paragraph of a set covers
+        it), and the question's provision (form, concept) or None."""
+        shape, f = parse_question(q.text)
+        L, w = self.ledger, self.where
+        c = f.get("concept")
+
+        def paras(fact):
+            return set(w.get(fact.id, []))
+
+        if shape == "cb_form_value":
+            fact = self.rules.sets[(f["form"], c)]
+            return [paras(fact)], (f["form"], c)
+        if shape in ("cb_endorsement_value", "cb_bound"):
+            kinds = ("amends",) if shape == "cb_endorsement_value" else ("bound",)
+            facts = [x for x in L.of_doc[f["doc"]] if x.kind in kinds and x.concept == c]
+            return [paras(x) for x in facts[:1]], None
+        if shape == "cb_date":
+            return [paras(self.rules.issued[f["doc"]])], None
+        if shape in ("cb_effective", "cb_controls"):
+            res = self.rules.effective(f["form"], c, f.get("state"), f["date"])
+            who = res.controls
+            facts = [x for x in L.of_doc[who] if x.concept == c
+                     and x.kind in ("sets", "amends", "replaces", "bound")]
+            return [paras(x) for x in facts[:1]], (f["form"], c)
+        if shape == "cb_chain":
+            ids = set(q.support)
+            return [ids], None  # any paragraph of the chain
+        if shape == "cb_amenders":
+            return [paras(x) for x in self.rules.amends[(f["form"], c)]], (f["form"], c)
+        return [], None
+
+    def grade(self, qid: str, f1: float, cited: list[str]) -> float:
+        q = self.question[qid]
+        need, provision = self.required(q)
+        got = set(cited)
+        if not all(got & s for s in need):
+            return 0.0
+        if provision is not None and got & self.wrong.get(provision, set()):
+            return 0.0
+        return f1
+
+
 def summarize(rows: list[dict]) -> dict:
     f1 = sum(r["f1"] for r in rows)
     j, defined, undefined = stated_consistency(rows)
     return {"acc": f1 / len(rows) if rows else None, "n": len(rows),
+            "checklist": (sum(r["checklist"] for r in rows) / len(rows)) if rows else None,
             "J": j, "J_undefined": undefined / max(1, defined + undefined),
             "steps": statistics.fmean(r["steps"] for r in rows) if rows else None,
             "steps_per_correct": sum(r["steps"] for r in rows) / f1 if f1 else None,
@@ -246,20 +310,23 @@ def main(argv: list[str] | None = None) -> dict:
               + ", ".join(f"{t}/{g} {len(cells.get((t, g), []))}" for t in TIERS for g in GROUPS))
         cells = {k: v for k, v in cells.items() if v}
         libs = libraries(u, Path(args.out) / f"seed{seed}")
+        check = Checklist(u)
         for arm in arms:
             lib, cfg = libs[arm]
             cfg = cfg.model_copy(update={"m": args.m})
             t0 = time.perf_counter()
-            rows[arm] += [dict(r, seed=seed) for r in
-                          run_arm(u, lib, cfg, READERS[arm], cells, args.repeats, seed)]
+            rows[arm] += [dict(r, seed=seed, checklist=check.grade(r["qid"], r["f1"], r["cited"]))
+                          for r in run_arm(u, lib, cfg, READERS[arm], cells, args.repeats, seed)]
             print(f"  {arm:17s} {time.perf_counter() - t0:6.1f}s")
     table = {arm: {f"{t}/{g}": summarize([r for r in rows[arm] if r["tier"] == t
                                           and (g == "all" or r["group"] == g)])
                    for t in TIERS for g in GROUPS + ("all",)} for arm in arms}
     modes = mode_guess(universes)
     print(f"\n{len(seeds)} seeds, {args.repeats} repeats, budget M={args.m}; accuracy = mean "
-          f"F1 (CI-free point estimates; per-seed rows in results.json)")
+          f"F1; chk = the checklist grade (F1 only with a required fact's paragraph cited and "
+          f"no misstating memo cited); point estimates, per-seed rows in results.json")
     head = (f"{'arm':18s}{'lookup':>8s}{'conn.':>8s}{'conn.seen':>10s}{'conn.unseen':>12s}"
+            f"{'chk look':>9s}{'chk conn':>9s}"
             f"{'J look':>8s}{'J conn':>8s}{'undef':>7s}{'steps':>7s}{'st/corr':>8s}"
             f"{'tok/corr':>9s}")
     print(head)
@@ -268,12 +335,13 @@ def main(argv: list[str] | None = None) -> dict:
         lk, cn = t["lookup/all"], t["connected/all"]
         print(f"{arm:18s}{fmt(lk['acc']):>8s}{fmt(cn['acc']):>8s}"
               f"{fmt(t['connected/seen']['acc']):>10s}{fmt(t['connected/unseen']['acc']):>12s}"
+              f"{fmt(lk['checklist']):>9s}{fmt(cn['checklist']):>9s}"
               f"{fmt(lk['J']):>8s}{fmt(cn['J']):>8s}{fmt(cn['J_undefined']):>7s}"
               f"{fmt(cn['steps'], '.1f'):>7s}{fmt(cn['steps_per_correct'], '.1f'):>8s}"
               f"{fmt(cn['tokens_per_correct'], '.0f'):>9s}")
     print("\nthe blog (LLM agent; cost in USD per correct answer):")
     for arm, b in BLOG.items():
-        print(f"{arm:18s}{fmt(b['lookup']):>8s}{fmt(b['connected']):>8s}{'':>22s}"
+        print(f"{arm:18s}{fmt(b['lookup']):>8s}{fmt(b['connected']):>8s}{'':>40s}"
               f"{fmt(b['J lookup']):>8s}{fmt(b['J connected']):>8s}{'':>14s}"
               f"{fmt(b['cost connected'], '.2f'):>8s}")
     print(f"\ncommonest gold per template and concept as a guess, connected questions: "
