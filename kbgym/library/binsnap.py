@@ -87,15 +87,23 @@ def _node_json(n: Any) -> str:
 def note_table(lib: Any) -> tuple[Any, list]:
     """The library's notes as :class:`~kbgym.library.graph.NodeColumns` (id order) and its
     notes with out-links (id order). A library whose notes are still its columns (built from
-    a universe or a binary snapshot, nothing changed) hands them over without a copy."""
+    a universe or a binary snapshot, nothing changed) hands them over without a copy; one
+    whose changes lie over such columns copies the columns and writes the changed notes into
+    them (no Node is made for an untouched note)."""
     from kbgym.library.graph import NodeColumns
     from kbgym.library.layers import LazyMap
 
     m = lib._nodes
     base = m._base
-    if not m._mid and not m._top and isinstance(base, LazyMap) and base.source is not None:
-        made = base._all if base._all is not None else base._made
-        return base.source, sorted((n for n in made.values() if n.links), key=lambda n: n.num)
+    if isinstance(base, LazyMap) and base.source is not None and base._all is None:
+        made = base._made
+        if not m._mid and not m._top:
+            return base.source, sorted((n for n in made.values() if n.links),
+                                       key=lambda n: n.num)
+        return _overlay_table(base, m._over())
+    if isinstance(base, LazyMap) and base.source is not None and not m._mid and not m._top:
+        return base.source, sorted((n for n in base._all.values() if n.links),
+                                   key=lambda n: n.num)
     ns = list(lib)
     cols = NodeColumns([n.id for n in ns], [n.num for n in ns], [n.text for n in ns],
                        [n.origin for n in ns], [n.flag for n in ns],
@@ -103,16 +111,89 @@ def note_table(lib: Any) -> tuple[Any, list]:
     return cols, [n for n in ns if n.links]
 
 
+def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
+    """:func:`note_table` of base columns with ``over`` (id -> Node, or None when deleted)
+    on top: the same columns ``list(lib)`` would give, in the same (id) order."""
+    from kbgym.library.graph import NodeColumns
+
+    src, pos = base.source, base._pos
+    ids, nums, texts = list(src.ids), list(src.nums), list(src.texts)
+    origins = None if src.origins is None else list(src.origins)
+    flags = None if src.flags is None else list(src.flags)
+    absorbed = dict(src.absorbed or {})
+    dead: list[int] = []
+    extra = []
+    linked = [n for k, n in base._made.items() if n.links and k not in over]
+    for k, node in over.items():
+        p = pos.get(k)
+        if p is None:
+            if node is not None:
+                extra.append(node)
+            continue
+        if node is None:
+            dead.append(p)
+            continue
+        texts[p] = node.text
+        if node.origin != k and origins is None:
+            origins = list(ids)
+        if origins is not None:
+            origins[p] = node.origin
+        if node.flag is not None and flags is None:
+            flags = [None] * len(ids)
+        if flags is not None:
+            flags[p] = node.flag
+        if node.absorbed:
+            absorbed[p] = node.absorbed
+        else:
+            absorbed.pop(p, None)
+        if node.links:
+            linked.append(node)
+    if extra:
+        if any(n.origin != n.id for n in extra) and origins is None:
+            origins = list(ids)
+        if any(n.flag is not None for n in extra) and flags is None:
+            flags = [None] * len(ids)
+        for n in extra:
+            if n.absorbed:
+                absorbed[len(ids)] = n.absorbed
+            ids.append(n.id)
+            nums.append(n.num)
+            texts.append(n.text)
+            if origins is not None:
+                origins.append(n.origin)
+            if flags is not None:
+                flags.append(n.flag)
+            if n.links:
+                linked.append(n)
+    if dead:
+        keep = np.ones(len(ids), dtype=bool)
+        keep[dead] = False
+        kept = np.flatnonzero(keep).tolist()
+        ids = [ids[i] for i in kept]
+        nums = [nums[i] for i in kept]
+        texts = [texts[i] for i in kept]
+        if origins is not None:
+            origins = [origins[i] for i in kept]
+        if flags is not None:
+            flags = [flags[i] for i in kept]
+        if absorbed:
+            new_pos = np.cumsum(keep) - 1
+            absorbed = {int(new_pos[i]): a for i, a in absorbed.items() if keep[i]}
+    linked.sort(key=lambda n: n.num)
+    return NodeColumns(ids, nums, texts, origins, flags, absorbed or None), linked
+
+
 _PLAIN = '{"absorbed":[],"flag":%s,"id":"%s","links":[],"origin":%s,"text":%s}'
 _SELF = '{"absorbed":[],"flag":null,"id":"%s","links":[],"origin":"%s","text":%s}'
 _NULLS = ["null"] * (1 << 16)
 
 
-def library_hash(lib: Any) -> str:
+def library_hash(lib: Any, table: tuple[Any, list] | None = None) -> str:
     """``content_hash(lib.snapshot())``, streamed: the canonical JSON text is hashed in
-    chunks as it is made, from the note columns; plain notes (no links, nothing absorbed)
-    take a template and only the others are written out field by field."""
-    cols, linked = note_table(lib)
+    chunks as it is made, from the note columns (``table``: :func:`note_table`'s, if the
+    caller has it); plain notes (no links, nothing absorbed) take a template and only the
+    others are written out field by field."""
+    cols, linked = table if table is not None else note_table(lib)
     h = hashlib.sha256()
 
     def feed(text: str) -> None:
@@ -189,9 +270,11 @@ def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
     return [text[a:b] for a, b in zip(o, o[1:])]
 
 
-def library_columns(lib: Any) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
-    """(header fields, columns, id -> position) of a library."""
-    table, linked = note_table(lib)
+def library_columns(lib: Any, notes: tuple[Any, list] | None = None
+                    ) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
+    """(header fields, columns, id -> position) of a library (``notes``: its
+    :func:`note_table`, if the caller has it)."""
+    table, linked = notes if notes is not None else note_table(lib)
     ids, n = table.ids, len(table.ids)
     pos = dict(zip(ids, range(n)))
     cols: dict[str, np.ndarray] = {}
@@ -246,7 +329,8 @@ def library_columns(lib: Any) -> tuple[dict, dict[str, np.ndarray], dict[str, in
     return head, cols, pos
 
 
-def index_columns(lib: Any, pos: dict[str, int]) -> tuple[dict | None, dict[str, np.ndarray]]:
+def index_columns(lib: Any, pos: dict[str, int], table: Any = None
+                  ) -> tuple[dict | None, dict[str, np.ndarray]]:
     """The compacted BM25 state, when the index is a BM25Index fully in step with the notes
     (nothing pending); else (None, {}) and the index is rebuilt on load."""
     from kbgym.library.search import BM25Index
@@ -256,7 +340,8 @@ def index_columns(lib: Any, pos: dict[str, int]) -> tuple[dict | None, dict[str,
         return None, {}
     n_old = ix._n_slots
     terms = sorted(ix._vocab, key=ix._vocab.__getitem__)
-    table = note_table(lib)[0]
+    if table is None:
+        table = note_table(lib)[0]
     if not ix._n_dead and n_old == ix._nh and not any(ix._tn) and ix._sid_h == table.ids:
         # compact already, slots in note order: the heads are the columns
         slot_node = np.arange(n_old, dtype=np.int64)
@@ -299,9 +384,10 @@ def index_columns(lib: Any, pos: dict[str, int]) -> tuple[dict | None, dict[str,
 def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
                  content_hash: str | None = None) -> str:
     """Write ``lib`` as a ``kbgs-1`` file (temp file, fsync, os.replace); its content hash."""
-    digest = content_hash or library_hash(lib)
-    head, cols, pos = library_columns(lib)
-    ihead, icols = index_columns(lib, pos)
+    notes = note_table(lib)
+    digest = content_hash or library_hash(lib, notes)
+    head, cols, pos = library_columns(lib, notes)
+    ihead, icols = index_columns(lib, pos, notes[0])
     cols.update(icols)
     sections, offset = [], 0
     for name, arr in cols.items():
@@ -517,7 +603,11 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
         lib._carriers = LayeredMap.over(carriers)
         lib._authored = int(np.count_nonzero(flags == 2))
         lib._edited = int(np.count_nonzero(flags == 1))
-        lib._tokens = sum(len(t) // 4 for t in texts)
+        lib._tokens = 0  # sum(len(t) // 4), from the character offsets
+        if n:
+            toff = cols["text_off"]
+            sep = int(toff[-1] - toff[-2]) - len(texts[-1])  # 1: a NUL counted after each
+            lib._tokens = int(((np.diff(toff) - sep) // 4).sum())
         lib._alive = len(carriers)
         lib._dup = sum(1 for c in carriers.values() if c > 1)
         lib._n_links = len(dl)

@@ -55,8 +55,13 @@ def write_snapshot(path: str | os.PathLike, library: Library, label: str, univer
     """
     if format not in FORMATS:
         raise ValueError(f"unknown snapshot format {format!r}; expected json or binary")
-    if format == "binary":
-        return binsnap.write_binary(path, library, label, universe, snapshot_hash(library))
+    if format == "binary":  # (the hash from the note columns the writer makes anyway)
+        known = getattr(library, "_content_hash", None)
+        digest = binsnap.write_binary(path, library, label, universe,
+                                      known[1] if known and known[0] == library.state_key()
+                                      else None)
+        _remember(library, digest)
+        return digest
     obj = snapshot_object(library, label, universe)
     write_canonical(path, obj)
     _remember(library, obj["content_hash"])
