@@ -41,8 +41,9 @@ def build_oracle(library: Library, universe: Universe) -> BuildMeta:
         if n.id not in lib:
             continue
         f = n.fact
-        about[f.subject].append(n.id)
-        if f.kind in PERSON_RELATIONS and f.object != f.subject:
+        if f.subject in about:  # a universe without people (policies) gets no hubs
+            about[f.subject].append(n.id)
+        if f.kind in PERSON_RELATIONS and f.object != f.subject and f.object in about:
             about[f.object].append(n.id)
     order = {p.pid: i for i, p in enumerate(universe.people)}
     by_pid = {p.pid: p for p in universe.people}

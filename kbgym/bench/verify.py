@@ -164,6 +164,13 @@ def check_training(release: Release, pkg: Mapping, name: str, root: Path):
     b = release.budgets
     want = {"n1": b["n1"], "n2": b["n2"], "m": b["m"], "epochs": release.data["train"]["epochs"],
             "train_size": pkg["seeds"][name]["train_size"]}
+    cfg = exam_config(b, b["m"])  # the environment bench run trains in
+    want.update(k=cfg.memory_k, typed_links=cfg.typed_links, toolset=cfg.toolset,
+                search={"backend": cfg.search_backend, "refresh": cfg.refresh,
+                        "page_size": cfg.page_size, "max_page": cfg.max_page})
+    if (meta.get("dedup") or {}).get("enabled"):
+        raise VerifyError(f"{what}: meta.json records dedup with a judge; bench runs train "
+                          "without one")
     for key, value in want.items():
         if meta.get(key) != value:
             raise VerifyError(f"{what}: meta.json {key} is {meta.get(key)!r}, the release pins "

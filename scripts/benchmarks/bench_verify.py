@@ -7,9 +7,12 @@
 For each curator: ``kbgym bench run`` into OUT/<curator> (wall seconds: produce), then
 ``kbgym bench verify`` (wall seconds: verify), printed with their ratio. With ``--entries``,
 each verified package's leaderboard entry is written there. A ``--package`` made elsewhere (an
-LLM curator's) is verified only; its produce time is the curation + exam seconds its
-``seeds/*/timing.json`` recorded. One run each; the issue's target is verify < produce / 10 for
-an LLM curator, whose production is dominated by model calls that verify never makes.
+LLM curator's), or a package an earlier run of this script finished, is verified only; its
+produce time is the curation + exam seconds its ``seeds/*/timing.json`` recorded. One run each; the issue's target is verify < produce / 10 for
+an LLM curator, whose production is dominated by model calls that verify never makes: the
+last columns estimate it for a curator taking as many steps as each package's, one model call
+per step at ``--seconds-per-call`` (an estimate, labelled so; a real LLM package is measured
+with ``--package``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from shutil import rmtree
 
 DEFAULT = ["B1", "b2", "b3", "b4", "oracle", "scripted"]
 
@@ -40,6 +44,9 @@ def main() -> int:
     ap.add_argument("--package", action="append", default=[], help="verify this package only")
     ap.add_argument("--entries", help="write each verified package's leaderboard entry here")
     ap.add_argument("--date", help="the entries' date (default today)")
+    ap.add_argument("--seconds-per-call", type=float, default=9.0,
+                    help="seconds per model call of an LLM curator, for the estimate line "
+                         "(default 9: make llm-demo's 1.5B model, one thread, idle 2 cores)")
     args = ap.parse_args()
 
     from kbgym.bench.board import make_entry, write_entry
@@ -54,13 +61,18 @@ def main() -> int:
         ap.error("--out is needed to run curators")
     for spec in curators:
         out = Path(args.out) / spec.replace(":", "_")
+        if (out / "manifest.json").exists():  # made by an earlier run of this script
+            jobs.append((spec, out, None))
+            continue
+        rmtree(out, ignore_errors=True)  # a cut run of this script starts afresh
         t = time.perf_counter()
         run_bench(release, curator_spec(spec), out, size=args.size)
         jobs.append((spec, out, time.perf_counter() - t))
     jobs += [(Path(p).name, Path(p), None) for p in args.package]
 
     print(f"release {release.id} ({release.hash[:19]}...), size {args.size}")
-    print(f"{'curator':14s}{'produce s':>11s}{'verify s':>10s}{'verify/produce':>16s}  package")
+    print(f"{'curator':16s}{'produce s':>11s}{'verify s':>10s}{'verify/produce':>16s}"
+          f"{'steps':>8s}{'LLM est. s':>12s}{'verify/LLM est.':>17s}")
     ratios = []
     for name, pkg, produced in jobs:
         t = time.perf_counter()
@@ -69,7 +81,13 @@ def main() -> int:
         produced = produced if produced is not None else recorded_seconds(pkg)
         ratio = verified / produced if produced else float("nan")
         ratios.append(ratio)
-        print(f"{name:14s}{produced:11.1f}{verified:10.1f}{ratio:16.2f}  {res['package_hash'][:19]}...")
+        # an LLM curator taking as many steps makes one model call per step: its production
+        # takes at least steps x seconds-per-call, while verify calls no model (an estimate)
+        steps = res["headline"]["curation_steps"]
+        llm = steps * args.seconds_per_call + produced
+        cells = (f"{steps:8d}{llm:12.0f}{verified / llm:17.3f}" if steps else
+                 f"{steps:8d}{'-':>12s}{'-':>17s}")
+        print(f"{name:16s}{produced:11.1f}{verified:10.1f}{ratio:16.2f}{cells}")
         if args.entries:
             Path(args.entries).mkdir(parents=True, exist_ok=True)
             entry = make_entry(res, pkg, date=args.date)

@@ -139,3 +139,16 @@ def test_cli_run_verify_and_refusals(tiny_release, tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
     shutil.rmtree(out)
+
+
+def test_oracle_builds_on_a_universe_without_people(tiny_release):
+    """The oracle indexes people; on the policies seed it adds nothing instead of failing,
+    so an oracle package covers every seed of the release."""
+    from kbgym.baselines import build_baseline
+
+    u = tiny_release.universe("policies-1")
+    lib, meta = build_baseline("oracle", u, {})
+    assert not u.people and meta["nodes_added"] == 0 and len(lib) == len(u.nodes)
+    people = tiny_release.universe("people-1")
+    _, meta = build_baseline("oracle", people, {})
+    assert meta["nodes_added"] >= len(people.people)  # a hub per person, as before

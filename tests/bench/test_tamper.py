@@ -116,6 +116,11 @@ def _edit_train_budget(root: Path) -> None:
     _json(P.seed_dir(root, SEED) / "train" / "meta.json", lambda m: m.update(n2=30))
 
 
+def _edit_train_search(root: Path) -> None:
+    _json(P.seed_dir(root, SEED) / "train" / "meta.json",
+          lambda m: m["search"].update(page_size=3))
+
+
 def _add_file(root: Path) -> None:
     (P.seed_dir(root, SEED) / "train" / "kb_iter_0001.json").write_text("{}")
 
@@ -143,6 +148,7 @@ CASES = {
     "budget edited": (_edit_budget, True, "budgets differ"),
     "probe swapped": (_edit_probe, True, "probe differs"),
     "training budget edited": (_edit_train_budget, True, "meta.json n2 is 30"),
+    "training search settings edited": (_edit_train_search, True, "meta.json search is"),
     "file added": (_add_file, True, "kb_iter_0001.json is not a snapshot bench run writes"),
     "exam trace removed": (_remove_exam_trace, False, "trace.jsonl: listed in the manifest "
                                                       "but missing"),
