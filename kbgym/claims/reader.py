@@ -489,7 +489,7 @@ def _items(text: str, vocab) -> list[_Item]:
             end += 1
         if entry.cls == "person":
             if entry.form in ("first", "last"):
-                out.append(_Item("p", entry.names, s))
+                out.append(_Item("f", entry.names, s))
             elif len(entry.names) == 1:
                 out.append(_Item("P", entry.names[0], s))
             else:
@@ -557,7 +557,10 @@ _CLAUSE_RULES = re.compile("|".join([
 #: A role word with no person before it: its anchor is the context's subject.
 _BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})[wN]*[=:]*(?P<m>{_L})?$")
 _ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})w*$")
-_BARE_LIST = re.compile(rf"^[wNk]*[=:]*[w,]*(?P<m>{_L})[w,]*$")
+#: A list with no relation of its own: members of the block's key. Words before a separator
+#: must say what follows (``Members:``, ``The people on this page are``), else (``Related: A``)
+#: the list is not read as members.
+_BARE_LIST = re.compile(rf"^(?:w*[Nk][wNk]*[=:]+|[=:]*)[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
 _PAREN_ROLE = re.compile(rf"^(?P<m>{_L})\((?P<r>{_R})w*\)")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
@@ -740,6 +743,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
 
     used = [False] * len(chars)
     anchors: set[int] = set()  # a key phrase's person: no subject of the clause's values
+    qualifies = len(chars)  # values after a key phrase's relation word qualify its set
     got_key = False
     subject_found: list[str] = []
     for m in _CLAUSE_RULES.finditer(chars):
@@ -774,6 +778,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         else:  # r3 .. r6, r9: an anchored set, maybe with its members
             a = items[m.start(f"{rule}a")].value
             anchors.add(m.start(f"{rule}a"))
+            qualifies = min(qualifies, m.start(f"{rule}r"))
             role = _ROLE[d[f"{rule}r"]]
             key = _set_key(role, a)
             if f"{rule}m" in d:
@@ -860,8 +865,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             kind, value = items[i].value
             # a value with no subject in its clause is the block's subject's only behind a
             # field or verb (``Job: baker``, ``Lives in Oakhaven``), never alone (``(Oakhaven)``)
-            holders = subj
-            if not holders and cue:
+            holders = subj if i < qualifies else []
+            if not holders and cue and i < qualifies:
                 holders = [x for x in (ctx.subject or ctx.topic,) if x]
             if pointer:
                 holders = []
@@ -907,13 +912,17 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         ctx.topic = subj[0]
 
 
-def _resolve_partials(items: list[_Item], full: set[str], ctx: _Context) -> list[_Item]:
-    """First names, surnames and ambiguous initials: the one candidate the text (or the
-    block's subject) names in full, else a plain word."""
+def _resolve_partials(items: list[_Item], full: set[str], main: str | None,
+                      ctx: _Context) -> list[_Item]:
+    """Ambiguous initials: the one candidate the text (or the block's subject) names in full.
+    A first name or surname alone: the person the note is about (the first it names in full)
+    or the block's subject or topic, when it is theirs. Else a plain word."""
     out = []
     for it in items:
-        if it.char == "p":
-            known = [n for n in it.value if n in full or n == ctx.subject]
+        if it.char == "p" or it.char == "f":
+            near = {main, ctx.subject, ctx.topic}
+            known = [n for n in it.value if (n in full if it.char == "p" else False)
+                     or n in near]
             if len(known) == 1:
                 out.append(_Item("P", known[0], it.start))
             else:
@@ -1051,6 +1060,7 @@ def _read(text: str, vocab) -> Claims:
     lines = _lines(text)
     itemised: list[tuple[_Line, list[_Item]]] = []
     full: set[str] = set()
+    main: str | None = None
     for ln in lines:
         t = ln.text
         if t.startswith(DRIFT_PREFIX):
@@ -1061,6 +1071,8 @@ def _read(text: str, vocab) -> Claims:
         t = _answers(t, out)
         its = _items(t, vocab) if t else []
         full.update(it.value for it in its if it.char == "P")
+        if main is None:
+            main = next((it.value for it in its if it.char == "P"), None)
         itemised.append((ln, its))
     ctx = _Context()
     stack: list[tuple[int, _Context]] = []
@@ -1081,7 +1093,7 @@ def _read(text: str, vocab) -> Claims:
             while scopes and scopes[-1][0] >= ln.level:
                 _, ctx.key, ctx.subject, ctx.topic = scopes.pop()
             scopes.append((ln.level, ctx.key, ctx.subject, ctx.topic))
-        its = _resolve_partials(its, full, ctx)
+        its = _resolve_partials(its, full, main, ctx)
         for sentence, question in _sentences(its):
             if not question:
                 _clause(sentence, ctx, out, title=first and not ln.bullet, heading=ln.heading,

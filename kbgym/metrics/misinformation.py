@@ -415,11 +415,15 @@ def incomplete_sets(library: Library, universe: Universe, truth: Truth | None = 
         named[n.id] = _text_sets(claims, truth)
         # a note presents as whole only the sets its text names
         judged[n.id] = named[n.id]
+    # the parts of a set: partial notes naming it that say they are parts, or that no
+    # shared value explains (one that does is an intersection, whole as what it is)
     partial: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for n in notes:  # notes naming a set and linking part of it that no shared value explains
+    for n in notes:
+        marked = bool(truth.vocab is not None and read_claims(n.text, truth.vocab).parts)
         for key in named[n.id] & set(shown[n.id]):
             got = shown[n.id].get(key, set())
-            if got < live[key] and not (len(got) >= 2 and sets.explained(got, live[key])):
+            if got < live[key] and (marked or not (len(got) >= 2
+                                                   and sets.explained(got, live[key]))):
                 partial[key].append(n.id)
     ids = {n.id for n in notes}
     out = []
