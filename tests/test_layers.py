@@ -27,7 +27,7 @@ LAYERS: dict[str, int] = {
     "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4, "kbgym.worlds.casebook": 1,
     "kbgym.runs": 5, "kbgym.adapters": 5,
     "kbgym.worlds.phantomwiki": 5, "kbgym.worlds.corpus": 5,  # they make probes from runs
-    "kbgym.worlds": 1, "kbgym.worlds.policies.probe": 5,  # the World interface and registry
+    "kbgym.worlds": 1, "kbgym.worlds.policies.probe": 5, "kbgym.worlds.casebook.probe": 5,  # the World interface and registry
     "kbgym.sweep": 6, "kbgym.reproduce": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6,
     "kbgym.integrations": 6, "kbgym.bench": 6,
     "kbgym.cli": 7,

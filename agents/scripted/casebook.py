@@ -31,6 +31,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from kbgym import agent_factory
 from kbgym.protocol.observation import parse_observation
 from kbgym.protocol.results import parse_expand, parse_locate, parse_read, parse_search
 from kbgym.worlds.casebook import grammar as G
@@ -933,31 +934,25 @@ def stale_claims(library, claim_ids) -> list[str]:
 # defaults)
 
 
-def _factory(fn):
-    from kbgym import agent_factory
-
-    return agent_factory(fn)
-
-
-@_factory
+@agent_factory
 def search_reader() -> SearchReader:
     """The search-only casebook reader."""
     return SearchReader()
 
 
-@_factory
+@agent_factory
 def wiki_reader() -> WikiReader:
     """The casebook reader that looks in the compiled wiki first."""
     return WikiReader()
 
 
-@_factory
+@agent_factory
 def graph_reader() -> GraphReader:
     """The casebook reader on the evidence toolset (locate, expand)."""
     return GraphReader()
 
 
-@_factory
+@agent_factory
 def wiki_trainer():
     """Training: the wiki reader forward, the supervised wiki curator backward."""
     from kbgym_agents.scripted.train import TrainAgent
@@ -965,7 +960,7 @@ def wiki_trainer():
     return TrainAgent(WikiReader(), WikiCurator())
 
 
-@_factory
+@agent_factory
 def typed_wiki_trainer():
     """Training with typed links: the curator links a page to its claims as ``cites``."""
     from kbgym_agents.scripted.train import TrainAgent

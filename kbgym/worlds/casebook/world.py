@@ -1,0 +1,74 @@
+"""The casebook world behind the :class:`kbgym.worlds.World` interface (docs/casebook.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from kbgym.types import Universe
+from kbgym.worlds.interface import BaseWorld
+
+#: ``kbgym build`` flags of this world (argparse dest -> flag).
+FLAGS = {"scale": "--scale"}
+
+
+class CasebookWorld(BaseWorld):
+    name = "casebook"
+    description = ("long insurance documents split into paragraph notes, that amend, supersede "
+                   "and contradict each other, with a fact ledger (docs/casebook.md)")
+    generated = True
+    reader = "kbgym_agents.scripted.casebook:search_reader"
+    curator = "kbgym_agents.scripted.casebook:wiki_trainer"
+    config_section = "casebook"
+    build_flags = FLAGS
+
+    def config_model(self) -> type:
+        from kbgym.worlds.casebook.config import CasebookConfig
+
+        return CasebookConfig
+
+    def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
+        from kbgym.worlds.casebook.config import CasebookConfig
+
+        values = {k: v for k, v in values.items() if k != "world"}
+        if seed is not None:
+            values["seed"] = seed
+        return CasebookConfig(**values)
+
+    def generate(self, config: Any) -> Universe:
+        from kbgym.worlds.casebook import generate
+
+        return generate(config)
+
+    def summarize(self, universe: Universe) -> str:
+        from kbgym.worlds.casebook import summarize
+
+        return summarize(universe)
+
+    def headline(self, universe: Universe) -> str:
+        return f"{len(universe.meta['casebook']['docs'])} documents"
+
+    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
+                   seed: int | None = None) -> dict:
+        from kbgym.worlds.casebook.probe import make_casebook_probe_from_run
+
+        return make_casebook_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
+
+    def drift(self, universe: Universe, changes: int, seed: int = 0) -> Universe:
+        from kbgym.worlds.casebook.drift import drift
+
+        return drift(universe, changes, seed)
+
+    def drift_summary(self, universe: Universe) -> str:
+        d = universe.meta.get("casebook_drift") or {}
+        return (self.summarize(universe) + f"\ndrift     {len(d.get('edited', []))} values edited "
+                f"in {len(d.get('edited_paragraphs', []))} paragraphs, "
+                f"{len(d.get('new_documents', []))} new endorsements")
+
+    def add_arguments(self, parser, A) -> None:
+        parser.add_argument("--scale", type=A.int_range(1, 1000),
+                            help="casebook: multiply every document count (default 1)")
+
+
+WORLD = CasebookWorld()
