@@ -45,3 +45,33 @@ def test_every_relative_link_between_pages_resolves():
             if not re.match(r"[a-z]+:", target) and not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert not broken, broken
+
+
+def test_ci_builds_the_wheel_and_the_site():
+    run = (ROOT / ".ci/run").read_text(encoding="utf-8")
+    assert "bash .ci/wheel_check" in run and "make docs" in run
+    check = (ROOT / ".ci/wheel_check").read_text(encoding="utf-8")
+    for step in ("-m build", "build --config small", "demo", 'mkdir "$work/empty"'):
+        assert step in check, step
+    assert "mkdocs build --strict" in (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def test_the_site_hooks_generate_the_cli_reference_and_the_home_page():
+    import importlib.util
+
+    import pytest
+
+    pytest.importorskip("mkdocs")  # the docs extra
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks",
+                                                  ROOT / "scripts/docs/mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    from kbgym.cli import COMMANDS
+
+    ref = hooks.cli_reference()
+    for name in COMMANDS:
+        name = "import" if name == "corpus" else name
+        assert f"`kbgym {name}`" in ref, name
+    assert "usage: kbgym probe table" in ref and "--version" in ref
+    home = hooks.readme_as_index()
+    assert "](docs/" not in home and "](getting-started.md" in home
