@@ -118,12 +118,16 @@ def memberships(fact: Fact) -> tuple[tuple[Key, str], ...]:
 
 
 def vocabulary_of(universe) -> Vocabulary | None:
-    """The claim vocabulary of ``universe``'s world, or None where the reader does not
-    support the world yet (docs/claims.md lists which)."""
-    source = (getattr(universe, "meta", None) or {}).get("source") or "people"
-    if source in ("people", "phantomwiki") and hasattr(universe, "people"):
-        return people_vocabulary(universe)
-    return None
+    """The claim vocabulary of ``universe``'s world (its ``vocabulary(universe)`` hook,
+    :mod:`kbgym.worlds`), or None where the world has none yet (docs/claims.md lists which)
+    or is not known."""
+    from kbgym.errors import ConfigError
+    from kbgym.worlds.registry import world_of
+
+    try:
+        return world_of(universe).vocabulary(universe)
+    except ConfigError:
+        return None
 
 
 __all__ = ["Answer", "Claims", "EMPTY", "Fact", "Key", "MemberList", "Part", "VALUE_KINDS",

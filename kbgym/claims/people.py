@@ -1,33 +1,6 @@
-"""The vocabulary of a generated people universe (docs/protocol.md §2): its roster's full
-names and genders, and its job, hobby and city values.
+"""The people world's claim vocabulary lives with its world
+(:mod:`kbgym.worlds.people.claims`); this name is kept for the API of :mod:`kbgym.claims`."""
 
-This builder moves to the people world's folder (its ``vocabulary(universe)`` hook) once the
-worlds are one interface; :func:`kbgym.claims.vocabulary_of` finds it either way.
-"""
-
-from __future__ import annotations
-
-from kbgym.claims.vocabulary import Vocabulary
-
-_KEY = "claims.vocabulary"
-
-
-def people_vocabulary(universe) -> Vocabulary:
-    """The :class:`Vocabulary` of a generated universe (``universe.people`` and
-    ``universe.vocab``), built once and kept with the universe."""
-
-    def build() -> Vocabulary:
-        people = universe.people
-        vocab = universe.vocab
-        return Vocabulary(
-            (p.name for p in people),
-            {"job": vocab.get("jobs", ()), "hobby": vocab.get("hobbies", ()),
-             "city": vocab.get("cities", ())},
-            {p.name: p.gender for p in people},
-            world=(getattr(universe, "meta", None) or {}).get("source") or "people")
-
-    index = getattr(universe, "_index", None)
-    return index(_KEY, build) if callable(index) else build()
-
+from kbgym.worlds.people.claims import people_vocabulary
 
 __all__ = ["people_vocabulary"]

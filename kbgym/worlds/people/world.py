@@ -123,6 +123,12 @@ class PeopleWorld(BaseWorld):
                             help="share of people holding the common jobs, with --common-jobs "
                                  "(default 0.9)")
 
+    def vocabulary(self, universe: Universe) -> Any | None:
+        """The claim reader's vocabulary (kbgym/claims): names, genders, jobs, hobbies, cities."""
+        from kbgym.worlds.people.claims import people_vocabulary
+
+        return people_vocabulary(universe)
+
     def check_args(self, args, config: Any) -> str | None:
         if getattr(args, "common_job_share", None) is not None and not config.common_jobs:
             return "--common-job-share applies only with --common-jobs N (N above 0)"

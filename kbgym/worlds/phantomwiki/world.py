@@ -25,6 +25,12 @@ class PhantomWikiWorld(BaseWorld):
 
         return summarize(universe)
 
+    def vocabulary(self, universe: Universe):
+        """The claim reader's vocabulary (kbgym/claims): its roster, jobs and hobbies."""
+        from kbgym.worlds.people.claims import people_vocabulary
+
+        return people_vocabulary(universe)
+
     def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
                    seed: int | None = None) -> dict:
         # §17: one-key questions, exact/share1/share0
