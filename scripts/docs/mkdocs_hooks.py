@@ -5,7 +5,8 @@
 - ``reference/cli.md``'s marker is replaced by the ``--help`` of every ``kbgym`` parser
   (:func:`cli_reference`), generated from ``kbgym.cli.build_parser()``.
 - Pages that exist but are not in ``nav`` (new pages other streams add) are appended under
-  "More", so the nav never drops a page.
+  "More", so the nav never drops a page; a nav entry whose page is gone (renamed, or not yet
+  written) is left out rather than failing the strict build.
 """
 
 from __future__ import annotations
@@ -51,6 +52,29 @@ def cli_reference() -> str:
         depth = "#" * min(2 + max(len(path) - 1, 0), 4)
         out.append(f"{depth} `{title}`\n\n```text\n{parser.format_help().rstrip()}\n```\n")
     return "\n".join(out)
+
+
+def _existing(items, docs: Path):
+    """The nav without entries whose Markdown page does not exist (index.md is generated)."""
+    out = []
+    for item in items:
+        if isinstance(item, dict):
+            (title, value), = item.items()
+            if isinstance(value, list):
+                kept = _existing(value, docs)
+                if kept:
+                    out.append({title: kept})
+            elif value == "index.md" or "://" in value or (docs / value).exists():
+                out.append(item)
+        elif isinstance(item, str) and (item == "index.md" or (docs / item).exists()):
+            out.append(item)
+    return out
+
+
+def on_config(config):
+    if config.get("nav"):
+        config["nav"] = _existing(config["nav"], Path(config["docs_dir"]))
+    return config
 
 
 def on_files(files, config):
