@@ -40,7 +40,7 @@ vocabulary; policies, casebook and corpus universes do not yet (``vocabulary_of`
 
 from __future__ import annotations
 
-from kbgym.claims.people import people_vocabulary
+from kbgym.worlds.people.claims import people_vocabulary
 from kbgym.claims.reader import (
     EMPTY,
     Answer,
