@@ -25,6 +25,7 @@ API (stable: later versions add, never rename)::
 - :func:`states` ``(note, fact, vocab)``: whether the note states ``fact`` (from either end:
   ``A is a child of B`` states ``B is the father of A``).
 - :func:`same_fact` ``(a, b)`` and :func:`fact_key` ``(fact)``: that equivalence.
+- :func:`fact_index` ``(notes, vocab)``: fact key -> the ids of the notes stating it.
 - :func:`memberships` ``(fact)``: the ``(Key, member)`` pairs a fact places someone in.
 - :func:`find_parts` ``(text)``: part markers alone.
 
@@ -67,6 +68,19 @@ def facts_of(note, vocab: Vocabulary) -> tuple[Fact, ...]:
     note). An edited original that still states its fact still carries it."""
     text = note if isinstance(note, str) else getattr(note, "text", None)
     return read_claims(text, vocab).facts if isinstance(text, str) else ()
+
+
+def fact_index(notes, vocab: Vocabulary) -> dict[tuple[str, str, str], list[str]]:
+    """:func:`fact_key` -> the ids of the notes stating that fact, in the order given:
+    ``notes`` is any iterable of objects with ``id`` and ``text`` (a library's notes), so an
+    edited original, a prose page or an index listing members counts as stating it."""
+    out: dict[tuple[str, str, str], list[str]] = {}
+    for note in notes:
+        for f in facts_of(note, vocab):
+            ids = out.setdefault(fact_key(f), [])
+            if not ids or ids[-1] != note.id:
+                ids.append(note.id)
+    return out
 
 
 _SYMMETRIC = frozenset({"friend_of", "married"})
@@ -131,5 +145,5 @@ def vocabulary_of(universe) -> Vocabulary | None:
 
 
 __all__ = ["Answer", "Claims", "EMPTY", "Fact", "Key", "MemberList", "Part", "VALUE_KINDS",
-           "Vocabulary", "fact_key", "facts_of", "find_parts", "memberships",
+           "Vocabulary", "fact_index", "fact_key", "facts_of", "find_parts", "memberships",
            "people_vocabulary", "read_claims", "same_fact", "states", "vocabulary_of"]

@@ -172,6 +172,23 @@ def test_an_edited_original_still_states_its_fact(u):
     assert not states(f"{f.subj} is the {word} of {f.obj}.", f, vocab)
 
 
+def test_fact_index_over_a_library(u):
+    """Every live note stating a fact is indexed under it: an edited original that still
+    states its fact, and an authored page listing it, beside the original."""
+    from kbgym.claims import fact_index
+    from kbgym.library.graph import Library
+
+    vocab = people_vocabulary(u)
+    lib = Library.from_universe(u)
+    n = next(x for x in u.nodes if x.fact.kind == "friend_of")
+    f = parse_fact(n.text)
+    lib.edit(n.id, f"{n.text} See also: {f.subj}'s children.")
+    page = lib.add(f"## Friends of {f.obj}\n- [[{f.subj}]]").id
+    index = fact_index(lib, vocab)
+    assert index[fact_key(f)][:1] == [n.id] and page in index[fact_key(f)]
+    assert sum(map(len, index.values())) >= len(u.nodes)
+
+
 def test_memberships_from_either_end():
     assert memberships(Fact("child_of", NK, FA)) == ((Key("children", FA), NK),
                                                      (Key("parents", NK), FA))
