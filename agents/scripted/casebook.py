@@ -743,6 +743,51 @@ class WikiCurator(SearchReader):
         return {"action": "done"}
 
 
+class VerifyingGraphReader(GraphReader):
+    """The graph reader that checks its evidence before answering: for each claim its answer
+    rests on, ``expand(claim, ["cites"])`` shows the cited paragraphs as they are now; a
+    paragraph whose text no longer has the hash the claim recorded makes the claim stale, and
+    the reader drops it and answers from the paragraphs themselves (staleness found at read
+    time, without a model call). One step per claim checked."""
+
+    name = "casebook-graph-reader-verify"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.verified: set[str] = set()
+        self.stale: set[str] = set()
+        self.checking: str | None = None
+        self.steps_left = 1
+
+    def act(self, observation: dict, info: dict | None = None) -> dict:
+        self.steps_left = observation.get("steps_left", 1)
+        if self.checking is not None:
+            claim, self.checking = self.checking, None
+            x = parse_expand(_last_result(observation))
+            shown = {e.id: e.text for e in x.edges} if x else {}
+            self.verified.add(claim)
+            if any(nid in shown and text_hash(shown[nid]) != h
+                   for nid, h in claim_sources(self.kb.texts.get(claim, ""))):
+                self.stale.add(claim)
+                texts = {**self.kb.texts, **shown}
+                self.kb = Knowledge()
+                for nid, text in sorted(texts.items(), key=lambda kv: int(kv[0][1:])):
+                    if nid not in self.stale:
+                        self.kb.absorb(nid, text)
+        return super().act(observation, info)
+
+    def _final(self, ans: Answer | None) -> dict:
+        if ans is not None and self.steps_left > 1:
+            cited = set(ans.cites)
+            for nid, text in sorted(self.kb.texts.items(), key=lambda kv: int(kv[0][1:])):
+                if not text.startswith(WIKI_WORD + " claim") or nid in self.verified:
+                    continue
+                if cited & {s for s, _ in claim_sources(text)}:
+                    self.checking = nid
+                    return {"action": "expand", "node": nid, "edges": ["cites"]}
+        return super()._final(ans)
+
+
 # ---------------------------------------------------------------------------------------------
 # The wiki compiler (unsupervised: the documents alone)
 

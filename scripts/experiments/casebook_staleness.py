@@ -10,7 +10,10 @@ repaired (recompiled from the current paragraphs, their pages rewritten, equal t
 recompile's page); claims wrongly kept (not flagged, yet absent from a full recompile of
 version 2); pages changed by the drift none of whose claims was flagged (a new endorsement
 amends their provision: no hash a claim carries can show a document that did not exist); and the wiki reader's connected accuracy on version 2's questions with the stale wiki,
-the hash-repaired wiki, and a full recompile.
+the hash-repaired wiki, and a full recompile; and, on the stale wiki with its evidence graph,
+the graph reader against the verifying graph reader, which expands the cites edges of the
+claims its answer rests on and drops a claim whose paragraphs' hashes changed (staleness found
+at read time).
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ import argparse
 import re
 from collections import defaultdict
 
+from kbgym.env import KBGymConfig
 from kbgym.library import Library
 from kbgym.runs.exam import Examiner
 from kbgym.worlds.casebook import CasebookConfig, generate
 from kbgym.worlds.casebook.drift import drift
 from kbgym.worlds.casebook.questions import CONNECTED
 from kbgym_agents.scripted.casebook import (
+    GraphReader,
+    VerifyingGraphReader,
     WikiReader,
     build_wiki,
     compile_pages,
@@ -39,13 +45,14 @@ def bare(text: str) -> str:
     return _SOURCES.sub("", text)
 
 
-def accuracy(u, lib, questions) -> float:
-    ex = Examiner(u, questions, None, library=lib, navigate=False)
+def accuracy(u, lib, questions, reader=WikiReader, cfg=None) -> tuple[float, float]:
+    """(mean F1, mean steps) of ``reader`` on ``questions``."""
+    ex = Examiner(u, questions, cfg, library=lib, navigate=False)
     try:
-        f1 = [ex.run(WikiReader(), q.qid)[0]["f1"] for q in questions]
+        runs = [ex.run(reader(), q.qid)[0] for q in questions]
     finally:
         ex.close()
-    return sum(f1) / len(f1)
+    return (sum(r["f1"] for r in runs) / len(runs), sum(r["steps"] for r in runs) / len(runs))
 
 
 def run(seed: int, changes: int, n_questions: int) -> dict:
@@ -77,7 +84,14 @@ def run(seed: int, changes: int, n_questions: int) -> dict:
     for name, pages in (("stale", pages1), ("hash-repaired", pages_fixed), ("recompiled", pages2)):
         lib_x = Library.from_universe(u2)
         build_wiki(lib_x, pages, typed=False)
-        libs[name] = accuracy(u2, lib_x, qs)
+        libs[name] = accuracy(u2, lib_x, qs)[0]
+    # the stale wiki with its evidence graph: the graph reader, and the one that checks the
+    # hashes of the paragraphs its claims' cites edges reach before answering
+    lib_g = Library.from_universe(u2, typed_links=True)
+    build_wiki(lib_g, pages1, typed=True)
+    ev = KBGymConfig(toolset="evidence", typed_links=True)
+    graph = {name: accuracy(u2, lib_g, qs, reader, ev)
+             for name, reader in (("graph", GraphReader), ("graph verify", VerifyingGraphReader))}
     changed = {p.key for p in pages1 if {bare(c.text) for c in p.claims}
                != says2.get(p.key, set())}
     pages_changed = len(changed)
@@ -87,7 +101,9 @@ def run(seed: int, changes: int, n_questions: int) -> dict:
             "pages_missed": pages_missed,
             "edited_paragraphs": len(u2.meta["casebook_drift"]["edited_paragraphs"]),
             "new_documents": len(u2.meta["casebook_drift"]["new_documents"]),
-            "questions": len(qs), **{f"acc {k}": v for k, v in libs.items()}}
+            "questions": len(qs), **{f"acc {k}": v for k, v in libs.items()},
+            **{f"acc stale {k}": v[0] for k, v in graph.items()},
+            **{f"steps stale {k}": v[1] for k, v in graph.items()}}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -106,7 +122,10 @@ def main(argv: list[str] | None = None) -> dict:
               f"{r['repaired']}, wrongly kept {r['wrongly_kept']}; pages changed "
               f"{r['pages_changed']}, of which no claim flagged {r['pages_missed']}; wiki reader on {r['questions']} connected questions: stale "
               f"{r['acc stale']:.3f}, hash-repaired {r['acc hash-repaired']:.3f}, recompiled "
-              f"{r['acc recompiled']:.3f}")
+              f"{r['acc recompiled']:.3f}; on the stale wiki with its graph: graph reader "
+              f"{r['acc stale graph']:.3f} ({r['steps stale graph']:.1f} steps), verifying "
+              f"graph reader {r['acc stale graph verify']:.3f} "
+              f"({r['steps stale graph verify']:.1f} steps)")
     return dict(out)
 
 
