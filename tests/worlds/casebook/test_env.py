@@ -52,3 +52,16 @@ def test_a_repeat_citing_nothing_is_undefined_not_one(casebook):
     value, defined, undefined = stated_consistency(rows)
     assert value == 0.5 and defined == 1 and undefined == 1
     assert stated_consistency([{"qid": "c"}, {"qid": "c"}]) == (None, 0, 1)
+
+
+def test_the_answer_tool_offers_cites_to_model_readers():
+    from kbgym.env.actions import parse_action, tool_schemas
+
+    answer = next(t for t in tool_schemas(["answer"]) if t["function"]["name"] == "answer")
+    props = answer["function"]["parameters"]["properties"]
+    assert props["cites"] == {"items": {"type": "string"}, "type": "array"}
+    assert answer["function"]["parameters"]["required"] == ["text"]
+    act = parse_action({"name": "answer", "arguments": '{"text": "x", "cites": [" s0001 "]}'})
+    assert act.cites == ["s0001"]
+    bad = parse_action({"action": "answer", "text": "x", "cites": "s0001"})
+    assert not bad.valid and "cites" in bad.error
