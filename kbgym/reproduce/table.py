@@ -9,11 +9,11 @@ questions, and a verdict:
 - ``differs``: neither. Every row that is not ``within CI`` carries one line of why: the
   reader, the budget, the universe or the curator, naming the figure that shows it;
 - ``undecided``: with fewer than :data:`DECISIVE_SEEDS` seeds (``--quick``: 2, where the
-  t-interval is the mean ± 12.7 standard errors), a KBGym CI that holds the paper's figure
-  but also values where the claim fails — wider than the claim's margin — decides nothing,
-  so the row gets no ``within CI``.
+  t-interval is the mean ± 12.7 standard errors), a row that would be ``within CI`` (by
+  either CI) while KBGym's CI also holds values where the claim fails — a CI wider than the
+  claim's margin — decides nothing, so it gets no ``within CI``.
 
-A ratio of quantities that are never negative (steps saved per point, coverage, links) is
+A ratio of quantities that are never negative (ρ, steps saved per point, coverage, links) is
 never negative: its CI is cut at 0 (:func:`_ratio_stat`).
 """
 
@@ -153,7 +153,7 @@ def _nav_text(s: dict | None, spec=".3f") -> str:
     """ρ_nav of a group_stats entry (its between-seed mean and CI)."""
     if not s or not s.get("rho_nav_mean") or s["rho_nav_mean"].get("mean") is None:
         return "–"
-    v, ci = _stat(s["rho_nav_mean"])
+    v, ci = _ratio_stat(s["rho_nav_mean"])
     return f"{format(v, spec)}{_ci(ci, spec)}"
 
 
@@ -162,8 +162,7 @@ def _row(cid: str, claim: str, *, paper: float | None, paper_text: str, value, c
          why: str, where: str, paper_ci=None, extra: dict | None = None) -> dict:
     ok = value is not None and bool(holds(value, ci))
     v = verdict(paper, paper_ci, value, ci, ok)
-    in_theirs = paper_ci is not None and value is not None and paper_ci[0] <= value <= paper_ci[1]
-    return {"decides": in_theirs or _decides(value, ci, holds),  # popped by _few_seeds
+    return {"decides": _decides(value, ci, holds),  # popped by _few_seeds
             "id": cid, "claim": claim, "paper": paper, "paper_ci": list(paper_ci) if paper_ci
             else None, "paper_text": paper_text, "kbgym": value, "kbgym_ci": ci,
             "kbgym_text": text if text is not None else (_f(value) + _ci(ci)),
@@ -202,7 +201,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
 
     # -- 1. trained questions: fewer steps, higher accuracy ------------------------------------
     e = tr15.get("exact")
-    v, ci = _stat(e and e["rho_mean"])
+    v, ci = _ratio_stat(e and e["rho_mean"])
     out.append(_row(
         "exact_rho", "On trained questions the unchanged reader needs fewer steps (exact ρ; "
         "the abstract's '31 % fewer')", paper=P.RHO["exact"], paper_ci=P.RHO_EXACT_CI,
@@ -249,7 +248,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
     # -- 3. savings only on trained questions -------------------------------------------------
     for g in ("share2", "share1", "share0"):
         e = tr15.get(g)
-        v, ci = _stat(e and e["rho_mean"])
+        v, ci = _ratio_stat(e and e["rho_mean"])
         star = "*" if g == "share0" else ""
         out.append(_row(
             f"{g}_rho", f"Step savings only on trained questions: none on unseen ones "
@@ -319,7 +318,7 @@ def rows(agg: dict, st: Settings) -> list[dict]:
     # -- 6. PhantomWiki ------------------------------------------------------------------------
     for cell in agg["phantomwiki"] or [None]:
         e = ((cell or {}).get("arms", {}).get("trained") or {}).get("exact")
-        v, ci = _stat(e and e["rho_mean"])
+        v, ci = _ratio_stat(e and e["rho_mean"])
         pu = agg.get("pw_universe") or {}
         src = (cell or {}).get("spec", {}).get("universe", {}).get("phantomwiki", "")
         out.append(_row(
@@ -538,8 +537,8 @@ def _few_seeds(row: dict, seeds: int) -> dict:
     if seeds >= DECISIVE_SEEDS or row["verdict"] != "within CI" or decides:
         return row
     return {**row, "verdict": "undecided",
-            "why": (f"{seeds} seed{'s' * (seeds != 1)}: KBGym's CI {_ci(row['kbgym_ci']).strip()} "
-                    f"holds the paper's figure but also values where the claim fails "
+            "why": (f"{seeds} seed{'s' * (seeds != 1)}: KBGym's {row['kbgym_text']} is within CI "
+                    f"of the paper's figure, but its CI also holds values where the claim fails "
                     f"({row['test']}), so it cannot decide; run {DECISIVE_SEEDS} or more seeds "
                     "(the full run has 5)")}
 

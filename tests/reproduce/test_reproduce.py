@@ -200,8 +200,8 @@ def test_readme_quotes_every_claim():
 
 
 def test_two_seeds_give_no_within_ci_wider_than_the_claims_margin(tiny):
-    """TINY has 2 seeds: a row is "within CI" only when the paper's figure lies in the paper's
-    own CI or KBGym's CI passes the claim's test end to end; ratio CIs never go below 0."""
+    """TINY has 2 seeds: a row is "within CI" only when KBGym's CI is narrower than the
+    claim's margin; ratio CIs (ρ included) never go below 0."""
     from kbgym.reproduce.table import NULL_MARGIN
 
     _, rep, _ = tiny
@@ -210,10 +210,11 @@ def test_two_seeds_give_no_within_ci_wider_than_the_claims_margin(tiny):
         if r["id"] in ("per_point_steps", "per_point_f1", "links", "coverage_linear",
                        "coverage_repeats") and ci:
             assert ci[0] >= 0, r["id"]
-        if r["verdict"] == "within CI" and ci and not (
-                r["paper_ci"] and r["paper_ci"][0] <= r["kbgym"] <= r["paper_ci"][1]):
-            if r["test"] in ("ρ CI reaches 1", "ΔF1 CI holds 0"):
-                assert (ci[1] - ci[0]) / 2 <= NULL_MARGIN, r["id"]
+        if r["id"].endswith("rho") and ci:
+            assert ci[0] >= 0, r["id"]
+        if r["verdict"] == "within CI" and ci and r["test"] in ("ρ CI reaches 1",
+                                                                "ΔF1 CI holds 0"):
+            assert (ci[1] - ci[0]) / 2 <= NULL_MARGIN, r["id"]
         if r["verdict"] == "undecided":
             assert "2 seeds" in r["why"] and "cannot decide" in r["why"], r["id"]
 
@@ -230,8 +231,10 @@ def test_the_few_seeds_rule():
     assert _few_seeds(dict(wide), 5)["verdict"] == "within CI"
     narrow = row(0.09, [0.05, 0.13], _above)  # every value in the CI passes: decided
     assert _few_seeds(narrow, 2)["verdict"] == "within CI"
-    theirs = row(0.09, [-0.5, 0.6], _above, paper_ci=(0.05, 0.12))  # in the paper's own CI
-    assert _few_seeds(theirs, 2)["verdict"] == "within CI"
+    theirs = row(0.09, [-0.5, 0.6], _above, paper_ci=(0.05, 0.12))  # in the paper's own CI,
+    assert _few_seeds(theirs, 2)["verdict"] == "undecided"  # but 2 seeds cannot tell
+    assert _few_seeds(row(0.09, [0.01, 0.2], _above, paper_ci=(0.05, 0.12)), 2)["verdict"] \
+        == "within CI"
     null = row(0.0, [-0.2, 0.2], _no_gain, paper=0.0)
     assert _few_seeds(null, 2)["verdict"] == "undecided"
     assert _few_seeds(row(0.0, [-0.01, 0.01], _no_gain, paper=0.0), 2)["verdict"] == "within CI"
