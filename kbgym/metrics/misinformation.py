@@ -426,6 +426,10 @@ def incomplete_sets(library: Library, universe: Universe, truth: Truth | None = 
                                                    and sets.explained(got, live[key]))):
                 partial[key].append(n.id)
     ids = {n.id for n in notes}
+    linked_by: dict[str, set[str]] = defaultdict(set)  # written notes linking each note
+    for n in notes:
+        for t in n.links:
+            linked_by[t].add(n.id)
     out = []
     for node in notes:
         for key in sorted(shown[node.id]):
@@ -438,7 +442,7 @@ def incomplete_sets(library: Library, universe: Universe, truth: Truth | None = 
             # partial notes naming the same set in their text, together
             together = set(got)
             partners = {t for t in node.links if t in ids}
-            partners |= {m for m in ids if node.id in (library.get(m).links or ())}
+            partners |= linked_by.get(node.id, set())
             partners |= set(partial.get(key, ()))
             for m in partners - {node.id}:
                 together |= shown[m].get(key, set())

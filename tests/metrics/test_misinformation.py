@@ -294,6 +294,13 @@ def test_parts_are_judged_together(u):
     lib.link_many(one, fr[:half] + [two])
     lib.link_many(two, fr[half:])
     assert incomplete_sets(lib, u) == []
+    lib = Library.from_universe(u)  # a second part that links back to the first
+    one, two = lib.add(f"Friends of {p.name}.").id, lib.add("The rest.").id
+    lib.link_many(one, fr[:half])
+    lib.link_many(two, fr[half:] + [one])
+    assert incomplete_sets(lib, u) == []
+    lib.unlink(two, one)
+    assert incomplete_sets(lib, u) == [(one, ("friends", p.pid))]
 
 
 def test_a_question_note_is_judged_on_the_sets_it_names(u):
