@@ -9,7 +9,11 @@ KBGym environments built on its first reset and kept until it closes. A reset ch
 
 - ``mode``: ``"train"`` (forward then backward phase; the backward task block shows the gold)
   or ``"probe"`` (an exam episode on a frozen copy of the library: search/read/answer, and no
-  gold is ever sent - the answer's result is ``submitted``, the reward its F1);
+  gold and no score is ever sent - the answer's result is ``submitted``, the reward None, the
+  info without f1/em/status; the score goes to the server's exam book and ``--exam-log``, and
+  a probe set's mean F1 is told once, to the session that answers its last question). A
+  question is examined once per library (the library's state key: an edited library is
+  another one); a second probe episode of it is refused;
 - ``qid`` or ``split``: train episodes only on the splits the server opens to training
   (``--train-splits``, default ``train``), so a client cannot read a test question's gold;
   probe episodes on any split;
@@ -22,8 +26,11 @@ The task API (``/kbgym/splits``, ``/kbgym/tasks``, ``/kbgym/task``, ...) lists q
 (qid, text, split; never golds). The server answers in OpenEnv's *production* mode: HTTP has
 no ``/reset``, ``/step`` or ``/state`` (stateless requests would each build an environment and
 lose it), and building a session costs nothing until its first reset. Frames that are not a
-JSON object (binary frames, arrays, oversized or deeply nested text) are answered with an error
-and the session lives on; a session idle for ``--idle-timeout`` seconds is told so and closed.
+JSON object (binary frames, arrays, oversized or deeply nested text, integers past 4,300
+digits) are answered with an error and the session lives on; a session idle for
+``--idle-timeout`` seconds is told so and closed; a connection that has not sent its request
+head within ``--handshake-timeout`` seconds is closed; a text frame that is not UTF-8 closes
+its connection (1007) with one log line.
 
 :class:`KBGymClient` is the typed client; OpenEnv's ``GenericEnvClient`` works as well::
 
@@ -113,6 +120,72 @@ class ServerPolicy:
     probe_splits: tuple[str, ...] | None = None
     idle_timeout_s: float | None = 300.0
     max_message_chars: int = 1 << 20
+    exam_log: str | None = None  # a JSONL file the probe scores are appended to
+
+
+#: What a probe episode's step info may tell the client: no f1, em, reward or status.
+PROBE_INFO_KEYS = ("mode", "phase", "qid", "steps", "phase_steps", "steps_left", "action",
+                   "action_valid", "action_error", "input", "result", "answered", "edits",
+                   "library_version", "abandoned")
+PROBE_SUMMARY_KEYS = ("qid", "answer", "answered_at", "steps", "cited", "abandoned")
+
+
+def probe_safe_info(info: Mapping[str, Any]) -> dict:
+    """A probe step's info without anything that scores the answer (f1, em, the summary's
+    status): the exam service is not an answer oracle."""
+    out = {k: info[k] for k in PROBE_INFO_KEYS if k in info}
+    summary = info.get("episode_summary")
+    if isinstance(summary, Mapping):
+        out["episode_summary"] = {k: summary[k] for k in PROBE_SUMMARY_KEYS if k in summary}
+    return out
+
+
+class ExamBook:
+    """The server's record of probe episodes: which question was examined on which library
+    (each at most once: a second probe episode of it on the same library is refused), their
+    scores (kept here and appended to the exam log, never sent with the answer), and the
+    aggregate of a whole probe set, told once when its last question is answered."""
+
+    def __init__(self, path: str | None, splits: Mapping[str, Sequence[str]]):
+        self.path, self.splits = path, splits
+        self.claimed: set[tuple[Any, str]] = set()
+        self.scores: dict[tuple[Any, str], tuple[float, float]] = {}
+        self.told: set[tuple[Any, str]] = set()
+        self.lock = threading.Lock()
+
+    def claim(self, library: Any, qid: str) -> bool:
+        """Reserve ``qid`` on ``library`` for one probe episode; False when it was already."""
+        with self.lock:
+            if (library, qid) in self.claimed:
+                return False
+            self.claimed.add((library, qid))
+            return True
+
+    def open_questions(self, library: Any, split: str) -> list[str]:
+        with self.lock:
+            return [q for q in self.splits[split] if (library, q) not in self.claimed]
+
+    def record(self, library: Any, name: str, qid: str, f1: float, em: float
+               ) -> list[dict]:
+        """Keep a score; the aggregates of probe sets this answer completes (each once)."""
+        done = []
+        with self.lock:
+            self.scores[(library, qid)] = (f1, em)
+            if self.path is not None:
+                row = {"library": name, "library_key": repr(library), "qid": qid, "f1": f1,
+                       "em": em}
+                with open(self.path, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(row, sort_keys=True) + "\n")
+            for split, qids in self.splits.items():
+                if qid not in qids or (library, split) in self.told:
+                    continue
+                got = [self.scores.get((library, q)) for q in qids]
+                if all(g is not None for g in got):
+                    self.told.add((library, split))
+                    done.append({"split": split, "library": name, "questions": len(qids),
+                                 "mean_f1": sum(g[0] for g in got) / len(got),
+                                 "mean_em": sum(g[1] for g in got) / len(got)})
+        return done
 
 
 class Shared:
@@ -144,6 +217,8 @@ class Shared:
             lib.freeze()  # sessions fork these; nobody edits them
         self.qids = {qid for qids in splits.values() for qid in qids}
         self.lock = threading.Lock()  # sessions of one server build envs one at a time
+        self.exams = ExamBook(policy.exam_log, {s: tuple(splits[s])
+                                                for s in self.open_splits("probe")})
 
     def open_splits(self, mode: str) -> list[str]:
         if mode == "train":
@@ -177,8 +252,10 @@ class KBGymServerEnv(Environment):
         self.shared = shared
         self._envs: dict[str, KBGymEnv] = {}
         self._library: Library | None = None  # the library the next train episode edits
+        self._library_name: str = "B1"  # the named library it was forked from
         self._mode: str | None = None
         self._episode_id: str | None = None
+        self._probe_key: Any = None  # the examined library's state key (probe episodes)
 
     # -- episodes ----------------------------------------------------------------------------
     def _env(self, mode: str) -> KBGymEnv:
@@ -191,6 +268,7 @@ class KBGymServerEnv(Environment):
         return env
 
     def _refusal(self, message: str) -> KBGymObservation:
+        self._mode = None  # a refused reset leaves no episode to step: the next step is refused
         return KBGymObservation(text=f"ERROR: {message}", done=True, reward=0.0,
                                 info={"error": message})
 
@@ -220,6 +298,21 @@ class KBGymServerEnv(Environment):
                                  f"{', '.join(sh.libraries)}")
         if library is not None or self._library is None:
             self._library = sh.libraries[library or "B1"].fork()
+            self._library_name = library or "B1"
+        if mode == "probe":  # each question is examined once per library, then never again
+            key = self._library.state_key()
+            if qid is None:
+                left = sh.exams.open_questions(key, split)
+                if not left:
+                    return self._refusal(f"every question of split {split!r} has been "
+                                         "examined on this library")
+                import random
+
+                qid = random.Random(seed).choice(left)
+            if not sh.exams.claim(key, qid):
+                return self._refusal(f"question {qid} has already been examined on this "
+                                     "library; a probe episode is scored once per library")
+            self._probe_key = key
         options: dict[str, Any] = {"library": self._library}
         options.update({"qid": qid} if qid is not None else {"split": split})
         env = self._env(mode)
@@ -231,6 +324,8 @@ class KBGymServerEnv(Environment):
         except ValueError as err:  # e.g. an empty split: answered, not raised
             return self._refusal(str(err))
         self._mode, self._episode_id = mode, episode_id
+        if mode == "probe":
+            info = probe_safe_info(info)
         return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
                                 text=obs["text"], info=info, reward=None, done=False)
 
@@ -241,9 +336,20 @@ class KBGymServerEnv(Environment):
             return self._refusal("call reset() before step()")
         payload = {**action.args, "action": action.action}
         obs, reward, term, trunc, info = env.step(payload)
+        done = bool(term or trunc)
+        if self._mode == "probe":  # the score goes to the server's exam book, not the client
+            summary = info.get("episode_summary")
+            safe = probe_safe_info(info)
+            if done and isinstance(summary, Mapping):
+                sets = self.shared.exams.record(
+                    self._probe_key, self._library_name, str(summary["qid"]),
+                    float(summary.get("f1") or 0.0), float(summary.get("em") or 0.0))
+                if sets:
+                    safe["probe_sets"] = sets
+            return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
+                                    text=obs["text"], info=safe, reward=None, done=done)
         return KBGymObservation(phase=int(obs["phase"]), steps_left=int(obs["steps_left"]),
-                                text=obs["text"], info=info, reward=float(reward),
-                                done=bool(term or trunc))
+                                text=obs["text"], info=info, reward=float(reward), done=done)
 
     @property
     def state(self) -> KBGymState:
@@ -262,6 +368,7 @@ class KBGymServerEnv(Environment):
             env.close()
         self._envs.clear()
         self._library = None
+        self._probe_key = None
 
     # -- the task API (no env is built) ------------------------------------------------------
     def get_metadata(self) -> EnvironmentMetadata:
@@ -336,9 +443,15 @@ class FrameGuard:
         closed = False
 
         async def guarded_send(message):
+            nonlocal closed
             if closed:  # after the guard closed the socket, the loop's last words are dropped
                 return
-            await send(message)
+            try:
+                await send(message)
+            except Exception as err:  # the client went away mid-reply: nothing to tell it
+                if not _is_disconnect(err):
+                    raise
+                closed = True
 
         async def guarded_receive():
             nonlocal closed
@@ -370,8 +483,8 @@ class FrameGuard:
             return f"message too long ({len(text)} characters; at most {self.max_chars})"
         try:
             data = json.loads(text)
-        except ValueError:
-            return None  # OpenEnv answers invalid JSON itself and goes on
+        except ValueError as err:  # not JSON, or an integer past Python's 4,300 digits
+            return f"invalid JSON: {str(err).splitlines()[0][:200]}"
         except RecursionError:
             data = None
         else:
@@ -383,6 +496,13 @@ class FrameGuard:
         if data is None:
             return f"JSON nested too deeply (at most {self.MAX_DEPTH} levels)"
         return None
+
+
+def _is_disconnect(err: BaseException) -> bool:
+    """Whether sending failed because the client is gone (uvicorn's ClientDisconnected, a
+    reset socket), which is the client's doing and no server error."""
+    return isinstance(err, (ConnectionError, OSError)) or type(err).__name__ in (
+        "ClientDisconnected", "WebSocketDisconnect", "WebSocketDisconnected")
 
 
 def _nested_within(data: Any, limit: int) -> bool:
@@ -417,14 +537,77 @@ def make_app(universe: Any = None, config: KBGymConfig | Mapping | None = None,
     return FrameGuard(app, policy.idle_timeout_s, policy.max_message_chars)
 
 
+#: Seconds a connection may take to send its request (or WebSocket handshake) in full; one
+#: that opens and sends nothing, or half a request, is closed then.
+HANDSHAKE_TIMEOUT_S = 10.0
+
+
+def handshake_limited(timeout_s: float = HANDSHAKE_TIMEOUT_S):
+    """uvicorn's h11 protocol with a deadline for the request head: a half-open connection
+    (a TCP connection that never completes its request or upgrade) is closed after
+    ``timeout_s`` instead of being held for ever. Once a request has arrived, uvicorn's own
+    keep-alive timeout, the WebSocket pings and the idle timeout take over."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HandshakeLimited(H11Protocol):
+        def connection_made(self, transport):  # type: ignore[override]
+            super().connection_made(transport)
+            self._kbgym_deadline = self.loop.call_later(timeout_s, self._kbgym_expire)
+
+        def _kbgym_expire(self) -> None:
+            transport = self.transport
+            if transport.is_closing() or transport.get_protocol() is not self:
+                return  # closed, or upgraded to a WebSocket
+            if self.cycle is None:  # no complete request head in time
+                transport.close()
+
+        def connection_lost(self, exc):  # type: ignore[override]
+            self._kbgym_deadline.cancel()
+            super().connection_lost(exc)
+
+    return HandshakeLimited
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, universe: Any = None,
           config: Mapping | None = None, max_sessions: int = 8, *,
-          libraries: Mapping[str, Any] | None = None, policy: ServerPolicy | None = None
-          ) -> None:
+          libraries: Mapping[str, Any] | None = None, policy: ServerPolicy | None = None,
+          handshake_timeout_s: float = HANDSHAKE_TIMEOUT_S) -> None:
     import uvicorn
 
-    uvicorn.run(make_app(universe, config, max_sessions, libraries=libraries, policy=policy),
-                host=host, port=port, log_level="warning")
+    app = make_app(universe, config, max_sessions, libraries=libraries, policy=policy)
+    uvicorn.Server(server_config(app, host, port, handshake_timeout_s)).run()
+
+
+def server_config(app: Any, host: str, port: int,
+                  handshake_timeout_s: float = HANDSHAKE_TIMEOUT_S):
+    """uvicorn's config for ``kbgym serve``: warnings only, the request-head deadline
+    (:func:`handshake_limited`), WebSocket pings every 20 s, and a client's non-UTF-8 frame
+    logged in one line (:class:`OneLineClientErrors`)."""
+    import logging
+
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                            http=handshake_limited(handshake_timeout_s),
+                            ws_ping_interval=20.0, ws_ping_timeout=20.0)
+    logging.getLogger("uvicorn.error").addFilter(OneLineClientErrors())
+    return config
+
+
+class OneLineClientErrors:
+    """A log filter: a client's bad bytes (a text frame that is not UTF-8) are one warning
+    line, not an ERROR with the server's traceback."""
+
+    def filter(self, record) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, UnicodeDecodeError):
+            import logging
+
+            record.exc_info, record.exc_text, record.args = None, None, ()
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg = ("a client sent a text frame that is not UTF-8; its connection was "
+                          "closed (1007)")
+        return True
 
 
 def parse_libraries(items: Sequence[str]) -> dict[str, str]:

@@ -31,6 +31,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--idle-timeout", type=A.float_range(1, 10**6), default=300.0,
                    help="close a session after this many seconds without a message, "
                         "1-1e+06 (default 300)")
+    p.add_argument("--handshake-timeout", type=A.float_range(0.5, 3600), default=10.0,
+                   help="close a connection that has not sent its whole request or "
+                        "WebSocket handshake after this many seconds, 0.5-3600 (default 10)")
+    p.add_argument("--exam-log", metavar="FILE",
+                   help="append each probe episode's score (library, qid, f1, em) to this "
+                        "JSONL file; clients never receive a probe score")
     p.set_defaults(func=cmd_serve)
 
 
@@ -40,14 +46,19 @@ def cmd_serve(args) -> int:
     splits = tuple(s.strip() for s in args.train_splits.split(",") if s.strip())
     if not splits:
         raise CLIError("--train-splits: give at least one split name")
-    policy = ServerPolicy(train_splits=splits, idle_timeout_s=args.idle_timeout)
+    if args.exam_log is not None:
+        from kbgym.runs.outdir import refuse_link
+
+        refuse_link(args.exam_log, "exam log")
+    policy = ServerPolicy(train_splits=splits, idle_timeout_s=args.idle_timeout,
+                          exam_log=args.exam_log)
     app = make_app(args.universe, {"reward": args.reward, "reward_k": args.reward_k},
                    args.max_sessions, libraries=parse_libraries(args.library), policy=policy)
-    announced_server(app, args.host, args.port).run()
+    announced_server(app, args.host, args.port, args.handshake_timeout).run()
     return 0
 
 
-def announced_server(app, host: str, port: int):
+def announced_server(app, host: str, port: int, handshake_timeout_s: float = 10.0):
     """A uvicorn server (warnings only in its log) that prints where it listens once the
     socket is bound: ``kbgym serve: listening on http://127.0.0.1:8000 (...)``. A port already
     taken prints nothing of ours: uvicorn's error and exit status stand."""
@@ -63,4 +74,6 @@ def announced_server(app, host: str, port: int):
                 print(f"kbgym serve: listening on http://{where} (WebSocket /ws; "
                       "Ctrl+C stops it)", flush=True)
 
-    return Announced(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    from kbgym.serve import server_config
+
+    return Announced(server_config(app, host, port, handshake_timeout_s))

@@ -303,3 +303,61 @@ def test_openenv_validate_passes_on_the_package_dir():
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS  static.manifest" in out.stdout and "Verdict: PASS" in out.stdout
+
+
+def test_huge_numbers_bad_utf8_and_half_open_connections(small_universe, tmp_path):
+    """A frame with an integer past 4,300 digits, a float past the double range or a
+    900,000-character string is answered and the session lives; a text frame that is not
+    UTF-8 closes its connection with 1007 and one log line, no traceback; a connection that
+    never completes its request head is closed after the handshake timeout."""
+    import base64
+    import os
+
+    from websockets.asyncio.client import connect
+
+    proc, url = start_server(["--handshake-timeout", "1"], tmp_path, small_universe)
+    qid = small_universe.splits["train"][0]
+    host, port = url.split("//")[1].split(":")
+    try:
+        async def frames():
+            async with connect(url.replace("http://", "ws://") + "/ws", max_size=None) as ws:
+                await ws.send(json.dumps({"type": "reset", "data": {"qid": qid}}))
+                assert json.loads(await ws.recv())["type"] == "observation"
+                search = '{"type": "step", "data": {"action": "search", "args": '
+                for bad, kind in (
+                        (search + '{"query": "x", "page": ' + "9" * 5000 + "}}}", "error"),
+                        ('{"type": "reset", "data": {"seed": ' + "9" * 5000 + "}}", "error"),
+                        (search + '{"query": "x", "page": 1e400}}}', "observation"),
+                        (json.dumps({"type": "step", "data": {"action": "search", "args": {
+                            "query": "x" * 900_000}}}), "observation")):
+                    await ws.send(bad)
+                    assert json.loads(await ws.recv())["type"] == kind
+                await ws.send(json.dumps({"type": "step", "data": {"action": "search",
+                                                                  "args": {"query": "job"}}}))
+                ok = json.loads(await ws.recv())
+                assert ok["type"] == "observation" and ok["data"]["observation"]["phase"] == 1
+
+        asyncio.run(frames())
+        raw = socket.create_connection((host, int(port)))
+        raw.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: "
+                     f"Upgrade\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}"
+                     "\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        assert raw.recv(1000).startswith(b"HTTP/1.1 101")
+        payload, mask = b'{"type": "\xff\xfe"}', os.urandom(4)
+        raw.sendall(bytes([0x81, 0x80 | len(payload)]) + mask
+                    + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        raw.settimeout(5)
+        assert raw.recv(4)[:4] == b"\x88\x02\x03\xef"  # close 1007
+        raw.close()
+        half = [socket.create_connection((host, int(port))) for _ in range(5)]
+        half[0].sendall(b"GET /ws HTTP/1.1\r\nHost: x\r\n")
+        t = time.monotonic()
+        for s in half:
+            s.settimeout(10)
+            assert s.recv(10) == b""  # closed by the server
+        assert time.monotonic() - t < 8
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    log = proc.stdout.read().decode()
+    assert "Traceback" not in log and "not UTF-8" in log
