@@ -26,6 +26,8 @@ def add_parser(subparsers) -> None:
         p.add_argument(f"--{flag}", type=A.SIZE, dest=flag.replace("-", "_"),
                        help=f"{flag} split size (default {default})")
     p.add_argument("--out", default="universe.json", help="output file (default universe.json)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out when it already exists (refused without it)")
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.set_defaults(func=cmd_build)
 
@@ -65,10 +67,17 @@ def universe_config_from_args(args):
 
 
 def cmd_build(args) -> int:
-    from kbgym.cli.common import check_output_file
+    from pathlib import Path
+
+    from kbgym.cli.common import CLIError, check_output_file
+    from kbgym.runs.outdir import refuse_link
     from kbgym.worlds import default_world, world
 
     check_output_file(args.out, config=args.config)
+    refuse_link(args.out, "universe file")
+    if Path(args.out).exists() and not args.overwrite:
+        raise CLIError(f"--out {args.out}: already exists; pass --overwrite to replace it, "
+                       "or choose another file")
     fam = world(args.world) if getattr(args, "world", None) else default_world()
     u = fam.generate(universe_config_from_args(args))
     u.write(args.out)  # a chunk at a time: a 10^6-person file is 2 GB of text

@@ -148,32 +148,23 @@ def check_probe_arms(probe_path: str | Path, specs: Iterable[str], base: str = "
 def check_exam_out(out: str | Path | None, identity: Mapping[str, Any], *,
                    overwrite: bool = False, locked: bool = False) -> None:
     """``kbgym test --out DIR`` must not mix examinations: refuse a directory that already
-    holds one (a test_meta.json, or what kbgym wrote outside a training run directory)
-    unless ``overwrite``; a training run's own folder takes one exam and is never
-    overwritten by one. Reads only (``locked``: the caller holds the folder's lock)."""
+    holds one (a test_meta.json, or what kbgym wrote) unless ``overwrite``, and always a
+    training run's own folder (its trace and logs are the run's; an exam of it goes in a
+    folder of its own), a link or a special file. Reads only (``locked``: the caller holds
+    the folder's lock). ``identity`` is the new exam's (kept for callers' messages)."""
     from kbgym.runs.lock import check_unlocked
-    from kbgym.runs.outdir import check_out
+    from kbgym.runs.outdir import check_folder, check_out
 
     if out is None:
         return
     d = Path(out)
+    check_folder(d)
     if d.exists() and not d.is_dir():
         raise ConfigError(f"--out {out}: exists and is not a directory")
     if not locked:
         check_unlocked(d)
-    if not (d / "meta.json").exists():
-        check_out(d, what="an examination", flags="--overwrite to replace it, or choose an "
-                  "empty folder", overwrite=overwrite, locked=True)
-        return
-    if overwrite:
-        raise ConfigError(f"--overwrite {out}: a training run's folder is never overwritten by "
-                          "an exam; examine into an empty folder")
-    meta = _meta(d) if d.is_dir() else None
-    if meta is not None:
-        was = ", ".join(f"{k}={meta.get(k)!r}" for k in ("library", "questions", "m", "model",
-                                                          "epoch"))
-        now = ", ".join(f"{k}={identity.get(k)!r}" for k in ("library", "questions", "m",
-                                                              "model", "epoch"))
-        raise ConfigError(f"--out {out}: already holds an examination ({was}); this one "
-                          + (f"({now}) " if identity else "") + "needs its own directory")
-
+    if any((d / name).exists() for name in ("meta.json", "train_log.jsonl", "kb_stats.jsonl")):
+        raise ConfigError(f"--out {out}: is a training run's folder; an exam goes in a folder "
+                          f"of its own (e.g. {Path(out) / 'exam'})")
+    check_out(d, what="an examination", flags="--overwrite to replace it, or choose an "
+              "empty folder", overwrite=overwrite, locked=True)

@@ -28,6 +28,26 @@ class RunLockedError(ConfigError):
     """Another process is writing the run directory."""
 
 
+def refuse_link(path: str | Path, what: str = "run folder") -> None:
+    """A one-line error when ``path`` is a symbolic link or a special file (a FIFO, a socket,
+    a device): kbgym neither writes through one nor reads one as a run's file, so a link
+    cannot redirect a write into another run or a read to a file outside the folder."""
+    import stat
+
+    p = Path(path)
+    try:
+        st = p.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise ConfigError(f"{p}: cannot read it ({err.strerror})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ConfigError(f"{p}: is a symbolic link; kbgym does not use a link as a {what} "
+                          "or as a file in one")
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise ConfigError(f"{p}: is a special file, not a {what} or a file of one")
+
+
 def remove_stale_temps(root: Path) -> list[Path]:
     """Delete leftovers of interrupted atomic writes (``.{name}.*.tmp``); returns them."""
     gone = []
@@ -63,11 +83,19 @@ def check_unlocked(root: str | os.PathLike) -> None:
 def run_lock(root: str | os.PathLike) -> Iterator[None]:
     """Hold the run directory's writer lock (creating the directory) for the ``with`` body."""
     root = Path(root)
+    refuse_link(root)
     root.mkdir(parents=True, exist_ok=True)
+    refuse_link(root)  # made a link between the check and mkdir: still refused
     if fcntl is None:  # pragma: no cover
         yield
         return
-    fh = open(root / LOCK_NAME, "a+", encoding="utf-8")
+    refuse_link(root / LOCK_NAME)
+    try:  # never through a link put there since
+        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_APPEND
+                     | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as err:
+        raise ConfigError(f"{root / LOCK_NAME}: cannot open the lock ({err.strerror})") from None
+    fh = open(fd, "a+", encoding="utf-8")
     try:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,10 +70,18 @@ class JsonlLog:
 
     def write(self, row: dict) -> None:
         if self._fh is None:
+            from kbgym.runs.lock import refuse_link
+
+            refuse_link(self.path, "run's log")
             drop_torn_tail(self.path)
             self._head = None
             prev = self.head
-            self._fh = open(self.path, "ab")
+            try:  # O_NOFOLLOW: never appended through a link put there since the check
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                             | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            except OSError as err:
+                raise ConfigError(f"{self.path}: cannot append to it ({err.strerror})") from None
+            self._fh = open(fd, "ab")
         else:
             prev = self.head
         line = canonical({"schema_version": SCHEMA_VERSION, **row, CHAIN: prev}).encode("utf-8")
@@ -156,6 +165,8 @@ def read_lines(path: str | Path) -> list[tuple[int, bytes, dict]]:
     checked and left in the row. A torn last line is dropped; any other line that is not a
     JSON object, or that does not follow the line before it, is a one-line ConfigError."""
     path = Path(path)
+    if path.is_symlink():  # a log is read from its run folder, never from where a link points
+        raise ConfigError(f"{path}: is a symbolic link, expected the run's own JSONL log")
     if not path.exists():
         return []
     if not path.is_file():  # a device or a pipe would be read forever

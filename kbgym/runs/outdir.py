@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kbgym.errors import ConfigError
-from kbgym.runs.lock import LOCK_NAME, check_unlocked
+from kbgym.runs.lock import LOCK_NAME, check_unlocked, refuse_link
 
 #: The names kbgym commands write into run, exam and baseline folders.
 RUN_FILES = (
@@ -36,24 +36,28 @@ RUN_FILES = (
 DEMO_FILES = ("demo.json", "universe.json", "probe.json", "view.html")
 
 
-def refuse_link(path: str | Path, what: str = "run folder") -> None:
-    """A one-line error when ``path`` is a symbolic link or a special file (a FIFO, a socket,
-    a device): kbgym neither writes through one nor reads one as a run's file, so a link
-    cannot redirect a write into another run or a read to a file outside the folder."""
-    import stat
-
-    p = Path(path)
-    try:
-        st = p.lstat()
-    except FileNotFoundError:
+def check_folder(d: str | Path, patterns: Iterable[str] = RUN_FILES, what: str = "run folder"
+                 ) -> None:
+    """Refuse (one line) a run folder that is a link or a special file, and one holding a
+    link or special file under a name kbgym writes or reads (its logs, metas, snapshots, the
+    lock; in its exam sub-folders too): a write through a link would land in another run, a
+    read would take a file from outside the folder. Reads only."""
+    d = Path(d)
+    refuse_link(d, what)
+    if not d.is_dir():
         return
-    except OSError as err:
-        raise ConfigError(f"{p}: cannot read it ({err.strerror})") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise ConfigError(f"{p}: is a symbolic link; kbgym does not use a link as a {what} "
-                          "or as a file in one")
-    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise ConfigError(f"{p}: is a special file, not a {what} or a file of one")
+    patterns = (*tuple(patterns), LOCK_NAME)
+    for p in d.iterdir():
+        if _matches(p, patterns) or (p.is_symlink() and p.is_dir()):  # kbgym's sub-folders
+            refuse_link(p, what)  # (exam/, a demo's run/) are never written through a link
+        elif p.is_dir() and not p.is_symlink():
+            try:
+                inner = list(p.iterdir())
+            except OSError:
+                continue
+            for q in inner:
+                if _matches(q, patterns):
+                    refuse_link(q, what)
 
 
 def _matches(p: Path, patterns: Iterable[str]) -> bool:
@@ -98,6 +102,7 @@ def check_out(out: str | Path, *, what: str, flags: str, overwrite: bool = False
     given as (a flag, or the argument of a Python call). ``locked``: the caller holds the
     folder's lock (else a folder another process writes is refused first)."""
     d = Path(out)
+    check_folder(d, patterns)
     if d.exists() and not d.is_dir():
         raise ConfigError(f"{name} {out}: exists and is not a directory")
     if not locked:

@@ -138,6 +138,8 @@ def check_train_out(out: str | Path, resume: bool, overwrite: bool, locked: bool
     if resume and overwrite:
         raise ConfigError("--resume continues the run in --out and --overwrite replaces it: "
                           "give one of them")
+    if only_temps(out):  # killed before its first meta.json: nothing was recorded yet
+        return
     if not resume:
         check_out(out, what="a run", flags="--resume to continue it or --overwrite to "
                   "replace it", overwrite=overwrite, locked=locked)
@@ -146,6 +148,17 @@ def check_train_out(out: str | Path, resume: bool, overwrite: bool, locked: bool
     if taken and not (Path(out) / "meta.json").is_file():
         raise ConfigError(f"--resume {out}: holds no training run (no meta.json) - "
                           "choose the run's folder, or another --out")
+
+
+def only_temps(out: str | Path) -> list[Path]:
+    """The leftovers of atomic writes cut short (``.meta.json.*.tmp``), when they are all that
+    kbgym wrote in ``out`` (a run killed before its first meta.json): such a folder starts the
+    run afresh, with or without ``--resume``, and the lock removes them."""
+    from kbgym.runs.outdir import written
+
+    taken = written(Path(out))
+    return taken if taken and all(p.is_file() and p.name.startswith(".")
+                                  and p.name.endswith(".tmp") for p in taken) else []
 
 
 def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
@@ -200,7 +213,13 @@ def train(
     check_train_out(out, resume, overwrite)
     if resume:
         check_resume(Path(out), ident[-1], ident[-2])
-    with run_lock(out):
+    temps = only_temps(out)
+    if temps:
+        import sys
+
+        print(f"kbgym: {out}: removing {len(temps)} temp file(s) of a run killed before its "
+              f"first meta.json ({temps[0].name}); starting it afresh", file=sys.stderr)
+    with run_lock(out):  # removes the temp files
         check_train_out(out, resume, overwrite, locked=True)
         if overwrite:
             clear(out)

@@ -45,7 +45,11 @@ def sweep_specs(specs: list[dict], out: str | Path, *, executor: str = "process"
     folder is locked for the whole sweep, as :func:`sweep` locks it."""
     from kbgym.runs.lock import run_lock
 
+    from kbgym.runs.outdir import check_folder
+
     check_options(executor, options or Options())
+    check_folder(out, what="sweep folder")
+    check_folder(Path(out) / "runs", what="sweep folder")
     with run_lock(out):
         check_same_sweep(out, specs)
         write_canonical(Path(out) / "sweep.json", {

@@ -158,6 +158,9 @@ def execute(spec: dict, out: str | Path, *, timeout_s: float | None = None) -> d
     """
     rid = run_id(spec)
     path = run_dir(out, rid)
+    from kbgym.runs.outdir import check_folder
+
+    check_folder(path, what="sweep run folder")  # never rmtree'd or written through a link
     if status(path) == "done":
         return {"id": rid, "status": "skipped"}
     shutil.rmtree(path, ignore_errors=True)

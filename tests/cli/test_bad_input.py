@@ -182,7 +182,7 @@ CASES += [
     *[([cmd, "--run", f"{{w}}/{d}"], "meta.json") for cmd in ("report", "replay", "plot")
       for d in ("meta_empty", "meta_list", "meta_nouni")],
     (["probe", "make", "--run", "{w}/meta_empty", "--out", "{w}/new.json"], "meta.json"),
-    (["test", "--universe", U, "--out", "{w}/meta_list"], "meta.json"),
+    (["test", "--universe", U, "--out", "{w}/meta_list"], "training run's folder"),
     (["replay", "--run", "{w}/trace_nonobj"], "trace.jsonl"),
     (["replay", "--run", "{w}/trace_fields"], "trace.jsonl"),
     (["replay", "--all-epochs", "{w}/trace_fields"], "trace.jsonl"),
@@ -591,7 +591,7 @@ NEW_CASES: list[tuple[list[str], str]] = [
     (["replay", "--run", "{w}/run_norows", "--at", "1"], "0 finished iterations"),
     # exams: their folders, their flags
     (["test", "--universe", U, "--out", "{w}/x_nometa"], "already holds an examination"),
-    (["test", "--universe", U, "--out", RUN, "--overwrite"], "never overwritten"),
+    (["test", "--universe", U, "--out", RUN, "--overwrite"], "training run's folder"),
     (["test", "--universe", U, "--overwrite"], "--overwrite applies with --out"),
     (["test", "--universe", U, "--out", "{w}/u.json"], "not a directory"),
     (["test", "--universe", U, "--split", ""], "give one or more split names"),
@@ -805,6 +805,27 @@ def make_safety(w: Path) -> None:
                                            f"curators: [{curator.replace('{w}', str(w))}]"))
     (w / "g_reader_exec.yaml").write_text(GRID.replace(
         "readers: [scripted-reader]", "readers: [{name: 'builtins:exec', options: {}}]"))
+    # 3. links and special files as run folders and as files in them
+    import os
+
+    (w / "link_run").symlink_to(w / "run", target_is_directory=True)
+    (w / "link_sweep").symlink_to(w / "sweep_done", target_is_directory=True)
+    (w / "link_exam").symlink_to(w / "exam_b1", target_is_directory=True)
+    for name, victim in (("run_linkfile", "trace.jsonl"), ("run_linklog", "train_log.jsonl"),
+                         ("run_linklock", ".kbgym.lock")):
+        shutil.copytree(w / "run", w / name)
+        (w / name / victim).unlink(missing_ok=True)
+        (w / name / victim).symlink_to(w / "run" / victim)
+    shutil.copytree(w / "run", w / "run_fifo")
+    (w / "run_fifo" / "train_log.jsonl").unlink()
+    os.mkfifo(w / "run_fifo" / "train_log.jsonl")
+    (w / "demo_linked_sub").mkdir()
+    (w / "demo_linked_sub" / "demo.json").write_text("{}")
+    (w / "demo_linked_sub" / "run").symlink_to(w / "run", target_is_directory=True)
+
+
+TRAIN_TOY = ["train", "--universe", U, "--agent", "toy_agents:ToyTrainer", "--epochs", "1",
+             "--train-size", "6", "--snapshot-every", "3", "--quiet", "--out"]
 
 
 SAFETY_CASES: list[tuple[list[str], str]] = [
@@ -818,6 +839,32 @@ SAFETY_CASES: list[tuple[list[str], str]] = [
                         ("g_exit.yaml", "builtins:exit"), ("g_eval.yaml", "builtins:eval"),
                         ("g_reader_exec.yaml", "builtins:exec"))
       for extra in (["--dry-run"], ["--executor", "serial", "--quiet"])],
+    # 3. run folders: links and special files, an exam into a run, build over a universe
+    *[([*TRAIN_TOY, f"{{w}}/{d}", *extra], needle)
+      for d, needle in (("link_run", "symbolic link"), ("run_linkfile", "symbolic link"),
+                        ("run_linklog", "symbolic link"), ("run_linklock", "symbolic link"),
+                        ("run_fifo", "special file"))
+      for extra in ([], ["--resume"], ["--overwrite"])],
+    (["test", "--universe", U, "--limit", "1", "--quiet", "--out", "{w}/link_run"],
+     "symbolic link"),
+    (["test", "--universe", U, "--limit", "1", "--quiet", "--out", "{w}/link_exam",
+      "--overwrite"], "symbolic link"),
+    (["test", "--universe", U, "--limit", "1", "--quiet", "--out", "{w}/run"],
+     "training run's folder"),
+    (["test", "--universe", U, "--limit", "1", "--quiet", "--out", "{w}/run", "--overwrite"],
+     "training run's folder"),
+    (["test", "--universe", U, "--limit", "1", "--quiet", "--out", "{w}/run_fifo"],
+     "special file"),
+    (["demo", "--out", "{w}/link_run", "--quiet", "--overwrite"], "symbolic link"),
+    (["demo", "--out", "{w}/demo_linked_sub", "--quiet"], "symbolic link"),
+    (["sweep", "{w}/g_ok.yaml", "--out", "{w}/link_sweep", "--executor", "serial", "--quiet"],
+     "symbolic link"),
+    *[([cmd, "--run", f"{{w}}/{d}", *extra], needle)
+      for d, needle in (("run_linkfile", "symbolic link"), ("run_linklog", "symbolic link"),
+                        ("run_fifo", "train_log.jsonl"))
+      for cmd, extra in (("replay", ["--universe", U]), ("report", ["--universe", U]))],
+    (["build", "--out", "{w}/u.json", "--quiet"], "--overwrite"),
+    (["build", "--out", "{w}/link_run/../u.json", "--quiet"], "--overwrite"),
 ]
 CASES += SAFETY_CASES
 
