@@ -75,3 +75,17 @@ def test_the_site_hooks_generate_the_cli_reference_and_the_home_page():
     assert "usage: kbgym probe table" in ref and "--version" in ref
     home = hooks.readme_as_index()
     assert "](docs/" not in home and "](getting-started.md" in home
+
+
+def test_every_python_block_of_the_tutorials_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for page in sorted((DOCS / "tutorials").glob("*.md")):
+        for i, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text("utf-8"),
+                                             re.S)):
+            monkeypatch.chdir(tmp_path)
+            (tmp_path / f"{page.stem}-{i}").mkdir()
+            monkeypatch.chdir(tmp_path / f"{page.stem}-{i}")
+            exec(compile(block, f"{page.name} block {i + 1}", "exec"), {"__name__": "__doc__"})
+            ran += 1
+    assert ran >= 3
