@@ -609,7 +609,6 @@ class GraphReader(WikiReader):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self.page: str | None = None
         self.phase = "locate"
 
     def _act(self, observation: dict, info: dict | None = None) -> dict:
@@ -640,7 +639,6 @@ class GraphReader(WikiReader):
             if page is not None:
                 self.read.add(page)
                 self.pages[page] = next(h.text for h in hits if h.id == page)
-                self.expanded = page
                 return {"action": "expand", "node": page, "edges": ["cites"]}
         return super()._act(observation, info)
 
@@ -673,7 +671,8 @@ class WikiCurator(SearchReader):
     def _key(self) -> tuple[str, str] | None:
         shape, q = self.q  # type: ignore[misc]
         if shape == "cb_chain":
-            return f"{q['doc']}|{q['item']}", f"{WIKI_WORD} reference: Memo {q['doc']} § {q['item']},"
+            return (f"{q['doc']}|{q['item']}",
+                    f"{WIKI_WORD} reference: Memo {q['doc']} § {q['item']},")
         if "form" in q and q.get("concept"):
             return (f"{q['form']}|{q['concept']}",
                     f"{WIKI_WORD} page: the {concept_name(q['concept'])} of form {q['form']},")
@@ -713,8 +712,8 @@ class WikiCurator(SearchReader):
         if not verified:
             self.stats["unverified"] += 1
             return {"action": "done"}
-        paragraphs = [(n, t) for n, t in sorted(self.kb.texts.items(), key=lambda kv: int(kv[0][1:]))
-                      if not t.startswith(WIKI_WORD)]
+        shown = sorted(self.kb.texts.items(), key=lambda kv: int(kv[0][1:]))
+        paragraphs = [(n, t) for n, t in shown if not t.startswith(WIKI_WORD)]
         pages = compile_pages(paragraphs, keys={self._key()[0]})
         if not pages or len(pages[0].claims) + 3 > left:
             self.stats["unverified"] += 1

@@ -26,13 +26,13 @@ reader's tie-breaks (``reset(seed=)``). Arms:
 Accuracy is the mean SQuAD F1 against the ledger's golds (exact for values, dates and
 documents; partial credit on sets); the *checklist* grade is the blog's: the F1 counts only when
 the stated citations include a paragraph of the fact that decides the gold and no paragraph of
-a memo or FAQ misstating the question's provision (:class:`Checklist`). Consistency is the mean pairwise Jaccard of the paragraph
-ids each repeat's answer *stated* (undefined, and left out, when a repeat cites nothing; the
-share left out is printed). Cost: steps per question, steps per correct answer, and tokens per
+a memo or FAQ misstating the question's provision (:class:`Checklist`). Consistency is the
+mean pairwise Jaccard of the paragraph ids each repeat's answer *stated* (undefined, and left
+out, when a repeat cites nothing; the share left out is printed). Cost: steps per question, steps per correct answer, and tokens per
 correct answer counted as the characters of the results the reader was shown / 4 (scripted
 readers call no model; this is what a model reading the same results would be sent).
-Also printed: the commonest gold per template and concept, as a guess (in the same world, and
-learned on the other seeds).
+Also printed: the commonest gold per template and concept as a guess, over connected
+questions (learned from the world's other questions, and learned on the other seeds).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ BLOG = {
     "wiki": {"lookup": 0.83, "connected": 0.52, "J lookup": 0.74, "J connected": 0.25,
              "cost lookup": 0.021, "cost connected": 0.19},
     "wiki+graph": {"lookup": None, "connected": round(0.52 * 1.27, 2), "J lookup": None,
-                   "J connected": 0.50, "cost lookup": None, "cost connected": round(0.19 * 0.42, 2)},
+                   "J connected": 0.50, "cost lookup": None,
+                   "cost connected": round(0.19 * 0.42, 2)},
 }
 ARMS = ("first page", "search", "wiki", "wiki+graph", "supervised", "supervised+graph")
 TIERS = ("lookup", "connected")

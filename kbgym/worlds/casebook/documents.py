@@ -25,7 +25,8 @@ from kbgym.types import Fact as NodeFact
 from kbgym.types import Node
 from kbgym.worlds.casebook import grammar as G
 from kbgym.worlds.casebook.ledger import Doc, Fact, Ledger
-from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES, SECTIONS
+from kbgym.worlds.casebook.vocab import (CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES,
+                                         SECTIONS)
 
 #: The share of amendments and state replacements whose sentence leaves the form to the
 #: document's header (``… of the Coverage Form …``): finding what amends a form then takes

@@ -449,15 +449,9 @@ def parse_question(text: str) -> tuple[str, dict] | None:
     return None
 
 
-def concept_names(concept_id: str) -> tuple[str, ...]:
-    from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
-
-    return CONCEPT_BY_ID[concept_id].names
-
-
 __all__ = [
-    "FORMS", "FORMS_OF", "Form", "QUESTIONS", "Statement", "parse_question", "render_question", "date_forms", "doc_ref", "form_label",
+    "FORMS", "FORMS_OF", "Form", "QUESTIONS", "Statement", "date_forms", "doc_ref", "form_label",
     "form_ref", "form_title", "format_date", "format_value", "locator", "parse_date",
-    "parse_locator", "parse_paragraph", "parse_sentences", "parse_value", "render",
-    "value_forms", "words",
+    "parse_locator", "parse_paragraph", "parse_question", "parse_sentences", "parse_value",
+    "render", "render_question", "value_forms", "words",
 ]

@@ -22,7 +22,8 @@ from kbgym.worlds.casebook.config import CasebookConfig
 from kbgym.worlds.casebook.grammar import form_label, form_title
 from kbgym.worlds.casebook.records import Doc, Fact, Ledger
 from kbgym.worlds.casebook.rules import Rules
-from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, LINES, STATE_CODE, STATES
+from kbgym.worlds.casebook.vocab import (CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, LINES, STATE_CODE,
+                                         STATES)
 
 #: The last date any document takes effect, and the dates questions ask "as of".
 LAST_DATE = "2026-06-30"

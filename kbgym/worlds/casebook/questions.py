@@ -110,7 +110,8 @@ class Pools:
         for f in self.ledger.by_kind["sets"]:
             d = self.ledger.doc[f.doc]
             name = CONCEPT_BY_ID[f.concept].name
-            yield Instance("cb_form_value", render_question("cb_form_value", concept=name, section=f.at, form=d.key),
+            text = render_question("cb_form_value", concept=name, section=f.at, form=d.key)
+            yield Instance("cb_form_value", text,
                            _val(f.concept, f.value), (f.id,),
                            (provision_key(f.target, f.concept),), f.concept)
 
@@ -125,7 +126,8 @@ class Pools:
     def cb_bound(self):
         for f in self.ledger.by_kind["bound"]:
             c = CONCEPT_BY_ID[f.concept]
-            yield Instance("cb_bound", render_question("cb_bound", bound=c.bound, concept=c.name, doc=f.doc),
+            text = render_question("cb_bound", bound=c.bound, concept=c.name, doc=f.doc)
+            yield Instance("cb_bound", text,
                            _val(f.concept, f.value), (f.id,), (f"document:{f.doc}",), f.concept)
 
     def cb_date(self):
@@ -133,7 +135,8 @@ class Pools:
             d = self.ledger.doc[f.doc]
             if d.kind not in ("endorsement", "state_form", "bulletin"):
                 continue
-            yield Instance("cb_date", render_question("cb_date", refkind=KIND_WORD[d.kind], doc=d.key),
+            text = render_question("cb_date", refkind=KIND_WORD[d.kind], doc=d.key)
+            yield Instance("cb_date", text,
                            date_forms(d.date), (f.id,), (f"document:{d.key}",), None)
 
     # -- connected -------------------------------------------------------------------------

@@ -82,7 +82,8 @@ class Rules:
         if not live:
             return None, False
         live.sort(key=lambda f: (self.ledger.doc[f.doc].date, f.doc))
-        tie = len(live) > 1 and self.ledger.doc[live[-1].doc].date == self.ledger.doc[live[-2].doc].date
+        dates = [self.ledger.doc[f.doc].date for f in live[-2:]]
+        tie = len(dates) == 2 and dates[0] == dates[1]
         return live[-1], tie
 
     def effective(self, form: str, concept: str, state: str | None, date: str) -> Resolution:
