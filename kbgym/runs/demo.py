@@ -110,7 +110,9 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
     timings["probe"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    curve = training_curve(u, run, reader, probe, every=curve_every, env_config=exam_cfg)
+    # (neither the plots nor the view show the curve's navigator figures: not computed)
+    curve = training_curve(u, run, reader, probe, every=curve_every, env_config=exam_cfg,
+                           navigate=False)
     write_canonical(run / "curve.json", curve)
     timings["curve"] = time.perf_counter() - t
 

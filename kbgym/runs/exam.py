@@ -3,8 +3,9 @@ library within M steps. Each question is one probe-mode episode."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,14 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
     return out
 
 
+#: The ideal navigator's figures, per (universe, library state, search backend, budget and
+#: paging, question): a library state examined again (concurrent examiners, repeats, the same
+#: state in a probe and a curve) reuses them instead of navigating again. Least recently used
+#: entries go first beyond NAV_CACHE_SIZE.
+NAV_CACHE_SIZE = 20_000
+_NAV_CACHE: OrderedDict[tuple, tuple[int | None, float | None]] = OrderedDict()
+
+
 class Examiner:
     """The one way KBGym examines (SPEC §9.3): a fixed reader answers questions on a frozen
     library, one probe-mode episode each, and each episode becomes one test_log row built in
@@ -139,9 +148,27 @@ class Examiner:
         """The test_log row of one examined question (with the navigator's figures)."""
         summary = dict(summary, evidence=evidence_set(trace, self.env.library), repeat=repeat)
         if self.navigate:
-            nav = self.navigator.run(q)
-            summary.update(nav_steps=nav.steps, nav_f1=nav.f1)
+            steps, f1 = self.nav_figures(q)
+            summary.update(nav_steps=steps, nav_f1=f1)
         return test_row(label, split, q, summary)
+
+    def nav_figures(self, q: Question) -> tuple[int | None, float | None]:
+        """The ideal navigator's (steps, F1) for ``q`` on the examined library, from the
+        cache when this library state was navigated before (see :data:`NAV_CACHE_SIZE`)."""
+        lib, cfg = self.env.library, self.env.config
+        key = (self.env.universe.hash, lib.state_key(), type(lib.search_backend).__name__,
+               cfg.m, cfg.page_size, cfg.max_page, q.text, q.support, q.keys,
+               q.support_status)
+        hit = _NAV_CACHE.get(key)
+        if hit is None:
+            nav = self.navigator.run(q)
+            hit = _NAV_CACHE[key] = (nav.steps, nav.f1)
+            if len(_NAV_CACHE) > NAV_CACHE_SIZE:
+                _NAV_CACHE.popitem(last=False)
+        else:
+            with suppress(KeyError):  # (dropped meanwhile by a concurrent examiner)
+                _NAV_CACHE.move_to_end(key)
+        return hit
 
     @contextmanager
     def viewing(self, library: Library) -> Iterator[Library]:

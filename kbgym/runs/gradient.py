@@ -31,8 +31,8 @@ def probe_hash(probe: Mapping) -> str:
 
 def examine_probe(universe: Universe, library: Library, reader: AgentLike, probe: Mapping,
                   env_config: KBGymConfig | None = None, label=None, out=None, *,
-                  reader_name: str | None = None, library_name: str | None = None
-                  ) -> list[dict]:
+                  reader_name: str | None = None, library_name: str | None = None,
+                  navigate: bool = True) -> list[dict]:
     """Examine ``library`` on the probe's groups. With ``out``, the exam folder gets its
     test_log, trace and test_meta.json: the reader (``reader_name``, the plugin name, or the
     reader's model), the budget and the probe's hash, which ``probe table`` compares."""
@@ -42,7 +42,7 @@ def examine_probe(universe: Universe, library: Library, reader: AgentLike, probe
     names = [g for g in GROUPS if g in splits]
     names += [g for g in splits if g not in names]  # a PW or corpus probe's own groups
     rows = examine(universe, library, reader, env_config, split=names, questions=qs,
-                   splits=splits, label=label, out=out)
+                   splits=splits, label=label, out=out, navigate=navigate)
     if out is not None:
         cfg = env_config or KBGymConfig()
         model = (getattr(reader, "meta", None) or {}).get("model") or reader_name \
@@ -72,10 +72,11 @@ def group_means(rows: list[dict]) -> dict[str, dict]:
 
 def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, probe: Mapping,
                    every: int = 20, env_config: KBGymConfig | None = None,
-                   progress: Callable[[int], None] | None = None) -> dict:
+                   progress: Callable[[int], None] | None = None, navigate: bool = True) -> dict:
     """Replay to iterations 0, every, 2·every, … (and the last) and examine each state: per
     group the mean steps and F1 at each point, and the ideal navigator's (``nav_steps``,
-    ``nav_f1``)."""
+    ``nav_f1``) unless ``navigate`` is False (for a curve whose reader shows no navigator
+    figure: the navigator is most of an exam's cost)."""
     run_dir = Path(run_dir)
     trace = read_jsonl(run_dir / "trace.jsonl")
     last = len(read_jsonl(run_dir / "train_log.jsonl"))
@@ -89,7 +90,8 @@ def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, p
         while pos < len(train_rows) and train_rows[pos]["iteration"] <= it:
             replay_rows(lib, [train_rows[pos]])
             pos += 1
-        means = group_means(examine_probe(universe, lib, reader, probe, env_config, label=it))
+        means = group_means(examine_probe(universe, lib, reader, probe, env_config, label=it,
+                                          navigate=navigate))
         for g, m in means.items():
             slot = curve["groups"].setdefault(g, {"mean_steps": [], "f1": [], "n": m["n"]})
             for key in ("mean_steps", "f1", "nav_steps", "nav_f1"):

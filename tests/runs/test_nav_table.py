@@ -157,3 +157,53 @@ def test_every_exam_row_carries_the_navigator_of_the_examined_library():
     bare = examine(u, lib, reader, split="test_in", navigate=False)
     assert all("nav_steps" not in r for r in bare)
     assert [{k: v for k, v in r.items() if not k.startswith("nav_")} for r in rows] == bare
+
+
+def test_navigator_figures_are_cached_per_library_state(monkeypatch):
+    """A library state examined again (another examiner, the same state) takes the navigator's
+    figures from the cache, without navigating; an edited library is a new state, navigated
+    afresh, and its figures are those of a fresh navigator on it."""
+    from kbgym.library.graph import Library
+    from kbgym.metrics.navigator import Navigator
+    from kbgym.runs import exam as E
+    from kbgym.worlds.people import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=5, n_people=24, n_cities=4, sizes=(20, 15, 10),
+                                eval_sizes=(4, 4)))
+    qs = [q for q in u.split("test_in") if q.support]
+    lib = Library.from_universe(u)
+    E._NAV_CACHE.clear()
+    first = E.Examiner(u, qs, library=lib)
+    want = [first.nav_figures(q) for q in qs]
+    calls = []
+    real = Navigator.run
+    monkeypatch.setattr(Navigator, "run", lambda self, q: calls.append(q) or real(self, q))
+    again = E.Examiner(u, qs, library=lib)
+    assert [again.nav_figures(q) for q in qs] == want and not calls
+    lib.delete(qs[0].support[0])  # a new state: navigated again
+    third = E.Examiner(u, qs, library=lib)
+    got = third.nav_figures(qs[0])
+    assert len(calls) == 1 and got == (lambda r: (r.steps, r.f1))(third.navigator.run(qs[0]))
+    assert got[1] == 0.0 and want[0][1] == 1.0
+
+
+def test_a_curve_without_the_navigator_leaves_its_figures_out(tmp_path):
+    """training_curve(navigate=False) (the demo's: nothing it shows reads them) gives the same
+    curve as with the navigator, less nav_steps / nav_f1."""
+    from kbgym.runs.demo import run_demo
+
+    res = run_demo(tmp_path / "d", n_people=40, train_size=6, per_group=4, curve_every=3,
+                   plots=False, say=lambda *a: None)
+    import json
+
+    curve = json.loads((tmp_path / "d" / "train" / "curve.json").read_text())
+    assert curve["groups"] and all("nav_steps" not in g for g in curve["groups"].values())
+    from kbgym.plugins import make_agent
+    from kbgym.runs.gradient import training_curve
+
+    probe = json.loads((tmp_path / "d" / "probe.json").read_text())
+    full = training_curve(res["universe"], tmp_path / "d" / "train", make_agent("scripted-reader"),
+                          probe, every=3)
+    assert all("nav_steps" in g for g in full["groups"].values())
+    for name, g in full["groups"].items():
+        assert {k: v for k, v in g.items() if not k.startswith("nav_")} == curve["groups"][name]

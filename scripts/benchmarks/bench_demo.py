@@ -1,0 +1,112 @@
+"""``kbgym demo`` as a whole process, and the exam with and without the ideal navigator
+(issue 39, "kbgym demo": <= 10 s CPU and <= 120 MB with the view; the exam with the navigator
+<= 1.3x the exam without).
+
+    python scripts/benchmarks/bench_demo.py [--rounds 3] [--baseline COMMIT] [--skip-exam]
+
+- ``demo``: ``python -m kbgym.cli demo --out TMP --no-plots`` (the view included) in a fresh
+  process, its CPU time (user + sys, from the child's rusage) and peak RSS; with
+  ``--baseline`` the same command from a temporary checkout of COMMIT, interleaved (A B A B).
+- ``exam``: the demo's trained library (from the last demo run) examined on its probe by the
+  scripted reader, ``navigate=True`` against ``navigate=False`` (navigator cache cleared
+  first), CPU time, interleaved; the ratio of medians.
+
+Medians over ``--rounds``; the load average is printed beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import ROOT, checkout, child  # noqa: E402
+
+
+def run_demo(root: Path, out: Path) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "kbgym.cli", "demo", "--out", str(out), "--no-plots",
+                    "--quiet", "--overwrite"], check=True, env=env, cwd=str(root),
+                   capture_output=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu_s": cpu, "wall_s": wall, "rss_mb": after.ru_maxrss / 1024}
+
+
+EXAM = r"""
+import json, sys, time
+from pathlib import Path
+from kbgym.library.snapshot import load_snapshot
+from kbgym.plugins import make_agent
+from kbgym.runs import exam as E
+from kbgym.runs.gradient import examine_probe
+from kbgym.env.env import load_universe
+out = Path(sys.argv[1])
+u = load_universe(str(out / "universe.json"))[0]
+probe = json.loads((out / "probe.json").read_text())
+lib, _ = load_snapshot(out / "train" / "kb_epoch_2.json")
+res = {}
+for nav in (False, True, False, True):
+    E._NAV_CACHE.clear()
+    c = time.process_time()
+    examine_probe(u, lib, make_agent("scripted-reader"), probe, navigate=nav)
+    res.setdefault(str(nav), []).append(time.process_time() - c)
+print(json.dumps(res))
+"""
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--baseline", help="a commit to run interleaved against this checkout")
+    ap.add_argument("--skip-exam", action="store_true")
+    a = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="kbgym-demo-bench-"))
+    res: dict[str, list[dict]] = {"this checkout": []}
+    with checkout(a.baseline) if a.baseline else _nothing() as base:
+        if base is not None:
+            res[f"baseline {a.baseline}"] = []
+        for _ in range(a.rounds):
+            res["this checkout"].append(run_demo(ROOT, tmp / "demo"))
+            if base is not None:
+                res[f"baseline {a.baseline}"].append(run_demo(base, tmp / "demo-base"))
+    load = os.getloadavg()
+    print(f"kbgym demo (people world, defaults, view included, --no-plots); medians of "
+          f"{a.rounds}; load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
+    print("| run | CPU s | wall s | peak RSS MB | goal |")
+    print("|---|---|---|---|---|")
+    for name, rs in res.items():
+        cpu = statistics.median(r["cpu_s"] for r in rs)
+        rss = statistics.median(r["rss_mb"] for r in rs)
+        print(f"| {name} | {cpu:.1f} | {statistics.median(r['wall_s'] for r in rs):.1f} | "
+              f"{rss:.0f} | <= 10 s CPU, <= 120 MB: "
+              f"{'met' if cpu <= 10 and rss <= 120 else 'not met'} |")
+    if not a.skip_exam:
+        ex = child(EXAM, str(tmp / "demo"))
+        on, off = statistics.median(ex["True"]), statistics.median(ex["False"])
+        print(f"exam of the trained library on the probe: {off:.2f} s CPU without the "
+              f"navigator, {on:.2f} s with it (cache cleared): x{on / off:.2f} (goal <= 1.3); "
+              f"load {os.getloadavg()[0]:.2f}")
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+if __name__ == "__main__":
+    main()
