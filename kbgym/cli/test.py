@@ -154,9 +154,14 @@ def exam_lock(out, exam_id, overwrite: bool = False):
 def _consistency_cell(args, rows, split) -> str:
     if args.repeats < 2:
         return ""
-    from kbgym.metrics.consistency import consistency
+    from kbgym.metrics.consistency import consistency, stated_consistency
 
-    return f"  jaccard={fmt(consistency(r for r in rows if r['split'] == split))}"
+    mine = [r for r in rows if r["split"] == split]
+    cell = f"  jaccard={fmt(consistency(mine))}"
+    if any(r.get("cited") for r in mine):  # the reader states citations (answer cites)
+        j, defined, undefined = stated_consistency(mine)
+        cell += f"  cited_jaccard={fmt(j)} (undefined {undefined}/{defined + undefined})"
+    return cell
 
 
 def _test_run_id(args, universe, library) -> str:

@@ -14,7 +14,7 @@ from kbgym.env.env import KBGymEnv
 from kbgym.errors import ConfigError
 from kbgym.files import read_json
 from kbgym.library.graph import Library
-from kbgym.metrics.consistency import consistency, evidence_set
+from kbgym.metrics.consistency import consistency, evidence_set, stated_consistency
 from kbgym.metrics.navigator import Navigator
 from kbgym.runs.episode import AgentLike, arun_episode, run_episode
 from kbgym.runs.logs import RunDir, write_json
@@ -268,5 +268,9 @@ def write_test_meta(out: str | Path, *, library: str, questions: str | None, spl
         meta.update(repeats=repeats, seed=seed,
                     consistency={name: consistency(r for r in rows if r["split"] == name)
                                  for name in splits})
+        if any(r.get("cited") for r in rows):  # stated citations: undefined, not 1, when empty
+            meta["cited_consistency"] = {
+                name: dict(zip(("jaccard", "defined", "undefined"), stated_consistency(
+                    [r for r in rows if r["split"] == name]))) for name in splits}
     write_json(Path(out) / "test_meta.json", meta)
     return meta

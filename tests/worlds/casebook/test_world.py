@@ -42,6 +42,9 @@ def test_the_chain_from_the_command_line(tmp_path, capsys):
     exam = str(tmp_path / "exam")
     assert main(["test", "--universe", u, "--questions", str(tmp_path / "probe.json"),
                  "--split", "exact,share1,share0", "--repeats", "2", "--out", exam]) == 0
+    assert "cited_jaccard=" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "exam" / "test_meta.json").read_text())
+    assert set(meta["cited_consistency"]) == {"exact", "share1", "share0"}
     rows = read_jsonl(f"{exam}/test_log.jsonl")
     assert {r["repeat"] for r in rows} == {0, 1} and any(r.get("cited") for r in rows)
     assert main(["drift", "--universe", u, "--changes", "4", "--out",
