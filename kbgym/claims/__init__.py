@@ -26,6 +26,7 @@ API (stable: later versions add, never rename)::
   ``A is a child of B`` states ``B is the father of A``).
 - :func:`same_fact` ``(a, b)`` and :func:`fact_key` ``(fact)``: that equivalence.
 - :func:`fact_index` ``(notes, vocab)``: fact key -> the ids of the notes stating it.
+- :func:`part_groups` ``(notes, vocab)``: key -> the notes naming it that say they are parts.
 - :func:`memberships` ``(fact)``: the ``(Key, member)`` pairs a fact places someone in.
 - :func:`find_parts` ``(text)``: part markers alone.
 
@@ -81,6 +82,20 @@ def fact_index(notes, vocab: Vocabulary) -> dict[tuple[str, str, str], list[str]
             if not ids or ids[-1] != note.id:
                 ids.append(note.id)
     return out
+
+
+def part_groups(notes, vocab: Vocabulary) -> dict[Key, list[str]]:
+    """Key -> the ids of the notes that name it and say they are parts (``X - friends (1/2)``,
+    ``Bakers, part 2 of 3``), in part order then the order given; only keys with two or more
+    such notes. ``notes``: objects with ``id`` and ``text``."""
+    found: dict[Key, list[tuple[int, int, str]]] = {}
+    for i, note in enumerate(notes):
+        c = read_claims(getattr(note, "text", None), vocab)
+        if not c.parts:
+            continue
+        for key in c.keys:
+            found.setdefault(key, []).append((c.parts[0].index, i, note.id))
+    return {k: [nid for _, _, nid in sorted(v)] for k, v in found.items() if len(v) >= 2}
 
 
 _SYMMETRIC = frozenset({"friend_of", "married"})
@@ -145,5 +160,5 @@ def vocabulary_of(universe) -> Vocabulary | None:
 
 
 __all__ = ["Answer", "Claims", "EMPTY", "Fact", "Key", "MemberList", "Part", "VALUE_KINDS",
-           "Vocabulary", "fact_index", "fact_key", "facts_of", "find_parts", "memberships",
+           "Vocabulary", "fact_index", "fact_key", "facts_of", "part_groups", "find_parts", "memberships",
            "people_vocabulary", "read_claims", "same_fact", "states", "vocabulary_of"]

@@ -1104,7 +1104,9 @@ def _read(text: str, vocab) -> Claims:
     names = tuple(dict.fromkeys(n for _, its in itemised for it in its if it.char == "P"
                                 for n in [it.value]))
     lists = tuple(MemberList(k, tuple(ms)) for k, ms in out.lists.items() if ms)
-    keys = tuple(out.keys)
+    # a person's set named beside the bare person (``X - friends``): the set is the key
+    anchored = {k.entity for k in out.keys if k.relation != "hub"}
+    keys = tuple(k for k in out.keys if k.relation != "hub" or k.entity not in anchored)
     pointers = tuple(k for k in out.pointers if k not in out.keys)
     return Claims(tuple(out.facts), keys, lists, parts, tuple(out.answers), pointers,
                   tuple(sorted(names)))

@@ -397,3 +397,14 @@ def test_phantomwiki_notes_read_true():
             elif f.kind in ("job", "hobby"):
                 assert f.obj in getattr(s, f.kind), n.text
     assert read > len(u.people) and keys > len(u.people)
+
+
+def test_part_groups():
+    from types import SimpleNamespace as N
+
+    from kbgym.claims import part_groups
+
+    notes = [N(id="s2", text=f"{FA} - friends (2/2)"), N(id="s1", text=f"{FA} - friends (1/2)"),
+             N(id="s3", text=f"Friends of {FA}."), N(id="s4", text="Bakers, part 1 of 2."),
+             N(id="s5", text=f"{NK} - friends (1/2)")]
+    assert part_groups(notes, V) == {Key("friends", FA): ["s1", "s2"]}
