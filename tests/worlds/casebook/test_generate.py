@@ -74,3 +74,20 @@ def test_a_bad_config_is_one_line():
     assert "\n" not in str(err.value) and "forms" in str(err.value)
     with pytest.raises(ConfigError):
         CasebookConfig(colour="red")
+
+
+#: The hash of ``casebook(0)`` (tests/worlds/casebook/conftest.py's SMALL, seed 0) and of its
+#: drift (4 changes, seed 0). A change of the generator that changes them must be deliberate;
+#: regenerate with
+#:   python -c "from kbgym.worlds.casebook import *; from kbgym.worlds.casebook.drift import drift;
+#:   u = generate(CasebookConfig(seed=0, forms=4, endorsements=10, state_forms=4, bulletins=5,
+#:   memos=4, faqs=3, sizes=(30, 20, 10), eval_sizes=(6, 4))); print(u.hash, drift(u, 4, 0).hash)"
+GOLDEN = ("sha256:c92835c881faa6525e70bb0a080ba9f3e1d9eb287d9533dfb3b7c1bbef381b59",
+          "sha256:4222465ae0a26f73a8980070292bc730cd9b45ccf0c20f098063b6bbdf4ce6a6")
+
+
+def test_the_small_world_matches_its_golden_hash(casebook):
+    from kbgym.worlds.casebook.drift import drift
+
+    u = casebook(0)
+    assert (u.hash, drift(u, 4, 0).hash) == GOLDEN
