@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from functools import cache
 
+from kbgym.claims import Vocabulary, find_parts, read_claims
 from kbgym.metrics.misinformation import sentences
 from kbgym.protocol.ids import id_key
 from kbgym.protocol.results import parse_expand
+from kbgym.worlds.people.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST, SURNAMES
 from kbgym_agents.scripted.text import (
     VALUE_KINDS,
     Fact,
@@ -166,6 +169,8 @@ class Knowledge(ResultLedger):
             self.order.append(nid)
         self.notes[nid] = text
         f = parse_fact(text)
+        if f is None:
+            f = stated_fact(text)
         if f is not None:
             self.facts[nid] = f
         else:
@@ -403,8 +408,13 @@ class LinkJudgedKnowledge(Knowledge):
       stated as often, and no other key is stated with every member (a card of one person, an intersection of two sets, a part of a set
       split by city, the single friend of someone else's list are not the set); (4) nothing
       it links is left unread. Nothing else it does (no links, other relations'
-      links) says anything about the set.
-    - **Statements** are believed whoever wrote them; of several statements of one
+      links) says anything about the set. A note marked as one of n parts (``(1/2)``, read
+      by the claim reader) with a verified member is judged with its other parts: (1)–(4)
+      on the statements they show together, once every part was read (parts are one
+      index; docs/examiner.md).
+    - **Statements** are believed whoever wrote them, in any note that states one fact and
+      nothing else (an edited original with a pointer appended; :func:`stated_fact`), and
+      so are notes that are answer statements only, with any prefix; of several statements of one
       single-valued fact the newest note wins (:func:`~kbgym_agents.scripted.text.newest`).
     """
 
@@ -418,6 +428,9 @@ class LinkJudgedKnowledge(Knowledge):
         self.explored = False  # an original was read to learn whether originals carry links
         self.reads_for: dict[tuple[str, str], int] = {}  # candidate reads per set
         self.parts_seen: set[tuple[str, str]] = set()  # sets a note naming a value split
+        # (rel, key, n) -> part index -> the statements it shows, for notes marked as parts
+        self.parts: dict[tuple[str, str, int], dict[int, list[Fact]]] = {}
+        self.part_notes: set[str] = set()  # notes judged to be one part of a set
 
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         super().ingest_entry(name, args, result)
@@ -486,8 +499,8 @@ class LinkJudgedKnowledge(Knowledge):
                 hinted = hinted_relations(text)
                 if about_other_relations(hinted, rel):
                     continue  # plainly about another of the key's sets: not worth a step
-                if parse_statement(text) is not None:
-                    continue  # one answer statement: believed for its question (_stated)
+                if answers_only(text):
+                    continue  # answer statements only: believed for their question (_stated)
                 if names_other_value(own_text(text), key):
                     if (rel, key) in self.parts_seen:
                         continue  # one such note was a part: the others are parts too
@@ -590,7 +603,20 @@ class LinkJudgedKnowledge(Knowledge):
         self.judged.add((nid, rel, key))
         if unread or nid in self.partial or self.partial & set(self.links.get(nid, ())):
             return False
-        members = judge_set(facts.values(), rel, key, self.children(key))
+        marks = find_parts(own_text(self.notes.get(nid, "")))
+        if marks and marks[0].total > 1 and any(
+                verified_member(f, rel, key, self.children(key)) for f in facts.values()):
+            # one of n parts (``(1/2)``): judged with its other parts, once all were read
+            part = marks[0]
+            got = self.parts.setdefault((rel, key, part.total), {})
+            got[part.index] = list(facts.values())
+            self.part_notes.add(nid)
+            if set(got) != set(range(1, part.total + 1)):
+                return False
+            members = judge_set([f for fs in got.values() for f in fs], rel, key,
+                                self.children(key))
+        else:
+            members = judge_set(facts.values(), rel, key, self.children(key))
         if not members:
             if names_other_value(own_text(self.notes.get(nid, "")), key) and any(
                     verified_member(f, rel, key, self.children(key)) for f in facts.values()):
@@ -733,7 +759,53 @@ def own_text(text: str) -> str:
     note says about itself (``Friends of X.`` in ``Friends of X. How many friends does X
     have?``)."""
     return " ".join(x for x in sentences(text)
-                    if not embeds_question(x) and parse_statement(x) is None)
+                    if not embeds_question(x) and parse_statement(x) is None
+                    and not prefixed_answer(x))
+
+
+def prefixed_answer(sentence: str) -> bool:
+    """Whether ``sentence`` is an answer statement after a label (``Verified: <statement>``,
+    ``Answer - <statement>``): the label ends at the first colon or dash and what follows
+    is one answer statement (the claim reader's answers, docs/claims.md, read the same)."""
+    for sep in (": ", " - ", " — "):
+        head, found, rest = sentence.partition(sep)
+        if found and head and parse_statement(rest.strip()) is not None:
+            return True
+    return False
+
+
+@cache
+def reader_vocabulary() -> Vocabulary:
+    """The claim vocabulary (:mod:`kbgym.claims`) the reader knows without seeing a
+    universe: every full name the generator's name pools make (each first name with each
+    surname; genders by first name) and the job, hobby and city values. A universe whose
+    roster grew surnames beyond the pools (very large ones) has names it does not know."""
+    firsts = [(n, "male") for n in MALE_FIRST] + [(n, "female") for n in FEMALE_FIRST]
+    people = {f"{f} {s}": g for f, g in firsts for s in SURNAMES}
+    return Vocabulary(people, {"job": JOBS, "hobby": HOBBIES, "city": CITIES}, people)
+
+
+def stated_fact(text: str) -> Fact | None:
+    """The one fact a note that is not one §3 sentence states about itself, read by the claim
+    reader: an edited original that still states its fact (``X's job is mason. See also:
+    X's children.``). None when the text states no fact or several, or also names a set,
+    lists members, marks a part or holds an answer statement (it is an authored note then,
+    judged by its links)."""
+    c = read_claims(text, reader_vocabulary())
+    if len(c.facts) != 1 or c.keys or c.lists or c.parts or c.answers:
+        return None
+    return c.facts[0]
+
+
+def answers_only(text: str) -> tuple:
+    """The answer statements of a note that holds nothing else (any prefix, ``Verified:
+    <statement>``; docs/examiner.md): ``()`` when it also says anything of its own."""
+    vocab = reader_vocabulary()
+    parts = sentences(text)
+    if not parts or not all(parse_statement(x) is not None or prefixed_answer(x)
+                            for x in parts):
+        return ()
+    return tuple(a for x in parts for a in read_claims(x, vocab).answers)
 
 
 def plural_forms(value: str) -> tuple[str, ...]:

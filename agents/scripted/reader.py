@@ -31,6 +31,7 @@ from kbgym_agents.scripted.knowledge import (
     Knowledge,
     LinkJudgedKnowledge,
     Tier,
+    answers_only,
     plural_forms,
 )
 from kbgym_agents.scripted.queries import (
@@ -189,11 +190,19 @@ class ScriptedReader(BaseAgent):
             return stop.value
 
     def _stated(self, q: ParsedQuestion) -> str | None:
+        """The answer a note that is ``q``'s answer statement gives, with or without a prefix
+        (``Verified: <statement>``); an answer inside a longer note is not believed."""
+        want = {k: v.casefold() for k, v in q.slots.items() if v}
         for nid in self.kb.order:
             if nid not in self.kb.facts and nid in self.kb.notes:
-                ans = statement_answer(q, self.kb.notes[nid])
+                text = self.kb.notes[nid]
+                ans = statement_answer(q, text)
                 if ans is not None:
                     return ans
+                for a in answers_only(text):
+                    if a.template == q.template and {
+                            k: v.casefold() for k, v in a.slots} == want and a.answer.strip():
+                        return a.answer.strip()
         return None
 
     def _search(self, query: str, tier: Tier | None = None, page: int = 1) -> Plan:
@@ -304,7 +313,8 @@ class ScriptedReader(BaseAgent):
             reads += len(pending)
         if kb.absorb_index(nid, rel, key):
             return True
-        self._wasted += reads + fresh
+        if nid not in getattr(kb, "part_notes", ()):  # a part of the set is no waste
+            self._wasted += reads + fresh
         return False
 
     # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------

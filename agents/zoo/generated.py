@@ -325,7 +325,8 @@ class _Builder:
             for i, half in enumerate(halves, 1):  # links of no member go with the first part
                 title = note["title"].rstrip(".") + f" ({i}/2)."
                 out.append(dict(note, title=title, members={m: ms[m] for m in half},
-                                links=[x for x in note["links"] if (x in second) == (i == 2)]))
+                                links=[x for x in note["links"]
+                                       if (isinstance(x, str) and x in second) == (i == 2)]))
         return out
 
     def _pointers(self, keys: list[str]) -> None:

@@ -6,16 +6,19 @@ that knows the question's support from the hidden truth and acts only through th
 actions, costs and budget M:
 
 - **Shown.** A support origin ``o`` is shown when a live note that *carries* it (SPEC §6.2:
-  ``origin == o`` and not edited, or ``o`` in ``absorbed``; an edited original may no longer
-  state its fact, so it does not count) appears in a search page, or in a read result (the
-  read note, or a linked note on the page of links shown).
+  ``origin == o`` and not edited, or ``o`` in ``absorbed``; an edited original counts only
+  while its text still states its fact, read by the claim reader, :mod:`kbgym.claims`)
+  appears in a search page, or in a read result (the read note, or a linked note on the page
+  of links shown).
 - **Proven.** A reader that does not know the support must also see that a set is
   complete. The support of a set-kind relation (World.navigator_hints) (``X``'s friends, ``X``'s children)
   is grouped into sets by relation and subject (:meth:`Navigator.sets`); a set is *proven*
   by a read whose page of links shows every member, or by the search page after the one
   holding the set's last member in that query's ranking (a page with no member: BM25
   interleaves members with other hits), or by the last member's own page when the ranking
-  ends there (a short page). Members the proving query ranks are proven; the others need a
+  ends there (a short page), or by reading every part of an index split into parts that
+  say so (``(1/2)``, ``(2/2)``: :meth:`Navigator.part_groups`) whose links together show
+  every member. Members the proving query ranks are proven; the others need a
   proof of their own. Every other support origin is proven once shown.
 - **Ways.** A question may be answered in more than one way (:meth:`Navigator.goals`); the
   navigator takes the cheapest. Besides the support, each value the question names
@@ -59,11 +62,13 @@ per frozen library: the library does not change during an exam.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbgym.library.graph import Library, id_num
+from kbgym.claims import facts_of, find_parts, states, vocabulary_of
+from kbgym.library.graph import EDITED, Library, id_num
 from kbgym.library.search import BM25Index
 from kbgym.metrics.vocabulary import key_queries, plural, relation_forms
 from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE, READ_LINKS_PER_PAGE
@@ -76,6 +81,9 @@ from kbgym.worlds import NavigatorHints, world_of
 # relation words per question class (queries), the fact kinds that form sets a reader must
 # see complete (a person's friends) and the classes answered by scanning a value's holders
 # (joins). A world without them (imported sentences) gets plain queries and no sets.
+
+#: Digits, blanked when notes marked as parts are compared (``(1/2)`` and ``(2/2)``).
+_DIGITS = re.compile(r"\d+")
 
 #: Why a navigation ended.
 SHOWN = "shown"  # all one way needs shown and proven, then answer
@@ -193,6 +201,9 @@ class Navigator:
         self._universe = universe if self.hints.reads_facts else None
         self._mirror = (dict(self.hints.mirrors(universe))
                         if self._universe is not None and self.hints.mirrors else {})
+        # what a note's text states (an edited original may still state its fact)
+        self._vocab = vocabulary_of(universe) if self._universe is not None else None
+        self._parts: list[tuple[str, ...]] | None = None
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:
@@ -368,12 +379,46 @@ class Navigator:
             for node in self.library:
                 for o in node.carried():
                     out.setdefault(o, []).append(node.id)
+                if self._states_origin(node):  # an edited original that still states it
+                    out.setdefault(node.origin, []).append(node.id)
             both = {}
             for o, m in self._mirror.items():
                 if o in out or m in out:
                     both[o] = sorted({*out.get(o, ()), *out.get(m, ())}, key=id_num)
             self._carriers = out | both
         return self._carriers
+
+    def part_groups(self) -> list[tuple[str, ...]]:
+        """Notes that say they are the parts of one index: authored notes with links marked
+        ``(k/n)`` (read by :func:`kbgym.claims.find_parts`) whose texts are the same apart
+        from the marker, grouped when all n parts are in the library. A reader that reads
+        every part of a group sees the union of their links as one index."""
+        if self._parts is None:
+            groups: dict[tuple[str, int], dict[int, str]] = {}
+            for node in self.library:
+                if not node.links or node.origin is not None:
+                    continue
+                marks = find_parts(node.text)
+                if not marks or marks[0].total < 2:
+                    continue
+                stem = _DIGITS.sub("#", node.text.casefold())
+                groups.setdefault((stem, marks[0].total), {})[marks[0].index] = node.id
+            self._parts = [tuple(g[i] for i in sorted(g)) for (_, n), g in groups.items()
+                           if sorted(g) == list(range(1, n + 1))]
+        return self._parts
+
+    def _states_origin(self, node: Any) -> bool:
+        """Whether ``node`` is an edited original whose text still states its origin's fact
+        (read by the claim reader, docs/claims.md: ``X's job is mason. See also: X's
+        children.``): it carries it, as a reader reading it learns it. Worlds without a claim
+        vocabulary: never."""
+        if node.origin is None or node.flag != EDITED or self._vocab is None:
+            return False
+        original = self._node(node.origin) if self._universe is not None else None
+        if original is None:
+            return False
+        want = facts_of(original.text, self._vocab)
+        return bool(want) and all(states(node.text, f, self._vocab) for f in want)
 
     # -- one question ------------------------------------------------------------------------
     def _trivial(self, q: Question) -> NavResult | None:
@@ -479,6 +524,17 @@ class _Greedy:
                     self.holding.setdefault(t, []).append(nid)
         self.shown: set[str] = set()
         self.readable: list[str] = []  # shown notes linking to support: reads worth weighing
+        self.read: set[str] = set()  # notes read so far (parts prove their set together)
+        # a part (``(1/2)``) -> the sets its group's links show whole together
+        self.part_whole: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        for group in nav.part_groups():
+            if not all(n in self.via for n in group):
+                continue
+            shown = frozenset().union(*(o for n in group for o, _ in self.via[n].values()))
+            whole = self._whole(set(shown))
+            if whole:
+                for n in group:
+                    self.part_whole[n] = (frozenset(group) - {n}, whole)
         self.names: set[str] = set()
         self.keys_seen: set = set()
         self.support_names = nav.support_names(q)
@@ -487,6 +543,14 @@ class _Greedy:
         self.paged: dict[int, int] = {}  # vocabulary entry -> the last page turned
         for query in base_vocabulary(q, nav.words):
             self._add_query(query)
+
+    def _with_parts(self, nid: str, whole: frozenset[str]) -> frozenset[str]:
+        """``whole``, plus the sets ``nid``'s part group shows whole when ``nid`` is the last
+        of its parts still unread (parts are one index: docs/examiner.md)."""
+        hit = self.part_whole.get(nid)
+        if hit is None or not hit[0] <= self.read:
+            return whole
+        return whole | hit[1]
 
     def _whole(self, origins: set[str]) -> frozenset[str]:
         """The sets whose every member a links page shows: reading it proves them complete."""
@@ -551,7 +615,7 @@ class _Greedy:
         """(value, links page) of the best read of linking note ``nid``."""
         best = (0, 0)
         for page, (origins, whole) in sorted(self.via[nid].items()):
-            gain = self._gain(origins, whole, unshown, open_)
+            gain = self._gain(origins, self._with_parts(nid, whole), unshown, open_)
             if gain > best[0]:
                 best = (gain, page)
         return best
@@ -577,6 +641,7 @@ class _Greedy:
         self.readable.sort(key=id_num)
         for nid in self.readable:
             for page, (origins, whole) in sorted(self.via[nid].items()):
+                whole = self._with_parts(nid, whole)
                 gain = self._gain(origins, whole)
                 if gain:
                     score = (gain, gain, 1, -id_num(nid), -page)
@@ -663,6 +728,7 @@ class _Greedy:
                 _, nid, page, whole = action
                 plan.append(("read", nid, page))
                 self._show(nav.read_shows(nid, page), whole)
+                self.read.add(nid)
             else:
                 _, query, page, vi, proves = action
                 self.paged[vi] = page

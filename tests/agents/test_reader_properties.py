@@ -27,16 +27,15 @@ from kbgym.worlds.people.statements import answer_statement
 from kbgym_agents.scripted.knowledge import LinkJudgedKnowledge, judge_set
 from kbgym_agents.scripted.reader import ScriptedReader
 from kbgym_agents.scripted.text import parse_fact, parse_question
-from kbgym_agents.zoo.generated import TITLES, Truth, generate_libraries
+from kbgym_agents.zoo.generated import RENDERINGS, TITLES, Truth, generate_libraries
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-#: The renderings the reader reads today (parts, edited originals with pointers and answer
-#: statements after a prefix need the claim reader: docs/examiner.md).
-READ_RENDERINGS = ("short", "long", "markdown", "json", "prose", "table", "enumeration", "case",
-                   "initials", "questions")
+#: Every rendering of the zoo: parts, edited originals with pointers and answer statements
+#: after a prefix are read with the claim reader (docs/examiner.md).
+READ_RENDERINGS = RENDERINGS
 
 
 @cache

@@ -369,9 +369,13 @@ def test_edge_cases(tiny):
     lib2.delete(one.support[0])
     res = Navigator(indexed(lib2), tiny, m=9).run(one)
     assert (res.steps, res.f1, res.reason) == (9, 0.0, SUPPORT_GONE)
-    # an edited original no longer carries its fact (it may not state it any more)
+    # an edited original carries its fact while its text still states it, and no longer
+    # once it does not
     lib3 = Library.from_universe(tiny)
     lib3.edit(one.support[0], lib3[one.support[0]].text + " Really.")
+    assert Navigator(indexed(lib3), tiny).run(one).reason == SHOWN
+    lib3 = Library.from_universe(tiny)
+    lib3.edit(one.support[0], "Nothing to see here.")
     assert Navigator(indexed(lib3), tiny).run(one).reason == SUPPORT_GONE
     # a merge survivor carries what it absorbed, and shows it
     lib4 = Library.from_universe(tiny)
@@ -626,3 +630,25 @@ def test_friends_with_a_job_may_be_counted_from_the_jobs_holders(small):
     res = nav.run(q)
     assert res.reason == SHOWN and res.steps < b1.run(q).steps
     assert res.steps <= 5  # search + read for each index, then the answer
+
+
+def test_parts_that_say_so_prove_their_set_together(small):
+    """An index split into two marked parts (docs/examiner.md): reading both proves the set
+    as one note linking it all would; a lone part 1 of 2 proves nothing."""
+    q = max((q for q in small.questions if q.template == "qc4_friends"),
+            key=lambda q: len(q.support))
+    x = q.text.removeprefix("How many friends does ").removesuffix(" have?")
+    half = len(q.support) // 2
+    got = {}
+    for arm, marks in {"both": ("(1/2)", "(2/2)"), "one": ("(1/2)",)}.items():
+        lib = Library.from_universe(small)
+        for i, mark in enumerate(marks):
+            nid = lib.add(f"Friends of {x} {mark}.", dedup=False).id
+            lib.link_many(nid, list(q.support[:half] if i == 0 else q.support[half:]))
+        nav = Navigator(indexed(lib), small, m=40, page_size=2)  # paging is dear
+        got[arm] = (nav.part_groups(), nav.run(q))
+    assert len(got["both"][0]) == 1 and got["one"][0] == []
+    both, one = got["both"][1], got["one"][1]
+    assert both.f1 == one.f1 == 1.0
+    reads = {a[1] for a in both.plan if a[0] == "read"}
+    assert reads >= set(got["both"][0][0]) and both.steps < one.steps, (both, one)

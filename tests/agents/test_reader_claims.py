@@ -1,0 +1,63 @@
+"""The exam reader reads notes with the claim reader (docs/examiner.md): an edited original
+that still states its fact carries it, answer statements after a label are answers, and an
+index split into marked parts is the set once every part was read."""
+
+from kbgym_agents.scripted.knowledge import (
+    LinkJudgedKnowledge,
+    answers_only,
+    own_text,
+    stated_fact,
+)
+
+FRIENDS = ["s1: Felix Abernathy is a friend of Nora Vance.",
+           "s2: Milo Quimby is a friend of Felix Abernathy.",
+           "s3: Felix Abernathy is a friend of Ivor Vance."]
+
+
+def read_into(kb, nid, text, links):
+    body = "".join(f"\n- {x}" for x in links)
+    kb.ingest_entry("read", {"id": nid}, f"{nid}: {text}\nlinks:" + (body or " (none)"))
+
+
+def test_an_edited_original_that_still_states_its_fact_carries_it():
+    f = stated_fact("Felix Abernathy's job is mason. See also: Felix Abernathy's children.")
+    assert (f.kind, f.subj, f.obj) == ("job", "Felix Abernathy", "mason")
+    kb = LinkJudgedKnowledge()
+    kb.note("s7", "Felix Abernathy's job is mason. See also: Felix Abernathy's children.")
+    assert kb.attr("Felix Abernathy", "job") == "mason"
+    # a note about a set, or stating two facts, is an authored note judged by its links
+    assert stated_fact("Friends of Felix Abernathy (1/2).") is None
+    assert stated_fact("Felix Abernathy's job is mason. Nora Vance's job is baker.") is None
+
+
+def test_answer_statements_after_a_label_are_answers_and_not_the_notes_own_text():
+    got = answers_only("Verified: The job of the spouse of Felix Abernathy is baker.")
+    assert [(a.template, a.answer) for a in got] == [("qc2_spouse_job", "baker")]
+    text = ("Friends of Felix Abernathy. Verified: The number of friends of Felix Abernathy "
+            "is 3.")
+    assert answers_only(text) == ()  # an index that also holds an answer is an index
+    assert own_text(text) == "Friends of Felix Abernathy."
+    # a title run into a statement without a label is not an answer
+    assert answers_only("Felix Abernathy friend list The number of friends of Felix "
+                        "Abernathy is 3.") == ()
+
+
+def test_parts_are_one_index():
+    kb = LinkJudgedKnowledge()
+    page = ("page 1:\n- s90: Friends of Felix Abernathy (1/2).\n"
+            "- s91: Friends of Felix Abernathy (2/2).")
+    kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, page)
+    assert kb.index_candidates("friends", "Felix Abernathy")[:2] == ["s90", "s91"]
+    read_into(kb, "s90", "Friends of Felix Abernathy (1/2).", FRIENDS[:2])
+    assert not kb.absorb_index("s90", "friends", "Felix Abernathy")  # half of the set
+    assert ("friends", "Felix Abernathy") not in kb.complete and "s90" in kb.part_notes
+    read_into(kb, "s91", "Friends of Felix Abernathy (2/2).", FRIENDS[2:])
+    assert kb.absorb_index("s91", "friends", "Felix Abernathy")
+    assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
+
+
+def test_one_part_alone_is_never_the_set():
+    kb = LinkJudgedKnowledge()
+    read_into(kb, "s90", "FRIENDS OF FELIX ABERNATHY, PART 1 OF 3.", FRIENDS)
+    assert not kb.absorb_index("s90", "friends", "Felix Abernathy")
+    assert ("friends", "Felix Abernathy") not in kb.complete
