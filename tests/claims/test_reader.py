@@ -24,6 +24,14 @@ from kbgym.claims import (
 from kbgym.worlds.people.facts import Fact, parse_fact, render_fact
 from kbgym.worlds.people import UniverseConfig, generate
 
+@pytest.fixture(autouse=True)
+def strict(monkeypatch):
+    """A reader bug fails the test (outside tests it reads as nothing)."""
+    import kbgym.claims.reader as reader
+
+    monkeypatch.setattr(reader, "STRICT", True)
+
+
 PEOPLE = {"Felix Abernathy": "male", "Nora Kingsley": "female", "Ivor Vance": "male",
           "Mabel Quimby": "female", "Beatrice Holloway": "female", "Cedric Langley": "male",
           "Olive Pemberton": "female", "Rupert Yardley": "male"}
