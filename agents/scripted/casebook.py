@@ -599,8 +599,8 @@ class WikiReader(SearchReader):
 
 
 class GraphReader(WikiReader):
-    """The reader on the evidence toolset: ``locate`` the wiki page, ``expand`` its cited
-    claims (module doc)."""
+    """The reader on the evidence toolset: ``locate`` the wiki page (the starting point only),
+    ``expand`` its ``cites`` edges and answer from the claims they reach (module doc)."""
 
     name = "casebook-graph-reader"
 
@@ -632,7 +632,8 @@ class GraphReader(WikiReader):
         if self.phase == "expand":
             result = _last_result(observation)
             hits = parse_locate(result) or []
-            self._absorb(result)
+            # locate gives the starting point only: the evidence comes from following its
+            # edges, not from whatever else matched the terms
             page = next((h.id for h in hits if h.text.startswith(WIKI_WORD + " page")
                          or h.text.startswith(WIKI_WORD + " reference")), None)
             self.phase = "search"
@@ -640,6 +641,7 @@ class GraphReader(WikiReader):
                 self.read.add(page)
                 self.pages[page] = next(h.text for h in hits if h.id == page)
                 return {"action": "expand", "node": page, "edges": ["cites"]}
+            self._absorb(result)  # no page: what locate found is all there is
         return super()._act(observation, info)
 
 
