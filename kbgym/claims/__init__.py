@@ -29,6 +29,7 @@ API (stable: later versions add, never rename)::
 - :func:`part_groups` ``(notes, vocab)``: key -> the notes naming it that say they are parts.
 - :func:`memberships` ``(fact)``: the ``(Key, member)`` pairs a fact places someone in.
 - :func:`find_parts` ``(text)``: part markers alone.
+- :func:`relation_words` ``(relation)``: the words the reader takes for a key's relation.
 
 Keys' relations: ``friends``, ``children``, ``parents`` (``father``/``mother`` words too),
 ``spouse``, ``grandchildren``, ``siblings``, ``brothers``, ``sisters`` (anchored at a person),
@@ -51,6 +52,7 @@ from kbgym.claims.reader import (
     MemberList,
     Part,
     find_parts,
+    relation_words,
 )
 from kbgym.claims.vocabulary import VALUE_KINDS, Vocabulary
 from kbgym.worlds.people.facts import Fact
@@ -161,4 +163,4 @@ def vocabulary_of(universe) -> Vocabulary | None:
 
 __all__ = ["Answer", "Claims", "EMPTY", "Fact", "Key", "MemberList", "Part", "VALUE_KINDS",
            "Vocabulary", "fact_index", "fact_key", "facts_of", "part_groups", "find_parts", "memberships",
-           "people_vocabulary", "read_claims", "same_fact", "states", "vocabulary_of"]
+           "people_vocabulary", "read_claims", "relation_words", "same_fact", "states", "vocabulary_of"]

@@ -511,6 +511,19 @@ def _fits(entry, gaps: list[str], toks, words: list[int]) -> bool:
     return gaps == [","]  # reversed forms: ``Abernathy, Felix`` / ``Abernathy, F.``
 
 
+def relation_words(relation: str) -> tuple[str, ...]:
+    """The words the reader takes for a key's relation (``friends`` -> ``friend``,
+    ``friends``, ``pal`` ...; ``parents`` includes ``father`` and ``mother``; ``job`` ->
+    ``job``, ``occupation``, ``works`` ...), in table order; () for an unknown relation."""
+    chars = {r: c for c, r in _ROLE.items()}
+    want = {"job": "j", "hobby": "e", "city": "L"}.get(relation) or chars.get(relation, "")
+    if relation == "parents":
+        want = "RAO"
+    elif relation == "spouse":
+        want = "SY"
+    return tuple(w for w, c in _WORDS.items() if c and want and c in want)
+
+
 _KIN_PREFIX = frozenset("step half great grand god foster".split())
 
 

@@ -416,3 +416,18 @@ def test_part_groups():
              N(id="s3", text=f"Friends of {FA}."), N(id="s4", text="Bakers, part 1 of 2."),
              N(id="s5", text=f"{NK} - friends (1/2)")]
     assert part_groups(notes, V) == {Key("friends", FA): ["s1", "s2"]}
+
+
+def test_relation_words_are_the_words_the_reader_takes():
+    from kbgym.claims import relation_words
+
+    assert {"friend", "friends"} <= set(relation_words("friends"))
+    assert {"father", "mother", "parents"} <= set(relation_words("parents"))
+    assert {"married", "wife"} <= set(relation_words("spouse"))
+    assert relation_words("hub") == () and relation_words("nonsense") == ()
+    for rel in ("friends", "children", "parents", "spouse"):
+        for w in relation_words(rel):  # each word, as a key title, names that relation
+            title = f"{FA}'s {w}." if w not in ("married", "marriage", "wed", "wedded", "weds") \
+                else None
+            if title:
+                assert Key(rel, FA) in read_claims(title, V).keys, title
