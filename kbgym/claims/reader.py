@@ -709,7 +709,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             k - 2 if k >= 2 and items[k - 1].char == "," and items[k - 2].char == "P" else -1)
         if j < 0:
             continue
-        end = next((e for e in range(k + 1, len(items)) if items[e].char == ","), len(items))
+        end = next((e for e in range(k + 1, len(items)) if items[e].char in ",:"), len(items))
+        if j >= 2 and items[j - 1].char == "o" and items[j - 2].char in _ROLE_CHARS:
+            # "Friends of X who are bakers: A": the clause qualifies the set, not X
+            _clause(items[:k] + items[end:], ctx, out, title=title, heading=heading,
+                    bullet=bullet)
+            return
         rel = [items[j]] + ([_Item("'", None, it.start)] if it.value == "whose" else []) \
             + items[k + 1:end]
         _clause(rel, ctx, out, title=False, heading=False, bullet=False)
@@ -719,6 +724,17 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     items = [it for it in items if it.char != "y"]
     if not items:
         return
+    # coordinated relation words: "father and mother" are the parents, "brothers and sisters"
+    # the siblings; any other pair is read as nothing
+    for k in range(len(items) - 2):
+        a, b = items[k].char, items[k + 2].char
+        if items[k + 1].char == "&" and a and b and a in _ROLE_CHARS and b in _ROLE_CHARS:
+            pair = {a, b}
+            merged = "R" if pair == {"A", "O"} else ("Z" if pair == {"U", "V"} else "")
+            if not merged:
+                return
+            items = items[:k] + [_Item(merged, None, items[k].start)] + items[k + 3:]
+            break
     # ``A (friend)`` under a person's heading: A is in that person's set
     m = _PAREN_ROLE.match("".join(it.char for it in items))
     if m is not None and ctx.subject is not None:

@@ -365,6 +365,18 @@ def test_nested_bullets_relative_clauses_and_asides(text, facts):
     assert set(read_claims(text, V).facts) == facts
 
 
+@pytest.mark.parametrize("text,facts", [
+    (f"{FA}'s father and mother are {IV} and {NK}.",
+     {Fact("child_of", FA, IV), Fact("child_of", FA, NK)}),
+    (f"Friends of {FA} who are bakers: {NK}.", {Fact("friend_of", FA, NK)}),
+    (f"{FA} has friends and children: {IV}.", set()),
+    (f"{FA} is married to {MQ} and lives in Oakhaven.",
+     {Fact("married", FA, MQ), Fact("city", FA, "Oakhaven")}),
+])
+def test_coordinated_relations_and_conditions(text, facts):
+    assert set(read_claims(text, V).facts) == facts
+
+
 def test_kin_words_of_other_relations_state_nothing():
     for text in (f"The mother-in-law of {FA} is {NK}.", f"{FA} is the step-father of {IV}.",
                  f"Great-grandchildren of {FA}: {IV}."):
