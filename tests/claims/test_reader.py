@@ -243,7 +243,7 @@ REL_WORD = {"friends": "friends", "spouse": "spouse", "children": "children",
             "parents": "parents"}
 
 
-def render(form: str, s, attrs, rel, members, person=lambda n: n) -> str:
+def render(form: str, s, attrs, rel, members, person=lambda n: n, gender=PEOPLE) -> str:
     S, ms = person(s), [person(m) for m in members]
     job, hobby, city = attrs["job"], attrs["hobby"], attrs["city"]
     word = REL_WORD[rel]
@@ -260,8 +260,8 @@ def render(form: str, s, attrs, rel, members, person=lambda n: n) -> str:
                 out.append(render_fact(Fact("child_of", m, S)))
         return " ".join(out)
     if form == "prose":
-        pro = "He" if PEOPLE[s] == "male" else "She"
-        pos = "His" if PEOPLE[s] == "male" else "Her"
+        pro = "He" if gender[s] == "male" else "She"
+        pos = "His" if gender[s] == "male" else "Her"
         return (f"{S} works as a {job}. {pro} lives in {city} and enjoys {hobby}. "
                 f"{pos} {word} {'is' if len(ms) == 1 else 'are'} {enum(ms)}.")
     if form == "markdown":
@@ -443,3 +443,37 @@ def test_relation_words_are_the_words_the_reader_takes():
                 else None
             if title:
                 assert Key(rel, FA) in read_claims(title, V).keys, title
+
+
+@pytest.fixture(scope="module")
+def crowded():
+    """A universe whose names share first names and surnames."""
+    u = generate(UniverseConfig(n_people=120, n_cities=8, sizes=(10, 5, 5), eval_sizes=(2, 2)))
+    return u, people_vocabulary(u)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.data(), st.sampled_from(FORMS), st.sampled_from(["full", "surname_first"]),
+       st.sampled_from(sorted(CASES)))
+def test_true_facts_of_a_universe_read_back_in_every_form(crowded, data, form, person, case):
+    """On a generated universe (shared first names and surnames), a person's true job, hobby,
+    city and one true relation set, rendered in any form, read back as exactly those facts."""
+    u, vocab = crowded
+    by = {p.pid: p for p in u.people}
+    p = data.draw(st.sampled_from([q for q in u.real_people if q.friends and q.parents]))
+    rel = data.draw(st.sampled_from(["friends", "parents"] + (["children"] if p.children
+                                                              else [])))
+    members = [by[x].name for x in {"friends": p.friends, "parents": p.parents,
+                                     "children": p.children}[rel]]
+    attrs = {"job": p.job, "hobby": p.hobby, "city": p.city}
+    if form in ("json", "json_key"):
+        case = "as_is"
+    gender = {q.name: q.gender for q in u.people}
+    text = CASES[case](render(form, p.name, attrs, rel, members, PERSONS[person],
+                              gender=gender))
+    want = {Fact(k, p.name, v) for k, v in attrs.items()}
+    for m in members:
+        want.add({"friends": Fact("friend_of", p.name, m), "parents": Fact("child_of", p.name, m),
+                  "children": Fact("child_of", m, p.name)}[rel])
+    assert keys_of(read_claims(" ".join(text.split()), vocab).facts) == keys_of(want), text
