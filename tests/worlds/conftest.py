@@ -1,8 +1,22 @@
-"""Shared fixtures for the policies world's tests: small universes, cached per session."""
+"""Shared fixtures for the worlds' tests: small universes, cached per session; makes
+``small_worlds`` and ``tiny_world`` importable (pytest runs with ``--import-mode=importlib``,
+so test folders are not on sys.path)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import pytest
+
+for _name in ("small_worlds", "tiny_world"):
+    _path = Path(__file__).with_name(f"{_name}.py")
+    if _name not in sys.modules and _path.is_file():
+        _spec = importlib.util.spec_from_file_location(_name, _path)
+        _mod = importlib.util.module_from_spec(_spec)
+        sys.modules[_name] = _mod
+        _spec.loader.exec_module(_mod)
 
 from kbgym.worlds.policies import PolicyConfig, generate
 
