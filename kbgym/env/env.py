@@ -158,7 +158,10 @@ class KBGymEnv(gym.Env):
 
     ## Action
     Any input ``kbgym.parse_action`` accepts: an Action, a dict, a JSON string or an OpenAI
-    tool call. Invalid input is answered with an ``ERROR: ...`` result and costs a step.
+    tool call. Invalid input is answered with an ``ERROR: ...`` result and costs a step. A bug
+    of the environment itself while executing an action is answered with ``ERROR: internal
+    error (...)`` too, so it never escapes to the agent's loop; ``strict=True`` re-raises it
+    instead, for tests and conformance suites that must see it.
 
     ## Reward
     A reward object (``kbgym.env.reward.RewardFn``) given as ``reward_fn``, or the one
@@ -193,6 +196,7 @@ class KBGymEnv(gym.Env):
         privileged_info: bool = False,
         reward_fn: RewardFn | Callable[[str, float | None], float] | None = None,
         obs_layout: str = "counter_last",
+        strict: bool = False,
     ):
         if mode not in tuple(Mode):
             raise ValueError(f"mode must be 'train' or 'probe', got {mode!r}")
@@ -209,6 +213,7 @@ class KBGymEnv(gym.Env):
         if obs_layout not in LAYOUTS:
             raise ValueError(f"obs_layout must be one of {', '.join(LAYOUTS)}, got {obs_layout!r}")
         self.obs_layout = obs_layout
+        self.strict = bool(strict)  # re-raise internal errors (tests), not answer ERROR
         self.universe, self.universe_path = load_universe(universe)
 
         self._questions, self._splits = self._load_questions(questions)
@@ -422,6 +427,8 @@ class KBGymEnv(gym.Env):
         try:
             result = self._execute(ep, act)
         except Exception as err:  # a bug must not escape to the agent's loop
+            if self.strict:  # unless a test asked to see it
+                raise
             result = err_internal(type(err).__name__)
         ep.steps += 1
         ep.phase_steps += 1
