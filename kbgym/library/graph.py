@@ -253,6 +253,18 @@ class LinkManyOutcome(NamedTuple):
     degree: int  # the source's out-degree afterwards
 
 
+#: The fields :meth:`Library.copy` takes over as they are (immutable values, or objects a copy
+#: shares by design: the dedup guard, the search backend until it is forked below); every
+#: other field of ``__init__`` is listed in :data:`_FORKED` and made anew by ``copy``.
+_COPIED = ("origins", "_origin_set", "next_id", "merges", "version", "_content_hash",
+           "max_text_chars", "link_batch_max", "dedup", "track_hashes", "refresh_mode",
+           "_search", "last_regens", "_n_links", "_alive", "_dup", "_authored", "_edited",
+           "_tokens", "_orph", "_indexed", "_base_version")
+#: The fields :meth:`Library.copy` makes anew (forked maps, a new lineage, its own log).
+_FORKED = ("_nodes", "_carriers", "frozen", "_lineage", "_base_key", "_log", "_parent_key",
+           "superseded", "_dirty", "_regen")
+
+
 class Library:
     """The mutable library (SPEC §6.1).
 
@@ -473,7 +485,10 @@ class Library:
         (same refresh mode and pending dirty set) and shares the dedup guard; ``search=None``
         drops the index, another backend is filled from scratch."""
         other = Library.__new__(Library)
-        other.__dict__.update(self.__dict__)
+        for name in _COPIED:  # by name: a new field is a decision here, not an accident
+            setattr(other, name, getattr(self, name))
+        if "_ceiling" in self.__dict__:  # original_ceiling's cache: origins never change
+            other._ceiling = self._ceiling
         other.frozen = False
         other._nodes = self._nodes.fork()
         other._carriers = self._carriers.fork()
