@@ -220,12 +220,12 @@ def b1_fingerprint(universe, probe: Mapping, reader_name: str, budgets: Mapping,
 
 def _slice_probe(universe, train_qids: list[str], per_group: int, seed: int) -> dict:
     """The world's probe of a run that trained on ``train_qids`` (every one completed)."""
-    from kbgym.bench.worlds import world_of
+    from kbgym.bench.worlds import make_probe
 
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "train_log.jsonl").write_text(
             "".join(canonical({"qid": q}) for q in train_qids), encoding="utf-8")
-        return world_of(universe).make_probe(universe, tmp, per_group=per_group, seed=seed)
+        return make_probe(universe, tmp, per_group=per_group, seed=seed)
 
 
 def build_release(recipe: Mapping, out: str | Path) -> Release:

@@ -12,11 +12,18 @@ from typing import Any
 
 
 def world_of(universe: Any) -> Any:
-    """The world of ``universe`` (:class:`kbgym.worlds.World`: ``make_probe(universe, run_dir,
-    *, per_group, seed)`` among the rest)."""
+    """The world of ``universe`` (:class:`kbgym.worlds.World`)."""
     from kbgym.worlds import world_of as of
 
     return of(universe)
+
+
+def make_probe(universe: Any, run_dir: Any, *, per_group: int, seed: int) -> dict:
+    """The gradient probe of the training run in ``run_dir``, in the universe's world (the one
+    assembler, :func:`kbgym.runs.probe.make_probe_from_run`)."""
+    from kbgym.runs.probe import make_probe_from_run
+
+    return make_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
 
 
 def generate(values: Mapping[str, Any], seed: int) -> Any:

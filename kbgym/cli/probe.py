@@ -43,7 +43,13 @@ def cmd_probe(args) -> int:
     from kbgym.jsonio import write_canonical
     from kbgym.runs.logs import read_jsonl
     from kbgym.runs.compat import check_probe_arms
-    from kbgym.runs.probe import ProbeSettings, format_table, legend, probe_table
+    from kbgym.runs.probe import (
+        ProbeSettings,
+        format_table,
+        legend,
+        make_probe_from_run,
+        probe_table,
+    )
     from kbgym.worlds import world_of
 
     if args.probe_command == "make":
@@ -58,7 +64,7 @@ def cmd_probe(args) -> int:
         fam = world_of(u)
         if fam.probe_options_error and (args.per_group is not None or args.seed is not None):
             raise CLIError(fam.probe_options_error)
-        probe = fam.make_probe(u, args.run, per_group=per_group, seed=args.seed)
+        probe = make_probe_from_run(u, args.run, per_group=per_group, seed=args.seed)
         write_canonical(args.out, probe)
         if not args.quiet:
             print(", ".join(f"{g} {len(v)}" for g, v in probe["splits"].items()) +

@@ -24,7 +24,7 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe, training_curve
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
-from kbgym.runs.probe import format_table, legend, probe_table
+from kbgym.runs.probe import format_table, legend, make_probe_from_run, probe_table
 from kbgym.runs.report import misinformation_line, write_report, wrong_members_line
 from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds import default_world
@@ -85,7 +85,7 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
         f"index_coverage {rows[-1]['index_coverage']:.3f}")
 
     t = time.perf_counter()
-    probe = fam.make_probe(u, run, per_group=per_group, seed=seed)
+    probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
     write_canonical(out / "probe.json", probe)
     trained, _ = load_snapshot(run / f"kb_epoch_{epochs}.json")
     for arm in ("B1", "trained", *demo.extra_arms, "prior"):  # exams append; reruns start afresh

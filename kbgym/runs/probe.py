@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -25,10 +26,8 @@ from kbgym.metrics.outcomes import (
 )
 from kbgym.runs.logs import read_jsonl
 from kbgym.seeding import stream
-from kbgym.worlds.people.generate import full_pools
-from kbgym.worlds.people.questions import World
-from kbgym.worlds.people.templates import TWO_SLOT
 from kbgym.types import Question, Universe
+from kbgym.worlds import world_of
 
 GROUPS = ("exact", "exact_matched", "share2", "share1", "share0")
 
@@ -52,46 +51,36 @@ def trained_qids(train_log: Sequence[Mapping]) -> list[str]:
 
 
 def make_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
-               seed: int | None = None, train_log_hash: str | None = None) -> dict:
-    """The probe file object: groups exact, exact_matched, share2, share1, share0."""
-    seed = universe.meta["seed"] if seed is None else seed
+               seed: int | None = None, train_log_hash: str | None = None,
+               **options: Any) -> dict:
+    """The probe file object of a training run, in any world: the world supplies its
+    candidates (:meth:`kbgym.worlds.World.probe_candidates`, given ``options``), and this one
+    assembler draws them: per group one stream (``candidates.stream + group``), each pool (or
+    each stratum's pool, in order) shuffled and its first ``per_group`` (or quota) taken; probe
+    ids ``g0001`` ... in group order."""
     trained = [universe.question(qid) for qid in trained_qids(train_log)]
-    train_keys = {k for q in trained for k in q.keys}
-    trained_texts = {q.text for q in trained}
-
-    world = World(universe.people, universe.nodes, universe.vocab)
-    pools = full_pools(world, universe.meta["seed"])
-    shares: dict[str, list] = {"share2": [], "share1": [], "share0": []}
-    for template in TWO_SLOT:
-        for inst in pools[template]:
-            text = world.text(inst)
-            if text in trained_texts:
-                continue
-            keys = world.keys(text)
-            if len(keys) != 2:
-                continue
-            shares[f"share{len(train_keys.intersection(keys))}"].append(inst)
-
-    candidates: dict[str, list] = {
-        "exact": trained,
-        "exact_matched": [q for q in trained if q.template in TWO_SLOT],
-        **shares,
-    }
+    c = world_of(universe).probe_candidates(universe, trained, per_group=per_group, **options)
+    seed = c.seed if c.seed is not None else universe.meta["seed"] if seed is None else seed
     questions: list[Question] = []
     splits: dict[str, list[str]] = {}
-    for group in GROUPS:
-        items = list(candidates[group])
-        stream(seed, f"probe/{group}").shuffle(items)
+    for group, pool in c.pools.items():
+        rng = stream(seed, c.stream + group)
         splits[group] = []
-        for item in items[:per_group]:
-            gid = "g%04d" % (len(questions) + 1)
-            questions.append(item.probe_item(gid, trained=True) if isinstance(item, Question)
-                             else world.materialize(item, gid))
-            splits[group].append(gid)
+        parts = ([(pool, per_group)] if c.quota is None
+                 else [(pool.get(t, ()), n) for t, n in c.quota.items()])
+        for candidates, n in parts:
+            items = list(candidates)
+            rng.shuffle(items)
+            for item in items[:n]:
+                gid = "g%04d" % (len(questions) + 1)
+                questions.append(c.materialize(item, gid, group) if c.materialize else
+                                 item.probe_item(gid, trained=group == "exact"))
+                splits[group].append(gid)
     return {
         "schema_version": 1, "kind": "kbgym.probe", "universe_hash": universe.hash,
-        "train_log_hash": train_log_hash, "per_group": per_group, "seed": seed,
-        "questions": [q.to_json() for q in questions], "splits": splits,
+        "train_log_hash": train_log_hash,
+        "per_group": per_group if c.quota is None else sum(c.quota.values()), "seed": seed,
+        "questions": [q.to_json() for q in questions], "splits": splits, **c.fields,
     }
 
 
@@ -108,9 +97,11 @@ def read_train_log(run_dir: str | Path) -> tuple[list[dict], str]:
 
 
 def make_probe_from_run(universe: Universe, run_dir: str | Path, per_group: int = 30,
-                        seed: int | None = None) -> dict:
+                        seed: int | None = None, **options: Any) -> dict:
+    """:func:`make_probe` over ``run_dir/train_log.jsonl`` (its hash recorded)."""
     rows, digest = read_train_log(run_dir)
-    return make_probe(universe, rows, per_group=per_group, seed=seed, train_log_hash=digest)
+    return make_probe(universe, rows, per_group=per_group, seed=seed, train_log_hash=digest,
+                      **options)
 
 
 def _cell(arm_rows: list[Mapping], base_rows: list[Mapping], idx: np.ndarray | None,

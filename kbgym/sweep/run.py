@@ -221,10 +221,9 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     from kbgym.library.graph import Library
     from kbgym.library.snapshot import load_snapshot
     from kbgym.runs.gradient import examine_probe, training_curve
-    from kbgym.runs.probe import probe_table
+    from kbgym.runs.probe import make_probe_from_run, probe_table
     from kbgym.runs.report import write_report
     from kbgym.runs.train import TrainConfig, train
-    from kbgym.worlds import world_of
 
     seed = spec["seed"]
     clock = Stopwatch()
@@ -245,8 +244,7 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
     #                they would stay until the run ends
 
     pr = spec["probe"]
-    probe = world_of(universe).make_probe(universe, train_dir, per_group=pr["per_group"],
-                                           seed=seed)
+    probe = make_probe_from_run(universe, train_dir, per_group=pr["per_group"], seed=seed)
     write_canonical(path / "probe.json", probe)
     lap("probe_make")
 

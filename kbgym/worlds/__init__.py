@@ -6,7 +6,7 @@ A universe's world is its ``meta["source"]``; commands that differ by world (``b
 sources one by one::
 
     w = world_of(universe)
-    probe = w.make_probe(universe, "runs/r1", per_group=30, seed=None)
+    hints = w.navigator_hints(universe)
 
 Importing this package imports no world: each is loaded on first use.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 
-from kbgym.worlds.interface import BaseWorld, DemoSettings, NavigatorHints, World
+from kbgym.worlds.interface import BaseWorld, DemoSettings, NavigatorHints, ProbeCandidates, World
 from kbgym.worlds.registry import (
     GROUP,
     default_world,
@@ -46,6 +46,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BaseWorld", "DemoSettings", "GROUP", "NavigatorHints", "World", "default_world",
+__all__ = ["BaseWorld", "DemoSettings", "GROUP", "NavigatorHints", "ProbeCandidates", "World", "default_world",
            "generated", "register", "universe_from_spec", "unregister", "world", "world_of",
            "worlds"]

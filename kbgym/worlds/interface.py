@@ -11,11 +11,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from kbgym.errors import ConfigError
-from kbgym.types import Universe
+from kbgym.types import Question, Universe
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,33 @@ class NavigatorHints:
     @property
     def reads_facts(self) -> bool:
         return bool(self.set_kinds or self.value_kinds)
+
+
+@dataclass(frozen=True)
+class ProbeCandidates:
+    """What a world supplies for its gradient probe (the §13 key-coverage probe); the one
+    assembler, :func:`kbgym.runs.probe.make_probe`, draws and writes it the same way for
+    every world.
+
+    - ``pools``: group -> candidates, in group order (``exact``, ``share1``, ...); with a
+      ``quota``, group -> {stratum -> candidates} (a stratum is a template or a category).
+    - ``quota``: stratum -> how many each group takes of it, in stratum order (the file's
+      ``per_group`` is their sum); None: each group takes ``per_group``.
+    - ``stream``: the sampling streams are ``stream + group`` (one per group; strata are
+      shuffled in order from it).
+    - ``materialize(item, gid, group)``: the probe question of a candidate; default
+      ``item.probe_item(gid, trained=group == "exact")``.
+    - ``fields``: extra fields of the probe file (``variant``, ``quota``, ...).
+    - ``seed``: the world's own sampling seed, over the caller's (None: the caller's, else
+      the universe's).
+    """
+
+    pools: Mapping[str, Any]
+    quota: Mapping[str, int] | None = None
+    stream: str = "probe/"
+    materialize: Callable[[Any, str, str], Question] | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,14 +116,15 @@ class World(Protocol):
     def generate(self, config: Any) -> Universe: ...
     def summarize(self, universe: Universe) -> str: ...
     def headline(self, universe: Universe) -> str: ...
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict: ...
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, **options: Any) -> ProbeCandidates: ...
     def navigator_hints(self, universe: Universe) -> NavigatorHints: ...
     def drift(self, universe: Universe, changes: int, seed: int = 0) -> Universe: ...
     def drift_summary(self, universe: Universe) -> str: ...
     def add_arguments(self, parser: argparse.ArgumentParser, types: Any) -> None: ...
     def check_args(self, args: argparse.Namespace, config: Any) -> str | None: ...
     def vocabulary(self, universe: Universe) -> Any | None: ...
+    def check_golds(self, universe: Universe) -> list[str] | None: ...
 
 
 class BaseWorld:
@@ -141,8 +168,10 @@ class BaseWorld:
         """What the universe holds, in a few words (``500 people``)."""
         return f"{len(universe.questions)} questions"
 
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict:
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, **options: Any) -> ProbeCandidates:
+        """The candidates of the gradient probe of a run that trained ``trained`` (the
+        questions with a completed training iteration, in qid order)."""
         raise ConfigError(f"the {self.name} world has no gradient probe")
 
     def navigator_hints(self, universe: Universe) -> NavigatorHints:
@@ -167,8 +196,14 @@ class BaseWorld:
         universes; None until the world supplies one."""
         return None
 
+    def check_golds(self, universe: Universe) -> list[str] | None:
+        """The qids whose gold an independent check (code written apart from the generator,
+        reading the universe file) does not reproduce; None where the world has no such check
+        in the package (its tests may have one)."""
+        return None
+
     def __repr__(self) -> str:
         return f"<world {self.name}>"
 
 
-__all__ = ["BaseWorld", "DemoSettings", "NavigatorHints", "World"]
+__all__ = ["BaseWorld", "DemoSettings", "NavigatorHints", "ProbeCandidates", "World"]

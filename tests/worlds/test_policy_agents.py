@@ -17,7 +17,7 @@ from kbgym.plugins import make_agent
 from kbgym.runs.exam import examine
 from kbgym.runs.gradient import examine_probe
 from kbgym.runs.train import TrainConfig, train
-from kbgym.worlds import world_of
+from kbgym.runs.probe import make_probe_from_run
 from kbgym.worlds.policies import ledger_of
 from kbgym.worlds.policies import grammar as S
 from kbgym.worlds.policies.documents import render_entry
@@ -78,7 +78,7 @@ def test_evidence_graph_is_deterministic_and_saves_steps(small):
 def test_trained_indexes_save_steps_on_trained_keys(small, trained):
     lib, run, stats = trained
     assert stats["added"] > 5 and stats["unverified"] == 0
-    probe = world_of(small).make_probe(small, run, per_group=20)
+    probe = make_probe_from_run(small, run, per_group=20)
     cfg = KBGymConfig.make(m=3)
     b1 = examine_probe(small, Library.from_universe(small), make_agent("scripted-policy-reader"),
                        probe, cfg)

@@ -53,3 +53,15 @@ def test_probe_bytes_are_unchanged(case, tmp_path):
     assert u.hash == universe_hash
     assert sum(len(v) for v in probe["splits"].values()) == n
     assert "sha256:" + sha256_hex(canonical(probe).encode()) == probe_hash
+
+
+def test_a_pw_probe_keeps_its_own_seed_through_the_generic_entry():
+    """The commands make every world's probe through one entry; a PhantomWiki probe is drawn
+    with its universe's seed whatever seed they pass (its own --seed is phantomwiki-probe's)."""
+    from kbgym.runs.probe import make_probe
+    from kbgym.worlds.phantomwiki.probe import make_pw_probe
+
+    u = S.phantomwiki()
+    log = S.train_log(u)
+    assert make_probe(u, log, per_group=3, seed=99) == make_pw_probe(u, log)
+    assert make_pw_probe(u, log, seed=99)["seed"] == 99 != make_pw_probe(u, log)["seed"]

@@ -40,9 +40,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from kbgym.worlds.corpus.documents import Note, read_corpus
 from kbgym.errors import ConfigError, first_error
 from kbgym.library.graph import invisible_char, normalize_text
-from kbgym.runs.probe import read_train_log, trained_qids
+from kbgym.runs.probe import make_probe, make_probe_from_run
 from kbgym.seeding import stream
 from kbgym.types import Fact, Node, Question, Universe
+from kbgym.worlds.interface import ProbeCandidates
 
 ADAPTER_VERSION = "1"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")
@@ -350,11 +351,9 @@ def summarize(u: Universe) -> str:
     ])
 
 
-def make_corpus_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
-                      seed: int | None = None, train_log_hash: str | None = None) -> dict:
-    """The probe file object of a training run on an imported corpus (module doc)."""
-    seed = universe.meta["seed"] if seed is None else seed
-    trained = [universe.question(q) for q in trained_qids(train_log)]
+def probe_candidates(universe: Universe, trained: list[Question]) -> ProbeCandidates:
+    """The corpus probe's pools: the trained questions, and every other question with keys by
+    whether it shares one with training (module doc)."""
     train_keys = {k for q in trained for k in q.keys}
     texts = {q.text for q in trained}
     ids = {q.qid for q in trained}
@@ -363,24 +362,17 @@ def make_corpus_probe(universe: Universe, train_log: Sequence[Mapping], *, per_g
         if q.qid in ids or q.text in texts or not q.keys:
             continue
         pools["share1" if train_keys.intersection(q.keys) else "share0"].append(q)
-    questions: list[Question] = []
-    splits: dict[str, list[str]] = {}
-    for group in PROBE_GROUPS:
-        items = pools[group]
-        stream(seed, f"probe/corpus/{group}").shuffle(items)
-        splits[group] = []
-        for item in items[:per_group]:
-            gid = "g%04d" % (len(questions) + 1)
-            questions.append(item.probe_item(gid, trained=group == "exact"))
-            splits[group].append(gid)
-    return {"schema_version": 1, "kind": "kbgym.probe", "variant": "corpus",
-            "universe_hash": universe.hash, "train_log_hash": train_log_hash,
-            "per_group": per_group, "seed": seed,
-            "questions": [q.to_json() for q in questions], "splits": splits}
+    return ProbeCandidates(pools={g: pools[g] for g in PROBE_GROUPS}, stream="probe/corpus/",
+                           fields={"variant": "corpus"})
+
+
+def make_corpus_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
+                      seed: int | None = None, train_log_hash: str | None = None) -> dict:
+    """The probe file object of a training run on an imported corpus (module doc)."""
+    return make_probe(universe, train_log, per_group=per_group, seed=seed,
+                      train_log_hash=train_log_hash)
 
 
 def make_corpus_probe_from_run(universe: Universe, run_dir: str | Path, *, per_group: int = 30,
                                seed: int | None = None) -> dict:
-    rows, digest = read_train_log(run_dir)
-    return make_corpus_probe(universe, rows, per_group=per_group, seed=seed,
-                             train_log_hash=digest)
+    return make_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from kbgym.types import Universe
-from kbgym.worlds.interface import BaseWorld
+from kbgym.types import Question, Universe
+from kbgym.worlds.interface import BaseWorld, ProbeCandidates
 
 
 class CorpusWorld(BaseWorld):
@@ -20,12 +20,12 @@ class CorpusWorld(BaseWorld):
 
         return summarize(universe)
 
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict:
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, **options: Any) -> ProbeCandidates:
         # grouped by shared entities
-        from kbgym.worlds.corpus import make_corpus_probe_from_run
+        from kbgym.worlds.corpus.universe import probe_candidates
 
-        return make_corpus_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
+        return probe_candidates(universe, trained, **options)
 
 
 WORLD = CorpusWorld()

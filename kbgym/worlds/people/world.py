@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from kbgym.types import Universe
-from kbgym.worlds.interface import BaseWorld, DemoSettings, NavigatorHints
+from kbgym.types import Question, Universe
+from kbgym.worlds.interface import BaseWorld, DemoSettings, NavigatorHints, ProbeCandidates
 
 #: Relation words per question class: the words of the §3 sentences that state the relations
 #: the class's templates ask about (the navigator's queries, kbgym/metrics/navigator.py).
@@ -74,11 +73,11 @@ class PeopleWorld(BaseWorld):
     def headline(self, universe: Universe) -> str:
         return f"{len(universe.people)} people"
 
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict:
-        from kbgym.runs.probe import make_probe_from_run
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, **options: Any) -> ProbeCandidates:
+        from kbgym.worlds.people.probe import probe_candidates
 
-        return make_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
+        return probe_candidates(universe, trained, **options)
 
     def navigator_hints(self, universe: Universe) -> NavigatorHints:
         from kbgym.worlds.people.relations import VALUE_KINDS, mirrors, statements

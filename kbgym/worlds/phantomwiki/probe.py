@@ -24,26 +24,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from kbgym.errors import ConfigError
-from kbgym.runs.probe import read_train_log, trained_qids
-from kbgym.seeding import stream
+from kbgym.runs.probe import make_probe, make_probe_from_run
 from kbgym.types import Question, Universe
+from kbgym.worlds.interface import ProbeCandidates
 
 PW_GROUPS = ("exact", "share1", "share0")
 STRATA = ("template", "category")
 
 
-def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int | None = None,
-                  per_template: int | None = None, train_log_hash: str | None = None,
-                  stratify: str = "template") -> dict:
-    """The probe file object of a training run on a PhantomWiki universe.
-
-    ``per_template`` optionally caps each stratum's quota; ``stratify`` is ``template`` (SPEC
-    §17) or ``category``.
-    """
+def probe_candidates(universe: Universe, trained: list[Question], *,
+                     per_template: int | None = None, stratify: str = "template",
+                     seed: int | None = None) -> ProbeCandidates:
+    """The PW probe's pools per group and stratum, and the quotas (module doc); drawn with
+    ``seed`` (default: the universe's)."""
     if stratify not in STRATA:
         raise ConfigError(f"stratify must be one of {', '.join(STRATA)}, not {stratify!r}")
-    seed = universe.meta["seed"] if seed is None else seed
-    trained = [universe.question(qid) for qid in trained_qids(train_log)]
     train_keys = {k for q in trained for k in q.keys}
     trained_texts = {q.text for q in trained}
     trained_ids = {q.qid for q in trained}
@@ -68,33 +63,27 @@ def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int
     for t in templates:
         n = min(len(pools[g].get(t, ())) for g in PW_GROUPS)
         quota[t] = n if per_template is None else min(n, per_template)
-
-    questions: list[Question] = []
-    splits: dict[str, list[str]] = {}
-    for group in PW_GROUPS:
-        rng = stream(seed, f"probe/pw/{group}")
-        splits[group] = []
-        for t in templates:
-            items = list(pools[group].get(t, ()))
-            rng.shuffle(items)
-            for item in items[:quota[t]]:
-                gid = "g%04d" % (len(questions) + 1)
-                questions.append(item.probe_item(gid, trained=group == "exact"))
-                splits[group].append(gid)
-    out = {
-        "schema_version": 1, "kind": "kbgym.probe", "variant": "pw",
-        "universe_hash": universe.hash, "train_log_hash": train_log_hash,
-        "per_group": sum(quota.values()), "quota": quota, "seed": seed,
-        "questions": [q.to_json() for q in questions], "splits": splits,
-    }
+    fields: dict = {"variant": "pw", "quota": quota}
     if stratify != "template":
-        out["stratify"] = stratify
-    return out
+        fields["stratify"] = stratify
+    return ProbeCandidates(pools=pools, quota=quota, stream="probe/pw/", fields=fields,
+                           seed=universe.meta["seed"] if seed is None else seed)
+
+
+def make_pw_probe(universe: Universe, train_log: Sequence[Mapping], *, seed: int | None = None,
+                  per_template: int | None = None, train_log_hash: str | None = None,
+                  stratify: str = "template") -> dict:
+    """The probe file object of a training run on a PhantomWiki universe.
+
+    ``per_template`` optionally caps each stratum's quota; ``stratify`` is ``template`` (SPEC
+    §17) or ``category``.
+    """
+    return make_probe(universe, train_log, train_log_hash=train_log_hash, seed=seed,
+                      per_template=per_template, stratify=stratify, pw_seed=seed)
 
 
 def make_pw_probe_from_run(universe: Universe, run_dir: str | Path, *, seed: int | None = None,
                            per_template: int | None = None, stratify: str = "template") -> dict:
     """:func:`make_pw_probe` over ``run_dir/train_log.jsonl``."""
-    rows, digest = read_train_log(run_dir)
-    return make_pw_probe(universe, rows, seed=seed, per_template=per_template,
-                         train_log_hash=digest, stratify=stratify)
+    return make_probe_from_run(universe, run_dir, seed=seed, per_template=per_template,
+                               stratify=stratify, pw_seed=seed)

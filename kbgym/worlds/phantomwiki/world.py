@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-from kbgym.types import Universe
-from kbgym.worlds.interface import BaseWorld
+from kbgym.types import Question, Universe
+from kbgym.worlds.interface import BaseWorld, ProbeCandidates
 
 
 class PhantomWikiWorld(BaseWorld):
@@ -31,12 +31,14 @@ class PhantomWikiWorld(BaseWorld):
 
         return people_vocabulary(universe)
 
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict:
-        # §17: one-key questions, exact/share1/share0
-        from kbgym.worlds.phantomwiki.probe import make_pw_probe_from_run
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, pw_seed: int | None = None,
+                         **options: Any) -> ProbeCandidates:
+        # §17: one-key questions, exact/share1/share0, per template; its own seed (pw_seed,
+        # default the universe's), whatever the caller's
+        from kbgym.worlds.phantomwiki.probe import probe_candidates
 
-        return make_pw_probe_from_run(universe, run_dir)
+        return probe_candidates(universe, trained, seed=pw_seed, **options)
 
 
 WORLD = PhantomWikiWorld()

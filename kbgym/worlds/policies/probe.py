@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kbgym.runs.probe import read_train_log, trained_qids
-from kbgym.seeding import stream
+from kbgym.runs.probe import make_probe, make_probe_from_run
 from kbgym.types import Question, Universe
+from kbgym.worlds.interface import ProbeCandidates
 
 GROUPS = ("exact", "share1", "share0")
 
@@ -37,11 +37,9 @@ def quotas(sizes: dict[str, int], per_group: int) -> dict[str, int]:
     return quota
 
 
-def make_policy_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
-                      seed: int | None = None, train_log_hash: str | None = None) -> dict:
-    """The probe file object of a training run on a policies universe (module doc)."""
-    seed = universe.meta["seed"] if seed is None else seed
-    trained = [universe.question(qid) for qid in trained_qids(train_log)]
+def probe_candidates(universe: Universe, trained: list[Question], *,
+                     per_group: int) -> ProbeCandidates:
+    """The policies probe's pools per group and template, and the quotas (module doc)."""
     train_keys = {k for q in trained for k in q.keys}
     texts = {q.text for q in trained}
     ids = {q.qid for q in trained}
@@ -59,29 +57,19 @@ def make_policy_probe(universe: Universe, train_log: Sequence[Mapping], *, per_g
         elif shared == 0:
             pools["share0"][q.template].append(q)
     quota = quotas({t: min(len(pools[g][t]) for g in GROUPS) for t in templates}, per_group)
-    questions: list[Question] = []
-    splits: dict[str, list[str]] = {}
-    for group in GROUPS:
-        rng = stream(seed, f"probe/policies/{group}")
-        splits[group] = []
-        for t in templates:
-            items = list(pools[group][t])
-            rng.shuffle(items)
-            for item in items[:quota[t]]:
-                gid = "g%04d" % (len(questions) + 1)
-                questions.append(item.probe_item(gid, trained=group == "exact"))
-                splits[group].append(gid)
-    return {
-        "schema_version": 1, "kind": "kbgym.probe", "variant": "policies",
-        "universe_hash": universe.hash, "train_log_hash": train_log_hash,
-        "per_group": sum(quota.values()), "quota": {t: n for t, n in quota.items() if n},
-        "seed": seed, "questions": [q.to_json() for q in questions], "splits": splits,
-    }
+    return ProbeCandidates(pools=pools, quota=quota, stream="probe/policies/",
+                           fields={"variant": "policies",
+                                   "quota": {t: n for t, n in quota.items() if n}})
+
+
+def make_policy_probe(universe: Universe, train_log: Sequence[Mapping], *, per_group: int = 30,
+                      seed: int | None = None, train_log_hash: str | None = None) -> dict:
+    """The probe file object of a training run on a policies universe (module doc)."""
+    return make_probe(universe, train_log, per_group=per_group, seed=seed,
+                      train_log_hash=train_log_hash)
 
 
 def make_policy_probe_from_run(universe: Universe, run_dir: str | Path, *, per_group: int = 30,
                                seed: int | None = None) -> dict:
     """:func:`make_policy_probe` over ``run_dir/train_log.jsonl``."""
-    rows, digest = read_train_log(run_dir)
-    return make_policy_probe(universe, rows, per_group=per_group, seed=seed,
-                             train_log_hash=digest)
+    return make_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)

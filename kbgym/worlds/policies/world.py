@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from kbgym.types import Universe
-from kbgym.worlds.interface import BaseWorld, DemoSettings
+from kbgym.types import Question, Universe
+from kbgym.worlds.interface import BaseWorld, DemoSettings, ProbeCandidates
 
 #: ``kbgym build`` flags of this world (argparse dest -> flag).
 FLAGS = {"documents": "--documents", "sections": "--sections"}
@@ -56,11 +55,11 @@ class PoliciesWorld(BaseWorld):
     def headline(self, universe: Universe) -> str:
         return f"{len(universe.meta['policies']['documents'])} documents"
 
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict:
-        from kbgym.worlds.policies.probe import make_policy_probe_from_run
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, **options: Any) -> ProbeCandidates:
+        from kbgym.worlds.policies.probe import probe_candidates
 
-        return make_policy_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
+        return probe_candidates(universe, trained, per_group=per_group, **options)
 
     def drift(self, universe: Universe, changes: int, seed: int = 0) -> Universe:
         from kbgym.worlds.policies.drift import drift
