@@ -77,9 +77,16 @@ def _policy_golds(u) -> list[str]:
     return [q.qid for q in u.questions if q.golds[0] != mod.expected(ch, q)[0]]
 
 
-#: The independent gold checks the shipped worlds keep in their tests (a world may also carry
-#: one, World.check_golds); imported worlds take their golds from the source.
-GOLD_CHECKS = {"people": _people_golds, "policies": _policy_golds}
+def _casebook_golds(u) -> list[str]:
+    """scripts/experiments/casebook_gold_check.py: golds from ledger rows and paragraph text."""
+    mod = _load("_kbgym_casebook_gold_check",
+                ROOT / "scripts" / "experiments" / "casebook_gold_check.py")
+    return sorted({line.split()[0].rstrip(":,") for line in mod.check(u)[2]})
+
+
+#: The independent gold checks the shipped worlds keep beside their code (a world may also
+#: carry one, World.check_golds); imported worlds take their golds from the source.
+GOLD_CHECKS = {"people": _people_golds, "policies": _policy_golds, "casebook": _casebook_golds}
 
 
 @pytest.fixture(params=NAMES)
@@ -136,7 +143,7 @@ def test_the_independent_gold_check_passes_and_catches_a_wrong_gold(case):
     w, u = case
     check = w.check_golds if w.check_golds(u) is not None else GOLD_CHECKS.get(w.name)
     if check is None:
-        pytest.skip(f"{w.name}: imported; its golds are the source's")
+        pytest.skip(f"{w.name}: no independent gold check (an import: golds from the source)")
     assert check(u) == []
     q = u.questions[0]
     planted = dataclasses.replace(q, golds=("not the gold",))

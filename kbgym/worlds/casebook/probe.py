@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbgym.runs.probe import read_train_log, trained_qids
-from kbgym.seeding import stream
+from kbgym.runs.probe import make_probe_from_run
 from kbgym.types import Question, Universe
+from kbgym.worlds.interface import ProbeCandidates
 from kbgym.worlds.policies.probe import GROUPS, quotas
 
 
-def make_casebook_probe_from_run(universe: Universe, run_dir: str | Path, *,
-                                 per_group: int = 30, seed: int | None = None) -> dict:
-    rows, digest = read_train_log(run_dir)
-    seed = universe.meta["seed"] if seed is None else seed
-    trained = [universe.question(qid) for qid in trained_qids(rows)]
+def probe_candidates(universe: Universe, trained: list[Question], *,
+                     per_group: int) -> ProbeCandidates:
+    """The casebook probe's pools per group and template, and the quotas (module doc)."""
     keys = {k for q in trained for k in q.keys}
     ids, texts = {q.qid for q in trained}, {q.text for q in trained}
     templates = list(universe.vocab["templates"])
@@ -35,19 +33,13 @@ def make_casebook_probe_from_run(universe: Universe, run_dir: str | Path, *,
         elif shared == 0:
             pools["share0"][q.template].append(q)
     quota = quotas({t: min(len(pools[g][t]) for g in GROUPS) for t in templates}, per_group)
-    questions: list[Question] = []
-    splits: dict[str, list[str]] = {}
-    for group in GROUPS:
-        rng = stream(seed, f"probe/casebook/{group}")
-        splits[group] = []
-        for t in templates:
-            items = list(pools[group][t])
-            rng.shuffle(items)
-            for item in items[:quota[t]]:
-                gid = "g%04d" % (len(questions) + 1)
-                questions.append(item.probe_item(gid, trained=group == "exact"))
-                splits[group].append(gid)
-    return {"schema_version": 1, "kind": "kbgym.probe", "variant": "casebook",
-            "universe_hash": universe.hash, "train_log_hash": digest,
-            "per_group": sum(quota.values()), "quota": {t: n for t, n in quota.items() if n},
-            "seed": seed, "questions": [q.to_json() for q in questions], "splits": splits}
+    return ProbeCandidates(pools=pools, quota=quota, stream="probe/casebook/",
+                           fields={"variant": "casebook",
+                                   "quota": {t: n for t, n in quota.items() if n}})
+
+
+def make_casebook_probe_from_run(universe: Universe, run_dir: str | Path, *,
+                                 per_group: int = 30, seed: int | None = None) -> dict:
+    """The probe of the training run in ``run_dir`` (the one assembler,
+    :func:`kbgym.runs.probe.make_probe_from_run`)."""
+    return make_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)

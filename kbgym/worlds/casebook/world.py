@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from kbgym.types import Universe
-from kbgym.worlds.interface import BaseWorld
+from kbgym.types import Question, Universe
+from kbgym.worlds.interface import BaseWorld, ProbeCandidates
 
 #: ``kbgym build`` flags of this world (argparse dest -> flag).
 FLAGS = {"scale": "--scale"}
@@ -49,11 +48,11 @@ class CasebookWorld(BaseWorld):
     def headline(self, universe: Universe) -> str:
         return f"{len(universe.meta['casebook']['docs'])} documents"
 
-    def make_probe(self, universe: Universe, run_dir: str | Path, *, per_group: int = 30,
-                   seed: int | None = None) -> dict:
-        from kbgym.worlds.casebook.probe import make_casebook_probe_from_run
+    def probe_candidates(self, universe: Universe, trained: list[Question], *,
+                         per_group: int, **options: Any) -> ProbeCandidates:
+        from kbgym.worlds.casebook.probe import probe_candidates
 
-        return make_casebook_probe_from_run(universe, run_dir, per_group=per_group, seed=seed)
+        return probe_candidates(universe, trained, per_group=per_group, **options)
 
     def drift(self, universe: Universe, changes: int, seed: int = 0) -> Universe:
         from kbgym.worlds.casebook.drift import drift
