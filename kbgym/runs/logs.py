@@ -230,8 +230,10 @@ def verify_trace(run_dir: str | Path) -> list[dict]:
     trace cut short, altered or rewritten without its chain is refused (one line naming the
     row). Returns the trace rows (chain removed)."""
     d = Path(run_dir)
-    lines = read_lines(d / "trace.jsonl")
+    # train_log first: a run still training writes an iteration's trace rows before its
+    # train_log row, so every train_log row read here has its trace rows on disk already
     log = read_jsonl(d / "train_log.jsonl")
+    lines = read_lines(d / "trace.jsonl")
     anchored = [r for r in log if "trace_head" in r]
     if not anchored:
         return [{k: v for k, v in row.items() if k != CHAIN} for _, _, row in lines]

@@ -27,6 +27,7 @@ from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
 from kbgym.runs.outdir import check_out, clear
 from kbgym.runs.logs import (
+    SCHEMA_VERSION,
     RunDir,
     read_jsonl,
     rewrite_jsonl,
@@ -161,6 +162,58 @@ def only_temps(out: str | Path) -> list[Path]:
                                   and p.name.endswith(".tmp") for p in taken) else []
 
 
+def _rebuild(root: Path, universe: Universe, trace: list[dict], done_rows: list[dict],
+             run_id: str, uref: dict, cfg: TrainConfig, env_cfg: KBGymConfig,
+             start_library: Library | None, n_qids: int, stats_done: int) -> Library:
+    """``--resume``: every file derived from the library - the snapshots, series.jsonl and
+    kb_stats.jsonl - rebuilt by replaying the verified trace, never trusted from disk (a
+    snapshot emptied, replaced or deleted, a stats file cut, all come back as the run wrote
+    them). Only the first ``stats_done`` epoch ends are rebuilt; the caller does the next
+    one (its exam had not finished). Returns the library after the last finished iteration."""
+    from kbgym.runs.replay import replay_rows
+
+    if start_library is None:
+        start = root / "kb_start.json"
+        if start.exists():  # kb_start is the run's input, checked by the run id
+            from kbgym.library.snapshot import load_snapshot
+
+            start_library = load_snapshot(start)[0]
+    lib = (start_library.copy(search=None) if start_library is not None
+           else Library.from_universe(universe, typed_links=env_cfg.typed_links))
+    rows_of: dict[int, list[dict]] = {}
+    for row in trace:
+        if row.get("kind") == "train" and isinstance(row.get("iteration"), int):
+            rows_of.setdefault(row["iteration"], []).append(row)
+    for old in [*root.glob("kb_iter_*.json"), *root.glob("kb_epoch_*.json")]:
+        old.unlink()
+    series, stats = [], []
+    tok_in = tok_out = 0
+
+    def epoch_end(epoch: int, iteration: int) -> None:
+        write_snapshot(root / f"kb_epoch_{epoch}.json", lib, f"epoch {epoch}", uref)
+        stats.append({"schema_version": SCHEMA_VERSION, "epoch": epoch, "run_id": run_id,
+                      "train_iterations": iteration,
+                      "train_tokens_in": tok_in, "train_tokens_out": tok_out, **lib.stats()})
+
+    if stats_done:
+        series.append({"schema_version": SCHEMA_VERSION, "iteration": 0, "epoch": 0,
+                       "run_id": run_id, **lib.stats()})
+        epoch_end(0, 0)
+    for it, log_row in enumerate(done_rows, start=1):
+        replay_rows(lib, rows_of.get(it, ()))
+        tok_in += log_row["tokens_in"]
+        tok_out += log_row["tokens_out"]
+        series.append({"schema_version": SCHEMA_VERSION, "iteration": it,
+                       "epoch": log_row["epoch"], "run_id": run_id, **lib.stats()})
+        if it % cfg.snapshot_every == 0:
+            write_snapshot(root / f"kb_iter_{it:04d}.json", lib, f"iteration {it}", uref)
+        if n_qids and it % n_qids == 0 and it // n_qids < stats_done:
+            epoch_end(it // n_qids, it)
+    rewrite_jsonl(root / "series.jsonl", series)
+    rewrite_jsonl(root / "kb_stats.jsonl", stats)
+    return lib
+
+
 def train_order(qids: list[str], seed: int, epoch: int) -> list[str]:
     order = list(qids)
     stream(seed, f"order/{epoch}").shuffle(order)
@@ -267,11 +320,19 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     files = RunDir(root)
     uref = universe_ref(universe, universe_path)
 
-    # -- resume: keep what was recorded, rebuild the library by replay -----------------
+    # -- resume: keep what the chained logs prove, rebuild everything else from the trace --
     done_rows = read_jsonl(root / "train_log.jsonl") if resume else []
     n_done = len(done_rows)
-    # kb_stats has one row per finished epoch, epoch 0 included
-    stats_done = len(read_jsonl(root / "kb_stats.jsonl")) if resume else 0
+    n_qids = len(KBGymEnv(universe, mode="train", library=Library(), config=env_cfg)
+                 .split_qids("train")) if resume else 0
+    # the epoch ends (snapshot, exam, stats row) that finished: epoch end e is at iteration
+    # e * n_qids; it finished when kb_stats has its row (trusted only as far as train_log
+    # bears out) or when a later iteration is in train_log (deleting kb_stats proves nothing)
+    stats_done = 0
+    if resume and n_qids:
+        finished = min(cfg.epochs, n_done // n_qids)
+        passed = finished + 1 if n_done > finished * n_qids else finished
+        stats_done = max(min(len(read_jsonl(root / "kb_stats.jsonl")), finished + 1), passed)
     epochs_done = max(0, stats_done - 1)
     if resume:
         def keep(r: dict) -> bool:  # rows of finished iterations and of finished epochs' exams
@@ -283,16 +344,13 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
         trace = [r for r in check_resume(root, run_id, curator) if keep(r)]
         rewrite_existing(root / "trace.jsonl", trace)
         rewrite_existing(root / "train_log.jsonl", done_rows)
-        series = [r for r in read_jsonl(root / "series.jsonl") if r["iteration"] <= n_done]
-        rewrite_existing(root / "series.jsonl", series if stats_done else [])
-        rewrite_existing(root / "kb_stats.jsonl",
-                         read_jsonl(root / "kb_stats.jsonl")[:stats_done])
         rewrite_existing(root / "test_log.jsonl",
                          [r for r in read_jsonl(root / "test_log.jsonl")
                           if _epoch_before(r.get("epoch"), stats_done)])
         rewrite_existing(root / "timing.jsonl",
                          [r for r in read_jsonl(root / "timing.jsonl") if keep(r)])
-        library = replay_library(universe, trace, n_done, start_library, env_cfg.typed_links)
+        library = _rebuild(root, universe, trace, done_rows, run_id, uref, cfg, env_cfg,
+                           start_library, n_qids, stats_done)
     else:  # check_train_out saw to it that nothing of an earlier run is here
         if start_library is not None:
             write_snapshot(root / "kb_start.json", start_library, "start", uref)
@@ -356,16 +414,6 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     if stats_done == 0:  # epoch 0: the untrained library (B1)
         files.log("series").write(stats_row(iteration=0, epoch=0, run_id=run_id))
         end_epoch(0, 0)
-
-    if resume and n_done and stats_done:
-        # a crash between the train_log row and the series row / snapshot of iteration n
-        series_done = read_jsonl(root / "series.jsonl")
-        if series_done[-1]["iteration"] < n_done:
-            files.log("series").write(stats_row(iteration=n_done, epoch=done_rows[-1]["epoch"],
-                                                run_id=run_id))
-        snap = root / f"kb_iter_{n_done:04d}.json"
-        if n_done % cfg.snapshot_every == 0 and not snap.exists():
-            write_snapshot(snap, library, f"iteration {n_done}", uref)
 
     recorder = RunRecorder(env, files, run_id)
     iteration = 0
