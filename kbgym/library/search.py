@@ -50,6 +50,7 @@ document lacks a term, so scores are bit-identical to the formula above.
 from __future__ import annotations
 
 import math
+import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -390,28 +391,32 @@ class BM25Index:
         with a handful of sorts over all tokens instead of per-document Python work."""
         if self._doc_slot or self._n_slots:
             raise ValueError("bulk_load needs an empty index")
-        ids, texts = [], []
-        for i, t in docs:
-            ids.append(i)
-            texts.append(t)
-        n = len(ids)
-        if not n:
+        cols = tuple(zip(*docs))
+        if not cols:
             return
+        ids, texts = list(cols[0]), list(cols[1])
+        del cols
+        n = len(ids)
         self._gen += 1
-        toks = [TOKEN_RE.findall(t.casefold()) for t in texts]
-        dl = np.fromiter(map(len, toks), dtype=np.int64, count=n)
-        flat = list(chain.from_iterable(toks))
-        del toks
-        vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}  # first-occurrence order
-        tids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-        del flat
+        vocab, tids, dl = _bulk_token_ids(texts)  # (terms in first-occurrence order)
         V = len(vocab)
         doc = np.repeat(np.arange(n, dtype=np.int64), dl)
         pair, tf = np.unique(tids * n + doc, return_counts=True)  # sorted by (term, doc)
         p_tid, p_doc = pair // n, pair % n
         p_dl = dl[p_doc]
-        key, code_inv = np.unique(tf * (int(dl.max()) + 1) + p_dl, return_inverse=True)
         width = int(dl.max()) + 1
+        pkey = tf * width + p_dl
+        top = int(pkey.max())
+        if top < 8 * len(pkey) + (1 << 20):  # distinct (tf, dl) keys by a presence table
+            present = np.zeros(top + 1, dtype=bool)
+            present[pkey] = True
+            key = np.flatnonzero(present)
+            rank = np.cumsum(present) - 1
+            code_inv = rank[pkey]
+            del present, rank
+        else:
+            key, code_inv = np.unique(pkey, return_inverse=True)
+        del pkey
         c_tf, c_dl = key // width, key % width
         self._code_tf = np.zeros(max(64, len(key) + 1))
         self._code_dl = np.zeros(max(64, len(key) + 1))
@@ -428,10 +433,10 @@ class BM25Index:
         self._vocab = vocab
         self._hs = [p_doc[o[t]: o[t + 1]] for t in range(V)]
         self._hc = [codes[o[t]: o[t + 1]] for t in range(V)]
-        self._ts = [np.zeros(4, dtype=np.int64) for _ in range(V)]
-        self._tc = [np.zeros(4, dtype=np.intp) for _ in range(V)]
+        self._ts = [_NO_TAIL_S] * V  # shared until a term's first append (not owned: copied)
+        self._tc = [_NO_TAIL_C] * V
         self._tn = [0] * V
-        self._town = set(range(V))
+        self._town = set()
         self._terms_owned = True
         self._df = counts.tolist()
         self._pdead = [0] * V
@@ -439,9 +444,7 @@ class BM25Index:
         self._mindl = np.minimum.reduceat(p_dl, starts).tolist() if V else []
         self._codes_owned = True
         self._sid_h, self._stx_h = ids, texts
-        self._snum_h = np.fromiter((int(i[1:]) if i[1:].isdigit() and i[1:].isascii()
-                                    and i[:1] == "s" else id_num(i) for i in ids),
-                                   dtype=np.int64, count=n)
+        self._snum_h = _bulk_nums(ids)
         self._nh = self._n_slots = n
         self._dead = np.zeros(max(64, 2 * n), dtype=bool)
         self._dead_owned = True
@@ -1037,7 +1040,69 @@ class BM25Index:
         return list(zip(self._ids(cand[order].tolist()), sc[order].tolist()))
 
 
+#: ASCII text -> tokens by str.translate + split: letters and digits kept, every other
+#: character but NUL (the document separator, a token of its own) a space.
+_ASCII_SPLIT = str.maketrans({chr(c): " " for c in range(1, 128) if not chr(c).isalnum()})
+
+
+def _bulk_token_ids(texts: list[str]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """(vocabulary in first-occurrence order, the term id of every token of every text in
+    order, each text's token count): ``tokenize`` of each text, done for all texts at once.
+    The texts are joined by NUL, casefolded and split together: for ASCII by
+    ``str.translate`` and ``split`` (what ``[^\\W_]+`` matches in ASCII: letters and
+    digits), else by one ``findall``; NUL matches neither and marks where a text ends."""
+    n = len(texts)
+    joined = " \x00 ".join(texts)
+    if joined.count("\x00") != n - 1:  # a text holds NUL itself: one at a time
+        toks = [TOKEN_RE.findall(t.casefold()) for t in texts]
+        flat = list(chain.from_iterable(toks))
+        vocab = {w: i for i, w in enumerate(dict.fromkeys(flat))}
+        return (vocab, np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64,
+                                   count=len(flat)),
+                np.fromiter(map(len, toks), dtype=np.int64, count=n))
+    joined = joined.casefold()  # (casefolding is per character: the same as text by text)
+    if joined.isascii():
+        flat = joined.translate(_ASCII_SPLIT).split()
+    else:
+        flat = _TOKEN_OR_NUL.findall(joined)
+    del joined
+    keys = dict.fromkeys(flat)
+    keys.pop("\x00", None)
+    vocab = {w: i for i, w in enumerate(keys)}
+    V = len(vocab)
+    ids = dict(vocab)
+    ids["\x00"] = V
+    tids = np.fromiter(map(ids.__getitem__, flat), dtype=np.int64, count=len(flat))
+    del flat
+    mark = tids == V
+    marks = np.flatnonzero(mark)
+    dl = np.diff(np.concatenate(([-1], marks, [len(tids)]))) - 1
+    if len(marks):
+        tids = tids[~mark]
+    return vocab, tids, dl.astype(np.int64)
+
+
+_TOKEN_OR_NUL = re.compile(TOKEN_RE.pattern + "|\x00")
+
+
+def _bulk_nums(ids: list[str]) -> np.ndarray:
+    """``id_num`` of every id; ids of the usual form (``s`` and ASCII digits) parsed at once."""
+    n = len(ids)
+    joined = "\x00".join(ids)
+    if joined[:1] == "s" and joined.count("\x00s") == n - 1 and joined.isascii():
+        digits = joined[1:].replace("\x00s", " ")
+        if digits.replace(" ", "").isdigit() and "  " not in digits and digits[-1:] != " " \
+                and digits[:1] != " ":
+            out = np.fromstring(digits, dtype=np.int64, sep=" ")
+            if len(out) == n:
+                return out
+    return np.fromiter(map(id_num, ids), dtype=np.int64, count=n)
+
+
 _EMPTY_SLOTS = np.zeros(0, dtype=np.int64)
+_NO_TAIL_S = np.zeros(4, dtype=np.int64)  # the empty tail bulk-loaded terms share (read-only)
+_NO_TAIL_C = np.zeros(4, dtype=np.intp)
+_NO_TAIL_S.flags.writeable = _NO_TAIL_C.flags.writeable = False
 _EMPTY_CODES = np.zeros(0, dtype=np.intp)
 
 

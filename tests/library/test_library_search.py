@@ -490,3 +490,22 @@ def test_many_ties_with_reindexed_documents(dense_max):
         docs.pop(f"s{n:04d}", None)
     for k in (1, 10, 20, 60):
         _check(index, docs, ["is a friend of", "of", "friend P3", "is Q2"], k)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(text_st, st.text(max_size=30),
+                          st.text(alphabet=st.characters(max_codepoint=127), max_size=30)),
+                max_size=8))
+def test_bulk_tokens_equal_tokenize_text_by_text(texts):
+    """bulk_load's all-at-once tokenizer (translate + split for ASCII, one findall else, one
+    text at a time when a text holds NUL) gives exactly tokenize() of every text."""
+    from kbgym.library.search import _bulk_nums, _bulk_token_ids
+
+    vocab, tids, dl = _bulk_token_ids(texts)
+    want = [tokenize(t) for t in texts]
+    flat = [t for w in want for t in w]
+    assert list(vocab) == list(dict.fromkeys(flat))  # first-occurrence order
+    assert tids.tolist() == [vocab[t] for t in flat]
+    assert dl.tolist() == [len(w) for w in want]
+    ids = [f"s{i:0{i % 5}d}" for i in range(1, len(texts) + 2)]
+    assert _bulk_nums(ids).tolist() == list(range(1, len(texts) + 2))
