@@ -242,7 +242,9 @@ class Checklist:
 
 def summarize(rows: list[dict]) -> dict:
     f1 = sum(r["f1"] for r in rows)
-    j, defined, undefined = stated_consistency(rows)
+    # one question per (seed, qid): qids repeat across seeds' worlds
+    j, defined, undefined = stated_consistency(
+        [dict(r, qid=f"{r.get('seed')}:{r['qid']}") for r in rows])
     return {"acc": f1 / len(rows) if rows else None, "n": len(rows),
             "checklist": (sum(r["checklist"] for r in rows) / len(rows)) if rows else None,
             "J": j, "J_undefined": undefined / max(1, defined + undefined),

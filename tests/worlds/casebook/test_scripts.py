@@ -27,3 +27,10 @@ def test_staleness_and_the_benchmark(load_script, capsys):
     rows = load_script("scripts/benchmarks/bench_casebook.py").main(
         ["--scales", "1", "--repeats", "1"])
     assert rows[0]["documents"] >= 100
+
+
+def test_consistency_never_pools_two_seeds_questions(load_script):
+    mod = load_script("scripts/experiments/casebook_blog_table.py")
+    rows = [{"seed": s, "qid": "q0001", "f1": 1.0, "steps": 2, "tokens": 0.0, "checklist": 1.0,
+             "cited": [f"s000{s}"]} for s in (0, 0, 1, 1)]
+    assert mod.summarize(rows)["J"] == 1.0
