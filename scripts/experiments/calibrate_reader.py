@@ -16,9 +16,9 @@ import argparse
 import time
 from collections import defaultdict
 
-from kbgym_agents.loop import run_episode
+from kbgym.library.graph import Library
 from kbgym.plugins import make_agent
-from kbgym.env import KBGymEnv
+from kbgym.runs.exam import examine
 from kbgym.worlds.people import UniverseConfig, generate
 
 
@@ -33,15 +33,12 @@ def main() -> None:
     args = ap.parse_args()
 
     universe = generate(UniverseConfig(seed=args.seed, n_people=args.people))
-    env = KBGymEnv(universe, mode="probe")
     reader = make_agent(args.reader)
-    rows = []
     t0 = time.perf_counter()
-    for split in args.splits.split(","):
-        for qid in env.split_qids(split):
-            out = run_episode(env, reader, qid)
-            ep = out["info"]["episode_summary"]
-            rows.append((ep["category"], ep["template"], ep["f1"], out["steps"], ep["status"]))
+    # the exam `kbgym test` and the sweep run: B1 frozen, one question after another
+    rows = [(r["category"], r["template"], r["f1"], r["steps"], r["status"])
+            for r in examine(universe, Library.from_universe(universe), reader,
+                             split=args.splits.split(","), navigate=False)]
     wall = time.perf_counter() - t0
 
     def line(label: str, group: list) -> str:

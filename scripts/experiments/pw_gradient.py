@@ -84,21 +84,24 @@ def b1_by_type(universe: Path) -> str:
     """F1, mean steps and budget-limited answers per PW type of the reader on B1 over every
     universe question."""
     sys.path.insert(0, str(ROOT))
-    from kbgym_agents.loop import run_episode
     from kbgym_agents.scripted.pw import PWReader, parse_pw_question
-    from kbgym.env import KBGymEnv
+    from kbgym.env.config import KBGymConfig
     from kbgym.env.env import load_universe
+    from kbgym.library.graph import Library
+    from kbgym.runs.exam import examine
 
     u, _ = load_universe(universe)
-    env = KBGymEnv(u, mode="probe")
-    budget = env.config.m
+    budget = KBGymConfig().m
     rows = defaultdict(list)
     shapes = {}
-    for q in u.questions:
-        reader = PWReader()
-        res = run_episode(env, reader, q.qid)
-        rows[q.template].append((res["info"]["episode_summary"]["f1"], res["steps"],
-                                 reader.outcome == "budget"))
+    reader, outcomes = PWReader(), []
+    # the exam `kbgym test` and the sweep run, over every universe question; the reader's
+    # outcome is read after each question
+    exam = examine(u, Library.from_universe(u), reader, questions={q.qid: q for q in u.questions},
+                   splits={"all": [q.qid for q in u.questions]}, split="all", navigate=False,
+                   progress=lambda i, n, row: outcomes.append(reader.outcome))
+    for q, row, outcome in zip(u.questions, exam, outcomes):
+        rows[q.template].append((row["f1"], row["steps"], outcome == "budget"))
         parsed = parse_pw_question(q.text)
         shapes.setdefault(q.template, parsed.shape if parsed else "?")
 
