@@ -167,7 +167,8 @@ def check_reader(release: Release, seed: str, size: str, m: int, b1_rows: list[d
     if got != want:
         raise ConfigError(f"seed {seed}: the reader {release.reader(seed)} examines B1 at m = "
                           f"{m} differently from release {release.id} (exam hash {got}, the "
-                          f"release pins {want}) - this KBGym's reader is not the release's")
+                          f"release pins {want}) - this KBGym's exam (its reader or ideal "
+                          "navigator) is not the release's; a new release id is needed")
 
 
 def compute_scores(release: Release, pkg: Mapping, root: Path, libraries: Mapping,

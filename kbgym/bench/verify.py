@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import kbgym
 from kbgym.bench import package as P
 from kbgym.bench import scores as S
 from kbgym.bench.release import Release, exam_config, load_release
@@ -257,8 +258,9 @@ def check_exam(release: Release, pkg: Mapping, name: str, arm: str, m: int, lib,
     if arm == "B1":
         got = content_hash([S.exam_row(r) for r in rows])
         if got != release.sized(name, size)["b1_exams"][str(m)]:
-            raise VerifyError(f"{what}: this KBGym's reader {release.reader(name)} is not the "
-                              f"release's (its B1 exam hashes to {got})")
+            raise VerifyError(f"{what}: this KBGym's exam (reader {release.reader(name)} and "
+                              f"ideal navigator) is not the release's (its B1 exam hashes to "
+                              f"{got})")
     for fname in ("test_log.jsonl", "trace.jsonl", "test_meta.json"):
         if not (d / fname).is_file() or not (out / fname).is_file():
             if (d / fname).is_file() != (out / fname).is_file():  # no questions: no log
@@ -319,7 +321,11 @@ def verify_package(root: str | Path, release: Release | str | Path | None = None
     stored = P.read_json(root / "scores.json", str(root))
     diff = first_key_difference(stored, scores)
     if diff:
-        raise VerifyError(f"scores.json differs from the recomputed scores: {diff}")
+        hint = ""
+        if "/library/" in diff or "false_" in diff:
+            hint = (f" (a library metric: tampered, or this KBGym {kbgym.__version__} computes "
+                    f"it differently from the {pkg.get('kbgym_version')} that made the package)")
+        raise VerifyError(f"scores.json differs from the recomputed scores: {diff}{hint}")
     return {"package_hash": digest, "release": release.id, "size": pkg["size"],
             "curator": pkg["curator"], "headline": scores["headline"],
             "seconds": round(time.perf_counter() - t0, 3)}
