@@ -550,7 +550,7 @@ _L = r"P(?:[,&]+P)*"
 _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
-    rf"(?P<r1m>{_L})[=,:]w*(?P<r1r>{_R})w*o(?P<r1a>{_L})",
+    rf"(?P<r1m>{_L})[=,:]w*(?P<r1r>{_R})w*o(?P<r1a>{_L})(?!')",
     # A is B's friend
     rf"(?P<r2m>{_L})=(?P<r2a>P)'w*(?P<r2r>{_R})",
     # A and B are married / A and B are friends
@@ -778,16 +778,15 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     got_key = False
     subject_found: list[str] = []
     for m in _CLAUSE_RULES.finditer(chars):
-        g = m.lastgroup  # the group closing last names the rule: read its groups
         d = {k: v for k, v in m.groupdict().items() if v is not None}
         for i in range(m.start(), m.end()):
             used[i] = True
         rule = next(k for k in d)[:2]
         if rule == "r1":
             members = _names(items, chars, *m.span("r1m"))
-            anchors = _names(items, chars, *m.span("r1a"))
+            of = _names(items, chars, *m.span("r1a"))
             role = _ROLE[d["r1r"]]
-            for a in anchors:
+            for a in of:
                 for x in members:
                     out.surface(role, x, a)
             subject_found = members

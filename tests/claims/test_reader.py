@@ -321,7 +321,10 @@ def test_random_text_never_raises_and_states_nothing(text):
 
 
 WORDS = st.sampled_from("the of is a friend friends and , : . - # | [[ ]] { } \n job hobby "
-                        "city lives born with to see also part (1/2) 1957 March 9".split(" "))
+                        "city lives born with to see also part (1/2) 1957 March 9 who whose "
+                        "his her he they 's father mother ( ) married has are Q: A: ? name: "
+                        "members: key: 1. * --- |---| not brothers sisters in law step "
+                        "Verified: The number".split(" "))
 
 
 @settings(max_examples=200, deadline=None)
@@ -370,6 +373,8 @@ def test_nested_bullets_relative_clauses_and_asides(text, facts):
      {Fact("child_of", FA, IV), Fact("child_of", FA, NK)}),
     (f"Friends of {FA} who are bakers: {NK}.", {Fact("friend_of", FA, NK)}),
     (f"{FA} has friends and children: {IV}.", set()),
+    (f"{FA} is a friend of {NK} and {IV}'s friends are {MQ}.",
+     {Fact("friend_of", FA, NK), Fact("friend_of", IV, MQ)}),
     (f"{FA} is married to {MQ} and lives in Oakhaven.",
      {Fact("married", FA, MQ), Fact("city", FA, "Oakhaven")}),
 ])
