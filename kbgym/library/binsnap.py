@@ -101,7 +101,8 @@ def note_table(lib: Any) -> tuple[Any, list]:
             return base.source, sorted((n for n in made.values() if n.links),
                                        key=lambda n: n.num)
         return _overlay_table(base, m._over())
-    if isinstance(base, LazyMap) and base.source is not None and not m._mid and not m._top:
+    if isinstance(base, LazyMap) and base.source is not None and base._all is not None \
+            and not m._mid and not m._top:
         return base.source, sorted((n for n in base._all.values() if n.links),
                                    key=lambda n: n.num)
     ns = list(lib)

@@ -5,8 +5,10 @@
 For each size, PhantomWiki (``pw-generate`` from ``.venv-pw``: Python 3.12 and SWI-Prolog,
 which KBGym itself does not need) generates ``--trees`` family trees of up to 25 people
 (articles and questions as JSON, no solution traces) and the people it made are counted
-(its articles); then KBGym generates a universe of exactly that many people and writes its
-universe file, as ``kbgym build`` does. Both run in fresh child processes, alternately
+(its articles); then ``kbgym build`` runs as a whole process (start-up and imports
+included) for a universe of exactly that many people in all, real and distractors
+(``--people`` is the real ones: :func:`matched_n_people`), writing its universe file.
+Both run in fresh child processes, alternately
 (``--repeats`` rounds), and are timed in CPU seconds (user + system of the child and
 everything it waited for: robust to other jobs on a shared machine). Printed: people, the
 median CPU seconds of each, and PhantomWiki / KBGym.
@@ -36,17 +38,14 @@ from harness import ROOT  # noqa: E402
 PW_BIN = ROOT / ".venv-pw" / "bin" / "pw-generate"
 KNOWN_PEOPLE = {20: 506, 200: 5057, 800: 20237}  # PhantomWiki 1.0.3, seed 1
 
-KBGYM = r"""
-import json, resource, sys, tempfile, os
-from kbgym.jsonio import atomic_write_text
-from kbgym.worlds.people import UniverseConfig, generate
-with tempfile.TemporaryDirectory() as tmp:
-    u = generate(UniverseConfig(n_people=int(sys.argv[1])))
-    atomic_write_text(os.path.join(tmp, "universe.json"), u.dumps())
-r = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"cpu_s": r.ru_utime + r.ru_stime, "notes": len(u.nodes),
-                  "rss_mb": r.ru_maxrss / 1024}))
-"""
+def matched_n_people(total: int, distractor_frac: float = 0.10) -> int:
+    """The ``--people`` whose universe holds exactly ``total`` people: ``n_people`` real ones
+    plus round(n_people * distractor_frac) distractors (kbgym.worlds.people.config)."""
+    n = max(1, round(total / (1 + distractor_frac)))
+    for cand in sorted(range(max(1, n - 3), n + 4), key=lambda c: abs(c - n)):
+        if cand + int(cand * distractor_frac + 0.5) == total:
+            return cand
+    return n  # (no exact match: the nearest)
 
 
 def children_cpu() -> float:
@@ -67,10 +66,18 @@ def run_pw(trees: int) -> dict:
 
 
 def run_kbgym(people: int) -> dict:
+    """``kbgym build`` as a whole process (interpreter start-up and imports included) at
+    ``people`` people in all (real + distractors), writing its universe file."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, "-c", KBGYM, str(people)], check=True,
-                         capture_output=True, text=True, env=env).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    with tempfile.TemporaryDirectory() as tmp:
+        before = children_cpu()
+        path = os.path.join(tmp, "universe.json")
+        subprocess.run([sys.executable, "-m", "kbgym.cli", "build", "--people",
+                        str(matched_n_people(people)), "--out", path, "--quiet"],
+                       check=True, capture_output=True, env=env)
+        cpu = children_cpu() - before
+        made = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {"cpu_s": cpu, "people": len(made["people"])}
 
 
 def install() -> None:
@@ -105,14 +112,18 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 pw.append(r["cpu_s"])
             if people is None:
                 raise SystemExit(f"no known people count for {trees} trees without PhantomWiki")
-            kb.append(run_kbgym(people)["cpu_s"])
+            r = run_kbgym(people)
+            if r["people"] != people:
+                print(f"(KBGym made {r['people']} people for {people})")
+            kb.append(r["cpu_s"])
         row = {"trees": trees, "people": people, "kbgym_cpu_s": statistics.median(kb),
                "pw_cpu_s": statistics.median(pw) if pw else None}
         row["ratio"] = row["pw_cpu_s"] / row["kbgym_cpu_s"] if pw else None
         rows.append(row)
         ratio = f"x{row['ratio']:.1f}" if pw else "(PhantomWiki not run)"
         pw_s = f"{row['pw_cpu_s']:.2f}" if pw else "—"
-        print(f"{people:7d} people: KBGym {row['kbgym_cpu_s']:.2f} s CPU, PhantomWiki "
+        print(f"{people:7d} people (load {os.getloadavg()[0]:.2f}): KBGym "
+              f"{row['kbgym_cpu_s']:.2f} s CPU, PhantomWiki "
               f"{pw_s} s CPU, PhantomWiki / KBGym {ratio}", flush=True)
     return rows
 
