@@ -73,6 +73,8 @@ def _layer(mod: str) -> int | None:
     parts = mod.split(".")
     if len(parts) == 4 and parts[:2] == ["kbgym", "worlds"] and parts[3] == "world":
         return WORLD_LAYER
+    if len(parts) == 4 and parts[:2] == ["kbgym", "worlds"] and parts[3] == "cli":
+        return LAYERS["kbgym.cli"]  # a world's own commands (World.commands)
     best = None
     for prefix, layer in LAYERS.items():
         if mod == prefix or mod.startswith(prefix + "."):

@@ -12,15 +12,17 @@ import argparse
 import importlib
 import sys
 
+from kbgym._moved import alias
 from kbgym.cli import args as A
 from kbgym.cli.common import CLIError
 from kbgym.cli.usercode import report as report_user_error
 from kbgym.cli.usercode import user_frame
 from kbgym.errors import ConfigError, KBGymError
 
-#: The command modules, in the order ``kbgym --help`` lists them.
-COMMANDS = ("build", "train", "test", "probe", "baseline", "adapt", "sweep", "reproduce",
-            "corpus", "drift", "replay", "report", "plot", "view", "check", "demo", "serve", "bench")
+#: The command modules, in the order ``kbgym --help`` lists them; the worlds' own commands
+#: (``World.commands``: ``kbgym adapt phantomwiki``, ``kbgym import corpus``) follow.
+COMMANDS = ("build", "train", "test", "probe", "baseline", "sweep", "reproduce", "drift",
+            "replay", "report", "plot", "view", "check", "demo", "serve", "bench")
 
 __all__ = ["CLIError", "build_parser", "main"]
 
@@ -32,7 +34,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
         importlib.import_module(f"kbgym.cli.{name}").add_parser(sub)
+    from kbgym.worlds import worlds
+
+    for w in worlds().values():
+        for module in w.commands:
+            importlib.import_module(module).add_parser(sub)
     return parser
+
+
+# The world commands' modules of before the worlds move, for one release (kbgym/_moved.py).
+__getattr__ = alias(__name__, {"adapt": "kbgym.worlds.phantomwiki.cli",
+                               "corpus": "kbgym.worlds.corpus.cli"})
 
 
 def version_line() -> str:

@@ -109,6 +109,8 @@ class World(Protocol):
     probe_options_error: str | None
     #: baseline name -> ``module:function(library)`` of the baselines only this world has
     baselines: Mapping[str, str]
+    #: modules with ``add_parser(subparsers)``: the world's own commands (an importer's)
+    commands: tuple[str, ...]
 
     def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any: ...
     def config_model(self) -> type | None: ...
@@ -143,6 +145,7 @@ class BaseWorld:
     demo: DemoSettings = DemoSettings()
     probe_options_error: str | None = None
     baselines: Mapping[str, str] = {}
+    commands: tuple[str, ...] = ()
 
     def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
         raise ConfigError(f"{self.name} universes are imported, not generated "

@@ -10,7 +10,7 @@ neither). The paper's instance:
         --num-family-trees 16 --num-questions-per-type 60 -od OUT_DIR
 
 gives 405 articles, 3,403 nodes and 480 questions (477 after dropping repeated texts). The
-same command is ``kbgym adapt phantomwiki`` once :mod:`kbgym.cli.adapt` is wired in.
+same command is ``kbgym adapt phantomwiki`` once :mod:`kbgym.worlds.phantomwiki.cli` is wired in.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kbgym.cli.adapt import add_parser
+from kbgym.worlds.phantomwiki.cli import add_parser
 from kbgym.errors import KBGymError
 
 

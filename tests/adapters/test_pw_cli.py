@@ -1,4 +1,4 @@
-"""``kbgym adapt`` (kbgym.cli.adapt.add_parser) and scripts/examples/phantomwiki_import.py."""
+"""``kbgym adapt`` (kbgym.worlds.phantomwiki.cli.add_parser) and scripts/examples/phantomwiki_import.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbgym.cli.adapt import add_parser
+from kbgym.worlds.phantomwiki.cli import add_parser
 from kbgym.errors import ConfigError
 from kbgym.jsonio import canonical
 from kbgym.types import Universe

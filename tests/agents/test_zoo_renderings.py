@@ -6,7 +6,7 @@ from functools import cache
 
 import pytest
 
-from kbgym.protocol.facts import parse_fact
+from kbgym.worlds.people.facts import parse_fact
 from kbgym.worlds.people import UniverseConfig, generate
 from kbgym_agents.zoo.generated import HARMS, RENDERINGS, Truth, generate_libraries
 from kbgym_agents.zoo.renderings import LISTS_MEMBERS, render

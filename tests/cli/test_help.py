@@ -96,4 +96,4 @@ def test_top_level_help_lists_every_command(capsys):
     for name in COMMANDS:
         if name not in ("corpus",):  # its command is `import`
             assert name in out
-    assert "import" in out and "drift-report" in out
+    assert "import" in out and "adapt" in out and "drift-report" in out  # the worlds' own

@@ -22,8 +22,6 @@ KNOWN: dict[str, str] = {
     "kbgym/claims/__init__.py": "picks the people vocabulary (claims stream: World.vocabulary)",
     "kbgym/claims/reader.py": "the people grammar (claims stream)",
     "kbgym/baselines/extract.py": "B2-B4 read the people world's §3 sentences",
-    "kbgym/cli/adapt.py": "the PhantomWiki import command (a world's own commands)",
-    "kbgym/cli/corpus.py": "the corpus import command (a world's own commands)",
     "kbgym/reproduce/experiments.py": "the paper's PhantomWiki experiment",
 }
 

@@ -21,6 +21,8 @@ MODULES = [
     ("kbgym.adapters.phantomwiki", "kbgym.worlds.phantomwiki"),
     ("kbgym.adapters.phantomwiki.query", "kbgym.worlds.phantomwiki.query"),
     ("kbgym.adapters.corpus.universe", "kbgym.worlds.corpus.universe"),
+    ("kbgym.cli.adapt", "kbgym.worlds.phantomwiki.cli"),
+    ("kbgym.cli.corpus", "kbgym.worlds.corpus.cli"),
 ]
 
 

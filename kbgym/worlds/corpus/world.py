@@ -14,6 +14,7 @@ class CorpusWorld(BaseWorld):
     description = "kbgym import corpus"
     reader = "scripted-reader"
     curator = "scripted-index"
+    commands = ("kbgym.worlds.corpus.cli",)  # kbgym import corpus
 
     def summarize(self, universe: Universe) -> str:
         from kbgym.worlds.corpus import summarize

@@ -16,6 +16,7 @@ class PhantomWikiWorld(BaseWorld):
     # scripted-pw-index, or the openai-* agents, to use others)
     reader = "scripted-reader"
     curator = "scripted-index"
+    commands = ("kbgym.worlds.phantomwiki.cli",)  # kbgym adapt phantomwiki[-probe]
     #: its probe draws one-key questions per template (kbgym adapt phantomwiki-probe)
     probe_options_error = ("--per-group and --seed do not apply to a PhantomWiki run's probe; "
                            "use kbgym adapt phantomwiki-probe --per-template N --seed S")
