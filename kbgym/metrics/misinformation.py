@@ -148,7 +148,7 @@ class Truth:
         if rel in VALUE_KINDS:
             return TRUE if getattr(self.by_pid[m], rel) == anchor else FALSE
         a = self.pid(anchor)
-        if a is None or rel == "hub":
+        if a is None or rel not in _PERSON_SETS:
             return UNVERIFIABLE
         return TRUE if m in self.relation(rel, a) else FALSE
 
@@ -165,8 +165,12 @@ class Truth:
             return frozenset([p.spouse] if p.spouse else ())
         if rel == "grandchildren":
             return frozenset(g for c in p.children if c in by for g in by[c].children)
-        if rel == "siblings":
-            return frozenset(c for q in p.parents if q in by for c in by[q].children) - {pid}
+        if rel in ("siblings", "brothers", "sisters"):
+            sib = frozenset(c for q in p.parents if q in by for c in by[q].children) - {pid}
+            if rel == "siblings":
+                return sib
+            want = "male" if rel == "brothers" else "female"
+            return frozenset(c for c in sib if by[c].gender == want)
         return frozenset()
 
     # -- answer statements -------------------------------------------------------------
@@ -244,6 +248,9 @@ class Truth:
 
 
 _QC1 = {"qc1_job": "job", "qc1_hobby": "hobby", "qc1_city": "city"}
+#: The person sets a member list is checked against (:meth:`Truth.member`).
+_PERSON_SETS = frozenset({"friends", "children", "parents", "spouse", "grandchildren",
+                          "siblings", "brothers", "sisters"})
 
 
 def note_verdicts(truth: Truth, text: str) -> list[tuple[str, str, str]]:

@@ -335,3 +335,34 @@ def test_notes_naming_no_set_claim_none(u):
     hub = lib.add(f"{p.name}.").id
     lib.link_many(hub, fr[1:])
     assert incomplete_sets(lib, u) == [(hub, ("friends", p.pid))]
+
+
+def test_every_listed_set_is_checked_against_its_own_members(u):
+    """Lists of each person set (grandchildren, siblings, brothers, sisters, spouse, parents)
+    naming true members are no wrong members; a non-member in each is one."""
+    from kbgym.claims import Key
+
+    truth = Truth(u)
+    by = {p.pid: p for p in u.people}
+    checked = 0
+    for p in u.real_people:
+        for rel in ("friends", "children", "parents", "spouse", "grandchildren", "siblings",
+                    "brothers", "sisters"):
+            members = truth.relation(rel, p.pid)
+            if not members:
+                continue
+            outsider = next(q for q in u.real_people if q.pid not in members and q.pid != p.pid)
+            assert all(truth.member(Key(rel, p.name), by[m].name) == "true" for m in members)
+            assert truth.member(Key(rel, p.name), outsider.name) == "false"
+            checked += 1
+    assert checked > 50
+    assert truth.member(Key("hub", u.real_people[0].name), u.real_people[1].name) == \
+        "unverifiable"
+    x = next(p for p in u.real_people if truth.relation("brothers", p.pid)
+             and truth.relation("sisters", p.pid))
+    lib = Library.from_universe(u)
+    for rel in ("brothers", "sisters", "siblings"):
+        names = [by[m].name for m in sorted(truth.relation(rel, x.pid))]
+        lib.add(f"The {rel} of {x.name}: {', '.join(names)}.")
+    m = misinformation(lib, u)
+    assert (m["wrong_members"], m["false_statements"]) == (0, 0)
