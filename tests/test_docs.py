@@ -12,6 +12,7 @@ from kbgym.worlds.people.facts import parse_fact
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 TUTORIAL = (DOCS / "tutorials/custom-curator.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_tutorials_cli_agent_trains_and_builds_clean_indexes(tmp_path, monkeypatch):
@@ -83,9 +84,10 @@ def test_every_python_block_of_the_tutorials_runs(tmp_path, monkeypatch):
     for page in sorted((DOCS / "tutorials").glob("*.md")):
         for i, block in enumerate(re.findall(r"```python\n(.*?)```", page.read_text("utf-8"),
                                              re.S)):
-            monkeypatch.chdir(tmp_path)
+            if block in README:  # the README's own blocks run in tests/test_readme.py
+                continue
             (tmp_path / f"{page.stem}-{i}").mkdir()
             monkeypatch.chdir(tmp_path / f"{page.stem}-{i}")
             exec(compile(block, f"{page.name} block {i + 1}", "exec"), {"__name__": "__doc__"})
             ran += 1
-    assert ran >= 3
+    assert ran >= 2

@@ -17,7 +17,7 @@ def test_a_shipped_config_is_found_by_name_or_by_its_configs_path_from_any_folde
     monkeypatch.chdir(tmp_path)
     assert "small" in shipped.config_names() and "sweep_demo" in shipped.config_names()
     by_name, by_path = load_config("small"), load_config("configs/small.yaml")
-    assert by_name == by_path and by_name.universe.n_people == 60
+    assert by_name.model_dump() == by_path.model_dump() and by_name.universe.n_people == 60
 
 
 def test_a_users_own_file_wins_over_the_shipped_one(tmp_path, monkeypatch):
