@@ -62,12 +62,12 @@ per frozen library: the library does not change during an exam.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbgym.claims import facts_of, find_parts, states, vocabulary_of
+from kbgym.claims import facts_of, read_claims, states, vocabulary_of
+from kbgym.claims import part_groups as claim_part_groups
 from kbgym.library.graph import EDITED, Library, id_num
 from kbgym.library.search import BM25Index
 from kbgym.metrics.vocabulary import key_queries, plural, relation_forms
@@ -81,9 +81,6 @@ from kbgym.worlds import NavigatorHints, world_of
 # relation words per question class (queries), the fact kinds that form sets a reader must
 # see complete (a person's friends) and the classes answered by scanning a value's holders
 # (joins). A world without them (imported sentences) gets plain queries and no sets.
-
-#: Digits, blanked when notes marked as parts are compared (``(1/2)`` and ``(2/2)``).
-_DIGITS = re.compile(r"\d+")
 
 #: Why a navigation ended.
 SHOWN = "shown"  # all one way needs shown and proven, then answer
@@ -389,22 +386,22 @@ class Navigator:
         return self._carriers
 
     def part_groups(self) -> list[tuple[str, ...]]:
-        """Notes that say they are the parts of one index: authored notes with links marked
-        ``(k/n)`` (read by :func:`kbgym.claims.find_parts`) whose texts are the same apart
-        from the marker, grouped when all n parts are in the library. A reader that reads
-        every part of a group sees the union of their links as one index."""
+        """Notes that say they are the parts of one index: authored notes with links that
+        name one key and carry part markers (``X - friends (1/2)``, ``(2/2)``; grouped by
+        :func:`kbgym.claims.part_groups`), kept when parts 1..n of one n are all there. A
+        reader that reads every part of a group sees the union of their links as one index."""
         if self._parts is None:
-            groups: dict[tuple[str, int], dict[int, str]] = {}
-            for node in self.library:
-                if not node.links or node.origin is not None:
-                    continue
-                marks = find_parts(node.text)
-                if not marks or marks[0].total < 2:
-                    continue
-                stem = _DIGITS.sub("#", node.text.casefold())
-                groups.setdefault((stem, marks[0].total), {})[marks[0].index] = node.id
-            self._parts = [tuple(g[i] for i in sorted(g)) for (_, n), g in groups.items()
-                           if sorted(g) == list(range(1, n + 1))]
+            self._parts = []
+            if self._vocab is not None:
+                notes = [n for n in self.library if n.links and n.origin is None]
+                for ids in claim_part_groups(notes, self._vocab).values():
+                    marks = [read_claims(self.library[i].text, self._vocab).parts[0]
+                             for i in ids]
+                    n = marks[0].total
+                    if n >= 2 and sorted(m.index for m in marks if m.total == n) == list(
+                            range(1, n + 1)):
+                        self._parts.append(tuple(i for i, m in zip(ids, marks)
+                                                 if m.total == n))
         return self._parts
 
     def _states_origin(self, node: Any) -> bool:
