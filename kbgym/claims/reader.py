@@ -446,8 +446,10 @@ def _items(text: str, vocab) -> list[_Item]:
                  "\u2013": ":", "!": ".", "?": "?"}.get(t, t)
             if c == ".":
                 prev = toks[i - 1] if i else None
-                if prev is not None and prev[0] == "w" and prev[1].casefold() in _ABBREV:
-                    i += 1
+                if prev is not None and prev[0] == "w" and (prev[1].casefold() in _ABBREV
+                                                             or (len(prev[1]) == 1
+                                                                 and prev[1].isalpha())):
+                    i += 1  # ``Dr.``, ``b.``: an abbreviation's dot ends no sentence
                     continue
             out.append(_Item(c, None, s))
             i += 1
@@ -540,6 +542,8 @@ def _word_item(t: str, toks, i: int, s: int) -> _Item:
         pro = "q" if _WORDS.get(nxt, "w") in _ROLE_CHARS + "jeLB" or nxt in _SKIP else "h"
     if pro:
         return _Item(pro, None, s)
+    if low == "b" and i + 1 < len(toks) and toks[i + 1][1] == ".":
+        return _Item("B", low, s)  # ``b. 1957-03-09``
     if low in _SKIP or low.isdigit():
         return _Item("", None, s)
     return _Item(_WORDS.get(low, "w"), low, s)
@@ -577,7 +581,6 @@ _ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})w*$")
 #: the list is not read as members.
 _BARE_LIST = re.compile(rf"^(?:w*[Nk][wNk]*[=:]+|[=:]*)[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
-_PAREN_ROLE = re.compile(rf"^(?P<m>{_L})\((?P<r>{_R})w*\)")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
@@ -735,13 +738,39 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 return
             items = items[:k] + [_Item(merged, None, items[k].start)] + items[k + 3:]
             break
-    # ``A (friend)`` under a person's heading: A is in that person's set
-    m = _PAREN_ROLE.match("".join(it.char for it in items))
-    if m is not None and ctx.subject is not None:
-        for x in _names(items, "".join(it.char for it in items), *m.span("m")):
-            out.surface(_ROLE[m.group("r")], x, ctx.subject)
-        items = items[m.end():]
-    items = [it for it in items if it.char not in "()"]
+    # asides in parentheses after a person are about that person (``A (baker, Oakhaven)``;
+    # ``A (friend)`` under a person's heading: A is in that person's set); others are dropped
+    if any(it.char == "(" for it in items):
+        kept: list[_Item] = []
+        k = 0
+        while k < len(items):
+            it = items[k]
+            if it.char != "(":
+                if it.char != ")":
+                    kept.append(it)
+                k += 1
+                continue
+            end = next((e for e in range(k + 1, len(items)) if items[e].char == ")"),
+                       len(items))
+            inner = [x for x in items[k + 1:end] if x.char != "("]
+            owner = kept[-1] if kept and kept[-1].char == "P" else None
+            if owner is not None and len(kept) >= 3 and kept[-2].char == "o" \
+                    and kept[-3].char in _ROLE_CHARS:
+                k = end + 1  # "friends of X (Oakhaven)": the aside qualifies the set
+                continue
+            inner_chars = "".join(x.char for x in inner)
+            if inner and inner[0].char == "z":  # (see also: ...): a cross-reference
+                _clause(inner, ctx, out, title=False, heading=False, bullet=False)
+            elif owner is not None and inner and inner_chars in _ROLE_CHARS and len(inner) == 1:
+                if ctx.subject is not None and ctx.subject != owner.value:
+                    out.surface(_ROLE[inner_chars], owner.value, ctx.subject)
+            elif owner is not None and inner and "P" not in inner_chars:
+                _clause([owner] + inner, _Context(owner.value, None, owner.value), out,
+                        title=False, heading=False, bullet=False)
+            elif owner is None:
+                kept.extend(inner)  # an aside after no one: read as if unmarked
+            k = end + 1
+        items = kept
     if not items:
         return
     if items[0].char == "Y" and (ctx.topic or ctx.subject):  # ``Married to B.`` of the topic
@@ -767,7 +796,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         return
     m = _NAME_FIELD.match(chars)
     if m is not None:  # name: X
-        ctx.subject = ctx.topic = items[m.start("p")].value
+        name = items[m.start("p")].value
+        if ctx.key is not None and ctx.key.relation != "hub" and ctx.subject in (
+                None, ctx.key.entity) and name != ctx.key.entity:
+            out.member(ctx.key, name)  # a record under a set's heading is one of its members
+        ctx.subject = ctx.topic = name
         if ctx.key is not None and ctx.key.relation == "hub":
             ctx.key = None
         return
@@ -914,7 +947,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     for m in _ROLE_FIELD.finditer(chars):
         if any(used[m.start():m.end()]):
             continue
-        anchor = subj[0] if len(set(subj)) == 1 else (ctx.subject or ctx.topic)
+        before = [items[i].value for i in range(m.start()) if chars[i] == "P"]
+        anchor = before[0] if before else (ctx.subject or ctx.topic)
         if anchor is None:
             continue
         role = _ROLE[m.group("r")]
@@ -964,12 +998,14 @@ def _resolve_partials(items: list[_Item], full: set[str], main: str | None,
 
 def _sentences(items: list[_Item]) -> list[list[_Item]]:
     out, cur = [], []
+    depth = 0
     for it in items:
+        depth = max(0, depth + (it.char == "(") - (it.char == ")"))
         if it.char == "." or it.char == "?":
             if cur:
                 out.append((cur, it.char == "?"))
             cur = []
-        elif it.char == "z" and cur:  # ``... See also: X`` opens a cross-reference
+        elif it.char == "z" and cur and depth == 0:  # ``... See also: X``: a cross-reference
             out.append((cur, False))
             cur = [it]
         else:
