@@ -13,7 +13,8 @@ Prints, on the default universe (``UniverseConfig()``):
 - memoised re-reads of the originals, notes/s;
 - over ``--zoo`` generated libraries (agents/zoo, a 120-person universe, the first 20
   training questions): per class (truthful / harmful by harm), the libraries with any false
-  statement, wrong member or incomplete set, and the totals.
+  statement, wrong member or incomplete set, and the totals; and the libraries with a false
+  statement under the rule before the claim reader (one §3 or answer sentence at a time).
 """
 
 from __future__ import annotations
@@ -64,30 +65,36 @@ def rate(texts, vocab, rounds: int, cold: bool = True) -> float:
 
 def zoo(n: int, seed: int) -> None:
     sys.path.insert(0, ".")
-    from kbgym.metrics.misinformation import misinformation
+    from kbgym.library.graph import AUTHORED, EDITED
+    from kbgym.metrics.misinformation import Truth, misinformation, sentences
     from kbgym_agents.zoo.generated import generate_libraries
 
     u = generate(UniverseConfig(seed=11, n_people=120))
     qs = u.split("train")[:20]
+    truth = Truth(u)
     rows: dict[str, list] = defaultdict(list)
     for g in generate_libraries(u, seed, n, questions=qs):
         m = misinformation(g.library, u)
+        # the rule before the claim reader: one §3 or answer sentence at a time
+        old = sum(1 for node in g.library if node.flag in (AUTHORED, EDITED)
+                  for x in sentences(node.text)
+                  if (v := truth.sentence(x)) is not None and v[1] == "false")
         gone = sum(1 for q in qs for o in q.support if o not in g.library)
         label = "truthful" if g.truthful else ("noisy" if not g.harms else
                                                "harmful: " + "+".join(sorted(g.harms)))
         rows[label].append((m["false_statements"], m["wrong_members"], m["incomplete_sets"],
-                            gone))
+                            gone, old))
     print(f"\nzoo: {n} generated libraries (seed {seed}), per class: libraries with any "
           "false statement / wrong member / incomplete set / deleted support; sums")
     print(f"{'class':52} {'n':>3} {'false':>6} {'wrong':>6} {'incompl':>7} {'gone':>5} "
-          f"{'flagged':>7} | sums f/w/i")
+          f"{'flagged':>7} | sums f/w/i | false by sentence forms only")
     for label in sorted(rows, key=lambda k: (k != "truthful", k)):
         r = rows[label]
         anyf = [sum(x[i] > 0 for x in r) for i in range(4)]
         flagged = sum(any(v > 0 for v in x) for x in r)
         sums = [sum(x[i] for x in r) for i in range(3)]
         print(f"{label:52} {len(r):>3} {anyf[0]:>6} {anyf[1]:>6} {anyf[2]:>7} {anyf[3]:>5} "
-              f"{flagged:>7} | {sums[0]}/{sums[1]}/{sums[2]}")
+              f"{flagged:>7} | {sums[0]}/{sums[1]}/{sums[2]} | {sum(x[4] > 0 for x in r)}")
 
 
 def main() -> None:
