@@ -134,7 +134,8 @@ for _chars, _words in (
     ("t", "to"),
     ("v", "with"),
     ("x", "has have had"),
-    ("!", "not never no nor neither former formerly ex isn aren wasn weren t"),
+    ("!", "not never no nor neither former formerly ex isn aren wasn weren t used moved "
+          "relocated previously originally once until retired"),
     ("z", "see cf"),
     ("n", "name person subject entity"),
     ("y", "who whose"),
@@ -926,6 +927,16 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             continue
         if c in "JHT" and not used[i]:
             kind, value = items[i].value
+            if kind == "city" and born:  # born in a city is no place one lives
+                i += 1
+                continue
+            # "the baker Felix", "a baker, Felix.": the value describes the person after it
+            after = chars[i + 1:i + 4]
+            if after[:1] == "P" or (after[:2] == ",P" and len(after) == 2):
+                holder = items[i + 1 if after[:1] == "P" else i + 2].value
+                out.fact(kind, holder, value)
+                i += 1
+                continue
             # a value with no subject in its clause is the block's subject's only behind a
             # field or verb (``Job: baker``, ``Lives in Oakhaven``), never alone (``(Oakhaven)``)
             holders = subj if i < qualifies else []
