@@ -20,14 +20,16 @@ LAYERS: dict[str, int] = {
     "kbgym.shipped": 0,
     "kbgym.types": 1, "kbgym.keys": 1, "kbgym.answers": 1, "kbgym.universe": 1, "kbgym.config": 1,
     "kbgym.claims": 1,
-    "kbgym.worlds.people": 1,
     "kbgym.library": 2, "kbgym.files": 2,
     "kbgym.env": 3,
     "kbgym.metrics": 4, "kbgym.baselines": 4, "kbgym.plugins": 4,
-    "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4, "kbgym.worlds.casebook": 1,
+    # the World interface and the registry; a world's folder: WORLD_FOLDER, WORLD_ROLES
+    "kbgym.worlds": 1,
+    # worlds whose parts lower layers import (the claim reader, the misinformation metric, the
+    # B2-B4 extraction read the people grammar; the evidence baseline is the policies world's)
+    "kbgym.worlds.people": 1, "kbgym.worlds.policies": 1, "kbgym.worlds.policies.graph": 4,
+    "kbgym.worlds.casebook": 1,  # held low by choice: its pure parts import nothing above
     "kbgym.runs": 5, "kbgym.adapters": 5,
-    "kbgym.worlds.phantomwiki": 5, "kbgym.worlds.corpus": 5,  # they make probes from runs
-    "kbgym.worlds": 1, "kbgym.worlds.policies.probe": 5, "kbgym.worlds.casebook.probe": 5,  # the World interface and registry
     "kbgym.sweep": 6, "kbgym.reproduce": 6, "kbgym.rl": 6, "kbgym.serve": 6, "kbgym.view": 6,
     "kbgym.integrations": 6, "kbgym.bench": 6,
     "kbgym.cli": 7,
@@ -63,18 +65,26 @@ def _imports(mod: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
-#: A world's ``world.py`` (its World object) sits on the runs layer: it hands the generic code
-#: the world's probe, drift and generator, whichever layer they are on. The registry loads it
-#: by name, never by an import statement.
-WORLD_LAYER = 5
+#: A world's folder (``kbgym/worlds/<name>/``) needs no line here: it sits on the runs layer
+#: (its generator or importer may use anything below: the library, the metrics, run files)
+#: unless LAYERS places it lower, and its modules with these roles (by file name) sit on theirs:
+#: ``world.py`` (the World object, which hands generic code the world's probe, drift and
+#: generator; the registry loads it by name) and ``probe.py`` on the runs layer, ``cli.py``
+#: (World.commands) on the command line's.
+WORLD_FOLDER = 5
+WORLD_ROLES = {"world": 5, "probe": 5, "cli": 7}
+WORLD_FOLDERS = {p.name for p in (ROOT / "kbgym" / "worlds").iterdir()
+                 if (p / "__init__.py").is_file()}
 
 
 def _layer(mod: str) -> int | None:
     parts = mod.split(".")
-    if len(parts) == 4 and parts[:2] == ["kbgym", "worlds"] and parts[3] == "world":
-        return WORLD_LAYER
-    if len(parts) == 4 and parts[:2] == ["kbgym", "worlds"] and parts[3] == "cli":
-        return LAYERS["kbgym.cli"]  # a world's own commands (World.commands)
+    folder = len(parts) >= 3 and parts[:2] == ["kbgym", "worlds"] and parts[2] in WORLD_FOLDERS
+    if folder and len(parts) == 4 and parts[3] in WORLD_ROLES:
+        return WORLD_ROLES[parts[3]]
+    if folder and not any(mod == p or mod.startswith(p + ".") for p in LAYERS
+                          if p.startswith(f"kbgym.worlds.{parts[2]}")):
+        return WORLD_FOLDER
     best = None
     for prefix, layer in LAYERS.items():
         if mod == prefix or mod.startswith(prefix + "."):
