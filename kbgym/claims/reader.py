@@ -364,6 +364,8 @@ def _lines(text: str) -> list[_Line]:
 def _text_lines(text: str) -> list[_Line]:
     if "\n" not in text.strip():
         text = _relines(text)
+    else:  # a heading opened inside a line still opens a line
+        text = _INLINE_HEADING.sub("\n", text)
     raw = text.splitlines()
     out: list[_Line] = []
     i = 0
@@ -910,11 +912,15 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     while i < len(chars):
         c = chars[i]
         if c == "P":
-            j = i
-            while j + 1 < len(chars) and (chars[j + 1] == "P" or
-                                          (chars[j + 1] in ",&" and j + 2 < len(chars)
-                                           and chars[j + 2] in "P,&")):
-                j += 1
+            j = i  # a run of people: names joined by commas and "and" (not side by side)
+            while True:
+                k = j + 1
+                while k < len(chars) and chars[k] in ",&":
+                    k += 1
+                if k > j + 1 and k < len(chars) and chars[k] == "P":
+                    j = k
+                    continue
+                break
             run = _names(items, chars, i, j + 1)
             nxt = chars[j + 1] if j + 1 < len(chars) else ""
             after = chars[j + 2] if j + 2 < len(chars) else ""
@@ -932,7 +938,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 continue
             # "the baker Felix", "a baker, Felix.": the value describes the person after it
             after = chars[i + 1:i + 4]
-            if after[:1] == "P" or (after[:2] == ",P" and len(after) == 2):
+            if (i == 0 or chars[i - 1] in "ovt") and (
+                    after[:1] == "P" or (after[:2] == ",P" and len(after) == 2)):
                 holder = items[i + 1 if after[:1] == "P" else i + 2].value
                 out.fact(kind, holder, value)
                 i += 1

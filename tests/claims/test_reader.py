@@ -499,3 +499,50 @@ def test_true_facts_of_a_universe_read_back_in_every_form(crowded, data, form, p
         want.add({"friends": Fact("friend_of", p.name, m), "parents": Fact("child_of", p.name, m),
                   "children": Fact("child_of", m, p.name)}[rel])
     assert keys_of(read_claims(" ".join(text.split()), vocab).facts) == keys_of(want), text
+
+
+#: Truthful sentences about several people, each with the facts it must state (a subset of
+#: what it says; the property is that nothing read is false).
+TRUE_SENTENCES = (
+    "{A} and {B} are friends.",
+    "{A}, who works as a {jobA}, is friends with {B}.",
+    "{A} ({jobA}, {cityA}) is a friend of {B} ({jobB}).",
+    "The {jobB} {B} lives in {cityB}.",
+    "Among the friends of {A} is {B}.",
+    "{A}'s friend {B} enjoys {hobbyB}.",
+    "{B} is a friend of the {jobA} {A}.",
+    "{A} lives in {cityA}; {B}, a {jobB}, lives in {cityB}.",
+    "- {A}: {jobA}, {hobbyA}\n- {B}: {jobB}, {hobbyB}",
+    "{A} is a {jobA}. {B} is a {jobB}. She or he enjoys {hobbyB}.",
+    "Friends: {A} and {B}. {A} is a {jobA}.",
+    "{A}'s friends include {B}, who lives in {cityB}.",
+    "## {A}\n- Job: {jobA}\n- Friend: [[{B}]] ({jobB})",
+    '{{"name": "{A}", "job": "{jobA}", "friends": [{{"name": "{B}", "city": "{cityB}"}}]}}',
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.data(), st.lists(st.sampled_from(TRUE_SENTENCES), min_size=1, max_size=4),
+       st.booleans(), st.sampled_from(sorted(CASES)))
+def test_truthful_prose_about_several_people_reads_nothing_false(crowded, data, sentences,
+                                                                  one_line, case):
+    """Sentences that mix several people's true relations and values (appositions, asides,
+    relative clauses, possessives) read no false fact."""
+    from kbgym.metrics.misinformation import Truth
+
+    u, vocab = crowded
+    truth = Truth(u)
+    by = {p.pid: p for p in u.people}
+    a = data.draw(st.sampled_from([q for q in u.real_people if q.friends]))
+    b = by[data.draw(st.sampled_from(sorted(a.friends)))]
+    slots = {"A": a.name, "B": b.name, "jobA": a.job, "jobB": b.job, "cityA": a.city,
+             "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby}
+    text = " ".join(s.format(**slots) for s in sentences)
+    if '{"' not in text:
+        text = CASES[case](text)
+    if one_line:
+        text = " ".join(text.split())
+    for f in read_claims(text, vocab).facts:
+        role = f.kind.removesuffix("_of") if f.relation == "parent_of" else None
+        assert truth.fact(f.relation, f.subj, f.obj, role) == "true", (text, f)
