@@ -399,7 +399,7 @@ def _text_lines(text: str) -> list[_Line]:
 
 
 # -- items --------------------------------------------------------------------------------------
-_TOKEN = re.compile(r"(?P<poss>['\u2019]s\b)|(?P<w>[^\W_]+)|(?P<p>[,:;&|=/.!?\u2014\u2013+()])"
+_TOKEN = re.compile(r"(?P<poss>['\u2019][sS]\b)|(?P<w>[^\W_]+)|(?P<p>[,:;&|=/.!?\u2014\u2013+()])"
                     r"|(?P<dash>\s-+\s|-{2,})")
 
 
@@ -917,7 +917,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 k = j + 1
                 while k < len(chars) and chars[k] in ",&":
                     k += 1
-                if k > j + 1 and k < len(chars) and chars[k] == "P":
+                if k > j + 1 and k < len(chars) and chars[k] == "P" \
+                        and chars[k + 1:k + 2] != "'":  # "S, A's spouse": an apposition
                     j = k
                     continue
                 break

@@ -514,10 +514,24 @@ TRUE_SENTENCES = (
     "{A} lives in {cityA}; {B}, a {jobB}, lives in {cityB}.",
     "- {A}: {jobA}, {hobbyA}\n- {B}: {jobB}, {hobbyB}",
     "{A} is a {jobA}. {B} is a {jobB}. She or he enjoys {hobbyB}.",
-    "Friends: {A} and {B}. {A} is a {jobA}.",
+    "{A} is a {jobA}. Friends: {B}.",
     "{A}'s friends include {B}, who lives in {cityB}.",
     "## {A}\n- Job: {jobA}\n- Friend: [[{B}]] ({jobB})",
     '{{"name": "{A}", "job": "{jobA}", "friends": [{{"name": "{B}", "city": "{cityB}"}}]}}',
+    "{A} is married to {S}, who works as a {jobS}.",
+    "{S}, {A}'s spouse, lives in {cityS}.",
+    "{C} is a child of {A} and lives in {cityC}.",
+    "{A} has a child, {C}, and a friend, {B}.",
+    "{C}'s parent {A} is a {jobA}.",
+    "The children of {A}: {C}. The friends of {A}: {B}.",
+    "| Name | Job | City |\n|---|---|---|\n| {A} | {jobA} | {cityA} |\n| {B} | {jobB} | {cityB} |",
+    "{jobA}s: {A}. {jobB}s: {B}.",
+    "People in {cityB}: {B}.",
+    "Q: What is the job of {A}? A: {jobA}.",
+    "Verified: The job of {B} is {jobB}.",
+    "{A} is a {jobA} and {B}'s friend.",
+    "{B} and {A} ({hobbyA}) are friends; {B} is a {jobB} in {cityB}.",
+    "{A}: friends with {B}; married to {S}; parent of {C}.",
 )
 
 
@@ -534,11 +548,17 @@ def test_truthful_prose_about_several_people_reads_nothing_false(crowded, data, 
     u, vocab = crowded
     truth = Truth(u)
     by = {p.pid: p for p in u.people}
-    a = data.draw(st.sampled_from([q for q in u.real_people if q.friends]))
+    a = data.draw(st.sampled_from([q for q in u.real_people
+                                   if q.friends and q.spouse and q.children]))
     b = by[data.draw(st.sampled_from(sorted(a.friends)))]
+    c = by[data.draw(st.sampled_from(sorted(a.children)))]
+    sp = by[a.spouse]
     slots = {"A": a.name, "B": b.name, "jobA": a.job, "jobB": b.job, "cityA": a.city,
-             "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby}
-    text = " ".join(s.format(**slots) for s in sentences)
+             "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby, "S": sp.name,
+             "jobS": sp.job, "cityS": sp.city, "C": c.name, "cityC": c.city}
+    # paragraphs; each ends in a period, so that joined on one line they stay apart
+    text = "\n\n".join(x if x.endswith((".", "}", "|")) else x + "."
+                         for x in (s.format(**slots) for s in sentences))
     if '{"' not in text:
         text = CASES[case](text)
     if one_line:
