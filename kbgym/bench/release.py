@@ -21,14 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from kbgym.errors import ConfigError
-from kbgym.jsonio import canonical, content_hash, write_canonical
+from kbgym.jsonio import content_hash, write_canonical
 
 KIND = "kbgym.bench.release"
 SCHEMA_VERSION = 1
@@ -218,16 +217,6 @@ def b1_fingerprint(universe, probe: Mapping, reader_name: str, budgets: Mapping,
     return content_hash(rows)
 
 
-def _slice_probe(universe, train_qids: list[str], per_group: int, seed: int) -> dict:
-    """The world's probe of a run that trained on ``train_qids`` (every one completed)."""
-    from kbgym.bench.worlds import make_probe
-
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "train_log.jsonl").write_text(
-            "".join(canonical({"qid": q}) for q in train_qids), encoding="utf-8")
-        return make_probe(universe, tmp, per_group=per_group, seed=seed)
-
-
 def build_release(recipe: Mapping, out: str | Path) -> Release:
     """Write the release ``recipe`` describes into the empty folder ``out``.
 
@@ -238,6 +227,7 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
     probe is the world's probe of that slice, drawn with the universe's seed.
     """
     import kbgym
+    from kbgym.bench.worlds import slice_probe
     from kbgym.runs.gradient import probe_hash
 
     out = Path(out)
@@ -265,7 +255,7 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
         sizes = {}
         for size, z in recipe["sizes"].items():
             n = min(z["train_size"], len(train))
-            probe = _slice_probe(u, train[:n], z["per_group"], u.meta["seed"])
+            probe = slice_probe(u, train[:n], z["per_group"])
             rel = f"probes/{s['name']}.{size}.json"
             write_canonical(out / rel, probe)
             sizes[size] = {
