@@ -89,6 +89,10 @@ def read_train_log(run_dir: str | Path) -> tuple[list[dict], str]:
     path = Path(run_dir) / "train_log.jsonl"
     if not path.exists():
         raise ConfigError(f"{run_dir}: no train_log.jsonl - is it a training run directory?")
+    if (Path(run_dir) / "meta.json").exists():
+        from kbgym.runs.manifest import verify_run
+
+        verify_run(run_dir)  # its train_log as meta.json records it
     rows = read_jsonl(path)
     if not rows:
         raise ConfigError(f"{run_dir}: no finished training iteration yet - nothing to make "

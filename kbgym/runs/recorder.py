@@ -283,6 +283,7 @@ class _RunFolder:
     def _write_meta(self, verdict: dict | None = None) -> None:
         import kbgym
         from kbgym.runs.logs import write_json
+        from kbgym.runs.manifest import file_manifest
 
         cfg = self.env.config
         write_json(self.root / "meta.json", {
@@ -297,7 +298,8 @@ class _RunFolder:
             "start_library": self.start_hash,
             "tokens": {"train": self.tokens[:2], "test": [0, 0]},
             "tokens_cached": {"train": self.tokens[2], "test": 0}, "schema_version": 1,
-            **({"verdict": verdict} if verdict is not None else {})})
+            **({"verdict": verdict} if verdict is not None else {}),
+            "files": file_manifest(self.root)})
 
     def finish(self, verdict: dict | None = None) -> None:
         if self.kind != "train":

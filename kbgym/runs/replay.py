@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kbgym.errors import ConfigError
 from kbgym.files import check_trace_row, load_universe_file, read_run_meta
+from kbgym.runs.manifest import verify_run
 from kbgym.library.apply import replay_row
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
@@ -69,6 +70,7 @@ def replay_run(run_dir: str | Path, at: int | None = None,
     run_dir = Path(run_dir)
     u = load_run_universe(run_dir, universe)
     rows = verify_trace(run_dir)  # a trace cut short or altered is one line, naming the row
+    verify_run(run_dir)  # every file as meta.json records it
     if at is not None:
         done = len(read_jsonl(run_dir / "train_log.jsonl"))
         if at > done:
@@ -120,6 +122,7 @@ def rebuild_series(run_dir: str | Path, universe: Universe | str | Path | None =
         if r.get("kind") == "train":
             rows_by_it.setdefault(r["iteration"], []).append(r)
     meta = read_run_meta(run_dir)
+    verify_run(run_dir, meta)
     out = [{"schema_version": 1, "run_id": meta["run_id"], "iteration": 0, "epoch": 0,
             **lib.stats()}]
     for row in log:

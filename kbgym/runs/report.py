@@ -172,6 +172,9 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
     meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
     verify_trace(run_dir)  # a report of a cut or altered run is refused, naming the row
+    from kbgym.runs.manifest import verify_run
+
+    verify_run(run_dir, meta)  # and of one whose files differ from what meta.json records
     train_log = read_jsonl(run_dir / "train_log.jsonl")
     series = read_jsonl(run_dir / "series.jsonl")
     kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")

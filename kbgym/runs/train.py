@@ -25,6 +25,7 @@ from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
+from kbgym.runs.manifest import file_manifest, verify_run
 from kbgym.runs.outdir import check_out, clear
 from kbgym.runs.logs import (
     SCHEMA_VERSION,
@@ -309,7 +310,10 @@ def check_resume(root: Path, run_id: str, curator: dict) -> list[dict]:
                     else "another configuration")
             raise ConfigError(f"cannot resume {root}: it holds run {old.get('run_id')}, trained "
                               f"with {what}; this configuration is run {run_id}")
-    return verify_trace(root)
+    rows = verify_trace(root)  # the chain first: its line names the row
+    if (root / "meta.json").exists():
+        verify_run(root, old, snapshots=False)  # the logs it keeps; the rest is rebuilt
+    return rows
 
 
 def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, reader, resume,
@@ -410,7 +414,7 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
             epoch=epoch, run_id=run_id, train_iterations=iteration,
             train_tokens_in=tokens["train_in"], train_tokens_out=tokens["train_out"]))
 
-    write_json(root / "meta.json", meta())
+    write_json(root / "meta.json", {**meta(), "files": file_manifest(root)})
     if stats_done == 0:  # epoch 0: the untrained library (B1)
         files.log("series").write(stats_row(iteration=0, epoch=0, run_id=run_id))
         end_epoch(0, 0)
@@ -443,5 +447,6 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     final = meta()
     final["verdict"] = train_verdict(read_jsonl(root / "train_log.jsonl"),
                                      read_jsonl(root / "trace.jsonl"))
+    final["files"] = file_manifest(root)  # meta.json last: the manifest of the whole run
     write_json(root / "meta.json", final)
     return final

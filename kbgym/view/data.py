@@ -454,6 +454,11 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
 
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
+    from kbgym.runs.logs import verify_trace
+    from kbgym.runs.manifest import verify_run
+
+    verify_trace(run_dir)  # a cut, torn or altered trace is refused, naming the row
+    verify_run(run_dir, meta)  # and a file that differs from what meta.json records
     u = load_run_universe(run_dir, universe)
     kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")
     last_epoch = kb_stats[-1]["epoch"] if kb_stats else 0

@@ -588,7 +588,7 @@ NEW_CASES: list[tuple[list[str], str]] = [
     (["replay", "--run", RUN, "--at", "2", "--series"], "--at applies"),
     (["replay", "--run", RUN, "--out", f"{RUN}/meta.json"], "would replace"),
     (["replay", "--run", RUN, "--out", "{w}/run"], "is a directory"),
-    (["replay", "--run", "{w}/run_norows", "--at", "1"], "0 finished iterations"),
+    (["replay", "--run", "{w}/run_norows", "--at", "1"], "meta.json records it"),
     # exams: their folders, their flags
     (["test", "--universe", U, "--out", "{w}/x_nometa"], "already holds an examination"),
     (["test", "--universe", U, "--out", RUN, "--overwrite"], "training run's folder"),
@@ -636,7 +636,7 @@ NEW_CASES: list[tuple[list[str], str]] = [
     (["probe", "table", "--probe", "{w}/huge.json", "--arm", "B1={w}/exam_b1"], "limit"),
     # probe make
     (["probe", "make", "--run", "{w}/run_norows", "--universe", U, "--out", "{w}/new.json"],
-     "no finished training iteration"),
+     "meta.json records it"),
     (["probe", "make", "--run", RUN, "--out", f"{RUN}/meta.json"], "would replace"),
     (["probe", "make", "--run", RUN, "--universe", U, "--out", U], "is also the input"),
     (["probe", "make", "--run", RUN, "--per-group", "10001"], "argument --per-group"),
