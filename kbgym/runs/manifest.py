@@ -118,6 +118,8 @@ def verify_run(run_dir: str | Path, meta: dict | None = None, *, snapshots: bool
                 read_lines(p)
             raise ConfigError(f"{p}: does not match the sha256 meta.json records - the file "
                               "was altered or replaced")
+    if finished:
+        check_signature(meta, d)  # with a key: a re-chained forgery is caught here
     if finished and snapshots:
         for p in _kept(d):
             if p.name not in files:
@@ -125,3 +127,85 @@ def verify_run(run_dir: str | Path, meta: dict | None = None, *, snapshots: bool
                 raise ConfigError(f"{p}: not recorded in meta.json's manifest - it was added "
                                   "after the run finished")
     return files
+
+
+# -- signing (optional): an HMAC over the manifest and the logs' chain heads ------------------
+#: The environment variables a signing key is read from: the key itself, or a file holding it.
+KEY_ENV, KEY_FILE_ENV = "KBGYM_SIGNING_KEY", "KBGYM_SIGNING_KEY_FILE"
+SIGNATURE = "signature"
+
+
+def signing_key() -> bytes | None:
+    """The signing key: ``$KBGYM_SIGNING_KEY``, else the contents of the file named by
+    ``$KBGYM_SIGNING_KEY_FILE`` (surrounding whitespace stripped), else None. An empty key or
+    an unreadable file is a one-line ConfigError, never a silent unsigned run."""
+    import os
+
+    raw = os.environ.get(KEY_ENV)
+    if raw is not None:
+        key = raw.strip().encode("utf-8")
+        source = f"${KEY_ENV}"
+    else:
+        path = os.environ.get(KEY_FILE_ENV)
+        if path is None:
+            return None
+        refuse_link(path, "signing key file")
+        try:
+            key = Path(path).read_bytes().strip()
+        except OSError as err:
+            raise ConfigError(f"${KEY_FILE_ENV} {path}: cannot read it ({err.strerror})") from None
+        source = f"${KEY_FILE_ENV} {path}"
+    if len(key) < 16:
+        raise ConfigError(f"{source}: a signing key needs at least 16 bytes")
+    return key
+
+
+def _signed_payload(meta: dict, root: Path) -> bytes:
+    from kbgym.jsonio import canonical
+    from kbgym.runs.logs import GENESIS, last_line, line_hash
+
+    heads = {}
+    for name in ("trace.jsonl", "train_log.jsonl", "test_log.jsonl"):
+        p = root / name
+        heads[name] = line_hash(last_line(p)) if p.is_file() else GENESIS
+    return canonical({"run_id": meta.get("run_id"), "files": meta.get(KEY) or {},
+                      "heads": heads}).encode("utf-8")
+
+
+def sign(meta: dict, root: str | Path) -> dict:
+    """``meta`` with an HMAC-SHA256 signature over its run id, its file manifest and the
+    chain heads of its logs, when a signing key is set (else unchanged)."""
+    import hashlib as _h
+    import hmac
+
+    key = signing_key()
+    if key is None:
+        return meta
+    mac = hmac.new(key, _signed_payload(meta, Path(root)), _h.sha256).hexdigest()
+    return {**meta, SIGNATURE: {"alg": "hmac-sha256", "key_id": _h.sha256(key).hexdigest()[:12],
+                                "mac": mac}}
+
+
+def check_signature(meta: dict, root: str | Path) -> bool | None:
+    """With a signing key set: True when ``meta``'s signature verifies, else a one-line
+    ConfigError (unsigned, another key, or altered and re-chained since it was signed).
+    Without a key: None (nothing can be checked)."""
+    import hashlib as _h
+    import hmac
+
+    key = signing_key()
+    if key is None:
+        return None
+    root = Path(root)
+    sig = meta.get(SIGNATURE) if isinstance(meta, dict) else None
+    if not isinstance(sig, dict) or not isinstance(sig.get("mac"), str):
+        raise ConfigError(f"{root / 'meta.json'}: not signed, and a signing key is set "
+                          f"(${KEY_ENV}/${KEY_FILE_ENV}) - it cannot be verified")
+    if sig.get("key_id") != _h.sha256(key).hexdigest()[:12]:
+        raise ConfigError(f"{root / 'meta.json'}: signed with another key "
+                          f"(key id {sig.get('key_id')})")
+    want = hmac.new(key, _signed_payload(meta, root), _h.sha256).hexdigest()
+    if not hmac.compare_digest(want, sig["mac"]):
+        raise ConfigError(f"{root / 'meta.json'}: the signature does not match - the run's "
+                          "files or logs were altered (and re-chained) after it was signed")
+    return True

@@ -283,10 +283,10 @@ class _RunFolder:
     def _write_meta(self, verdict: dict | None = None) -> None:
         import kbgym
         from kbgym.runs.logs import write_json
-        from kbgym.runs.manifest import file_manifest
+        from kbgym.runs.manifest import file_manifest, sign
 
         cfg = self.env.config
-        write_json(self.root / "meta.json", {
+        meta = {
             "run_id": self.run_id, "kbgym_version": kbgym.__version__, "universe": self.uref,
             "seed": self.env.universe.meta.get("seed", 0), "epochs": None,
             "train_size": cfg.train_size, "n1": cfg.n1, "n2": cfg.n2, "m": cfg.m,
@@ -299,7 +299,9 @@ class _RunFolder:
             "tokens": {"train": self.tokens[:2], "test": [0, 0]},
             "tokens_cached": {"train": self.tokens[2], "test": 0}, "schema_version": 1,
             **({"verdict": verdict} if verdict is not None else {}),
-            "files": file_manifest(self.root)})
+            "files": file_manifest(self.root)}
+        write_json(self.root / "meta.json", sign(meta, self.root) if verdict is not None
+                   else meta)
 
     def finish(self, verdict: dict | None = None) -> None:
         if self.kind != "train":

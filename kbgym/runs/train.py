@@ -25,7 +25,7 @@ from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
-from kbgym.runs.manifest import file_manifest, verify_run
+from kbgym.runs.manifest import file_manifest, sign, verify_run
 from kbgym.runs.outdir import check_out, clear
 from kbgym.runs.logs import (
     SCHEMA_VERSION,
@@ -448,5 +448,6 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     final["verdict"] = train_verdict(read_jsonl(root / "train_log.jsonl"),
                                      read_jsonl(root / "trace.jsonl"))
     final["files"] = file_manifest(root)  # meta.json last: the manifest of the whole run
+    final = sign(final, root)  # an HMAC when $KBGYM_SIGNING_KEY is set
     write_json(root / "meta.json", final)
     return final
