@@ -4,6 +4,7 @@ by the one safe loader, :mod:`kbgym.safeload`."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,35 @@ def universe_from_json(data: Any, source: str):
         kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
         raise ConfigError(f"{source}: not a kbgym universe file (got {kind!r})")
     try:
-        return Universe.from_json(data)
+        u = Universe.from_json(data)
     except Exception as err:
         raise ConfigError(f"{source}: not a kbgym universe file ({type(err).__name__}: "
                           f"{str(err)[:120]})") from None
+    check_printable(u, source)
+    return u
+
+
+#: Control characters a universe's text may not hold (tab and newline are text): ESC and BEL
+#: in a note would reach terminals and HTML views verbatim.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def check_printable(u, source: str) -> None:
+    """A one-line ConfigError naming the first note or question whose text holds a control
+    character (ESC, BEL, NUL, ...)."""
+    def bad(where: str, text: object) -> None:
+        if isinstance(text, str):
+            m = _CONTROL.search(text)
+            if m:
+                raise ConfigError(f"{source}: {where} holds a control character "
+                                  f"(U+{ord(m.group()):04X}); universe text must be printable")
+
+    for node in u.nodes:
+        bad(f"note {node.id}", node.text)
+    for q in u.questions:
+        bad(f"question {q.qid}", q.text)
+        for g in q.golds:
+            bad(f"question {q.qid}'s answer", g)
 
 
 def load_universe_file(path: str | Path):

@@ -66,6 +66,14 @@ def cmd_reproduce(args) -> int:
     from kbgym.reproduce import reproduce, table_markdown
     from kbgym.sweep import Options
 
+    from pathlib import Path
+
+    for src in args.phantomwiki or ():  # refused before the sweep, not skipped after it
+        d = Path(src)
+        if not d.is_dir() or not (d / "articles.json").is_file() \
+                or not (d / "questions.json").is_file():
+            raise ConfigError(f"--phantomwiki {src}: not a phantom-wiki generation (needs "
+                              "articles.json and questions.json in that folder)")
     st = settings_of(args)
     if args.executor != "ray" and args.address not in (None, "", "local"):
         raise ConfigError("--address applies to the ray executor only")

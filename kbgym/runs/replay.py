@@ -40,8 +40,14 @@ def load_run_universe(run_dir: Path, universe: Universe | str | Path | None = No
             from kbgym.env.env import default_universe
 
             u = default_universe()
-        else:
+        elif universe:
             u = load_universe_file(path)
+        else:  # a path meta.json names: read, but nothing of the file is ever printed
+            try:
+                u = load_universe_file(path)
+            except ConfigError:
+                raise ConfigError(f"{run_dir}/meta.json: its universe path {str(path)[:200]!r} "
+                                  "is not a readable kbgym universe; pass --universe") from None
     if u.hash != meta["universe"]["hash"]:
         recorded = meta["universe"]["path"]
         hint = f"; it was trained on {recorded}" if recorded else ""

@@ -822,6 +822,16 @@ def make_safety(w: Path) -> None:
     (w / "demo_linked_sub").mkdir()
     (w / "demo_linked_sub" / "demo.json").write_text("{}")
     (w / "demo_linked_sub" / "run").symlink_to(w / "run", target_is_directory=True)
+    # 6. lower items: control characters in a universe, a meta.json naming /etc/passwd
+    data = json.loads((w / "u.json").read_text(encoding="utf-8"))
+    for name, char in (("u_esc.json", "\x1b[31m"), ("u_bel.json", "\x07")):
+        bad = json.loads(json.dumps(data))
+        bad["nodes"][3]["text"] = "A note " + char + " that rings."
+        (w / name).write_text(json.dumps(bad), encoding="utf-8")
+    shutil.copytree(w / "run", w / "run_passwd")
+    meta = json.loads((w / "run_passwd" / "meta.json").read_text(encoding="utf-8"))
+    meta["universe"]["path"] = "/etc/passwd"
+    (w / "run_passwd" / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
 
 
 TRAIN_TOY = ["train", "--universe", U, "--agent", "toy_agents:ToyTrainer", "--epochs", "1",
@@ -864,6 +874,18 @@ SAFETY_CASES: list[tuple[list[str], str]] = [
                         ("run_fifo", "train_log.jsonl"))
       for cmd, extra in (("replay", ["--universe", U]), ("report", ["--universe", U]))],
     (["build", "--out", "{w}/u.json", "--quiet"], "--overwrite"),
+    # 6. lower items
+    *[(argv, "control character") for f in ("u_esc.json", "u_bel.json") for argv in (
+        [*TRAIN_TOY[:2], f"{{w}}/{f}", *TRAIN_TOY[3:], "{w}/new"],
+        ["test", "--universe", f"{{w}}/{f}", "--limit", "1", "--quiet"])],
+    (["reproduce", "--phantomwiki", "/etc", "--out", "{w}/new_repro", "--quiet"],
+     "not a phantom-wiki generation"),
+    (["reproduce", "--phantomwiki", "{w}/missing_dir", "--out", "{w}/new_repro", "--quiet"],
+     "not a phantom-wiki generation"),
+    *[(argv, "not a readable kbgym universe") for argv in (
+        ["report", "--run", "{w}/run_passwd"], ["replay", "--run", "{w}/run_passwd"],
+        ["view", "--run", "{w}/run_passwd", "--out", "{w}/new.html"],
+        ["replay", "--all-epochs", "{w}/run_passwd"])],
     (["build", "--out", "{w}/link_run/../u.json", "--quiet"], "--overwrite"),
 ]
 CASES += SAFETY_CASES
