@@ -107,7 +107,7 @@ def check_out(out: Path, resume: bool) -> dict | None:
 
 
 def make_library(curator: Mapping, release: Release, seed: str, size: str, root: Path,
-                 options: Mapping[str, Any], progress: Callable | None):
+                 options: Mapping[str, Any]):
     """The curator's final library of ``seed`` (trained, built or B1), written into the
     package, and the training run's train_log (None when no agent trained)."""
     from kbgym.library.graph import Library
@@ -138,8 +138,7 @@ def make_library(curator: Mapping, release: Release, seed: str, size: str, root:
           config=TrainConfig.make(epochs=epochs, train_size=release.sized(seed, size)["train_size"],
                                   snapshot_every=NO_ITER_SNAPSHOTS),
           resume=(tdir / "meta.json").exists(),
-          agent_spec={"name": name, "options": identity(curator)["options"]},
-          progress=progress)
+          agent_spec={"name": name, "options": identity(curator)["options"]})
     return load_snapshot(tdir / f"kb_epoch_{epochs}.json")[0], read_jsonl(tdir / "train_log.jsonl")
 
 
@@ -171,8 +170,8 @@ def check_reader(release: Release, seed: str, size: str, m: int, b1_rows: list[d
                           "navigator) is not the release's; a new release id is needed")
 
 
-def compute_scores(release: Release, pkg: Mapping, root: Path, libraries: Mapping,
-                   train_logs: Mapping, exams: Mapping, prices: Mapping | None) -> dict:
+def compute_scores(release: Release, pkg: Mapping, libraries: Mapping, train_logs: Mapping,
+                   exams: Mapping, prices: Mapping | None) -> dict:
     """scores.json from the package's exams, libraries and train logs (run and verify)."""
     size, budgets, boot = pkg["size"], release.exam_budgets, release.data["bootstrap"]
     seeds = {}
@@ -214,11 +213,11 @@ def run_bench(release: Release, curator: Mapping, out: str | Path, *, size: str 
         if prices is not None:
             write_canonical(root / "prices.json", dict(prices))
         libraries, train_logs, exams = {}, {}, {}
+        say = progress or (lambda text: None)
         for name in release.seed_names:
-            say = progress or (lambda text: None)
             say(f"{name}: curating")
             t0 = time.perf_counter()
-            lib, log = make_library(curator, release, name, size, root, options or {}, None)
+            lib, log = make_library(curator, release, name, size, root, options or {})
             t1 = time.perf_counter()
             libraries[name], train_logs[name] = lib, log
             exams[name] = {arm: {} for arm in S.ARMS}
@@ -239,7 +238,7 @@ def run_bench(release: Release, curator: Mapping, out: str | Path, *, size: str 
             write_canonical(tfile, {"curate_s": round(before.get("curate_s", 0) + t1 - t0, 3),
                                     "exams_s": round(before.get("exams_s", 0) + t2 - t1, 3),
                                     "sessions": before.get("sessions", 0) + 1})
-        scores = compute_scores(release, pkg, root, libraries, train_logs, exams, prices)
+        scores = compute_scores(release, pkg, libraries, train_logs, exams, prices)
         write_canonical(root / "scores.json", scores)
         digest = P.write_manifest(root)
     return {"headline": scores["headline"], "package_hash": digest}

@@ -317,7 +317,7 @@ def verify_package(root: str | Path, release: Release | str | Path | None = None
                 exams[name]["curator"][m] = check_exam(release, pkg, name, "curator", m,
                                                        libraries[name], root, tmp)
     say("recomputing the scores")
-    scores = compute_scores(release, pkg, root, libraries, logs, exams, prices)
+    scores = compute_scores(release, pkg, libraries, logs, exams, prices)
     stored = P.read_json(root / "scores.json", str(root))
     diff = first_key_difference(stored, scores)
     if diff:
