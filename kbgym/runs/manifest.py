@@ -28,8 +28,31 @@ from kbgym.runs.lock import refuse_link
 
 #: The files a run's manifest names when they exist.
 SNAPSHOTS = ("kb_epoch_*.json", "kb_iter_*.json", "kb_start.json")
+#: (timing.jsonl holds wall-clock seconds: it differs run to run, so it is not named, and
+#: meta.json stays the same bytes for the same seed)
 LOGS = ("trace.jsonl", "train_log.jsonl", "series.jsonl", "kb_stats.jsonl", "test_log.jsonl")
 KEY = "files"
+#: meta.json's hash of its own other fields (a byte flipped in meta.json is found too)
+SELF = "meta_sha256"
+
+
+def seal(meta: dict) -> dict:
+    """``meta`` with :data:`SELF`, the sha256 of its canonical JSON without that field."""
+    from kbgym.jsonio import canonical, sha256_hex
+
+    body = {k: v for k, v in meta.items() if k != SELF}
+    return {**body, SELF: "sha256:" + sha256_hex(canonical(body))}
+
+
+def check_seal(meta: dict, path: Path) -> None:
+    from kbgym.jsonio import canonical, sha256_hex
+
+    if not isinstance(meta, dict) or SELF not in meta:
+        return
+    body = {k: v for k, v in meta.items() if k != SELF}
+    if meta[SELF] != "sha256:" + sha256_hex(canonical(body)):
+        raise ConfigError(f"{path}: its fields do not match the meta_sha256 it records - "
+                          "meta.json was edited")
 
 
 def _sha256(path: Path, limit: int | None = None) -> str:
@@ -81,6 +104,7 @@ def verify_run(run_dir: str | Path, meta: dict | None = None, *, snapshots: bool
         from kbgym.files import read_run_meta
 
         meta = read_run_meta(d)
+    check_seal(meta, d / "meta.json")
     files = meta.get(KEY) if isinstance(meta, dict) else None
     if files is None:
         return {}

@@ -283,7 +283,7 @@ class _RunFolder:
     def _write_meta(self, verdict: dict | None = None) -> None:
         import kbgym
         from kbgym.runs.logs import write_json
-        from kbgym.runs.manifest import file_manifest, sign
+        from kbgym.runs.manifest import file_manifest, seal, sign
 
         cfg = self.env.config
         meta = {
@@ -300,8 +300,8 @@ class _RunFolder:
             "tokens_cached": {"train": self.tokens[2], "test": 0}, "schema_version": 1,
             **({"verdict": verdict} if verdict is not None else {}),
             "files": file_manifest(self.root)}
-        write_json(self.root / "meta.json", sign(meta, self.root) if verdict is not None
-                   else meta)
+        write_json(self.root / "meta.json", seal(sign(meta, self.root) if verdict is not None
+                                                 else meta))
 
     def finish(self, verdict: dict | None = None) -> None:
         if self.kind != "train":

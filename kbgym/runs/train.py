@@ -25,7 +25,7 @@ from kbgym.runs.episode import AgentLike, run_episode
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.verdict import train_verdict
 from kbgym.runs.lock import run_lock
-from kbgym.runs.manifest import file_manifest, sign, verify_run
+from kbgym.runs.manifest import file_manifest, seal, sign, verify_run
 from kbgym.runs.outdir import check_out, clear
 from kbgym.runs.logs import (
     SCHEMA_VERSION,
@@ -414,7 +414,7 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
             epoch=epoch, run_id=run_id, train_iterations=iteration,
             train_tokens_in=tokens["train_in"], train_tokens_out=tokens["train_out"]))
 
-    write_json(root / "meta.json", {**meta(), "files": file_manifest(root)})
+    write_json(root / "meta.json", seal({**meta(), "files": file_manifest(root)}))
     if stats_done == 0:  # epoch 0: the untrained library (B1)
         files.log("series").write(stats_row(iteration=0, epoch=0, run_id=run_id))
         end_epoch(0, 0)
@@ -448,6 +448,6 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     final["verdict"] = train_verdict(read_jsonl(root / "train_log.jsonl"),
                                      read_jsonl(root / "trace.jsonl"))
     final["files"] = file_manifest(root)  # meta.json last: the manifest of the whole run
-    final = sign(final, root)  # an HMAC when $KBGYM_SIGNING_KEY is set
+    final = seal(sign(final, root))  # an HMAC when $KBGYM_SIGNING_KEY is set
     write_json(root / "meta.json", final)
     return final

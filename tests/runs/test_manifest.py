@@ -64,6 +64,15 @@ def test_every_damage_to_a_kept_file_is_refused_naming_it(run, tmp_path, name):
         assert name in str(err.value) and "\n" not in str(err.value), what
 
 
+def test_a_byte_flipped_in_meta_json_is_refused(run, tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(run, d)
+    text = (d / "meta.json").read_text()
+    (d / "meta.json").write_text(text.replace('"epochs":2', '"epochs":3'))
+    with pytest.raises(ConfigError, match="meta.json was edited"):
+        verify_run(d)
+
+
 def test_a_snapshot_swapped_for_another_valid_one_or_added_is_refused(run, tmp_path):
     d = tmp_path / "swap"
     shutil.copytree(run, d)
@@ -101,7 +110,7 @@ def test_a_run_in_progress_may_grow_but_not_change(run, tmp_path):
     d = tmp_path / "live"
     shutil.copytree(run, d)
     meta = json.loads((d / "meta.json").read_text())
-    del meta["verdict"]  # as if still training: its logs grew after this manifest
+    del meta["verdict"], meta["meta_sha256"]  # as if still training: its logs grew since
     (d / "meta.json").write_text(json.dumps(meta))
     with open(d / "trace.jsonl", "ab") as fh:
         fh.write(b'{"kind":"train"')  # a row being written

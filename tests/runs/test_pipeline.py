@@ -76,7 +76,7 @@ def test_replay_detects_a_tampered_trace(run_dir, universe, tmp_path):
     for name in ("meta.json", "trace.jsonl"):
         (tmp_path / name).write_text((run_dir / name).read_text())
     meta = json.loads((tmp_path / "meta.json").read_text())
-    del meta["files"]  # a run from before manifests: replay itself must catch the edit
+    del meta["files"], meta["meta_sha256"]  # a run from before manifests: replay catches it
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     rows = read_jsonl(tmp_path / "trace.jsonl")
     i = next(i for i, r in enumerate(rows) if r["action"] == "add" and r["phase"] == 2)
@@ -208,7 +208,7 @@ def test_resume_redoes_a_cut_iteration_end(universe, run_dir, tmp_path):
     train(universe, toy_agents.ToyTrainer(), out, config=CFG)
     full_series = (out / "series.jsonl").read_bytes()
     meta = json.loads((out / "meta.json").read_text())
-    del meta["verdict"], meta["files"]  # a crashed run has its first meta.json, not its last
+    del meta["verdict"], meta["files"], meta["meta_sha256"]  # a crashed run has its first meta.json, not its last
     (out / "meta.json").write_text(json.dumps(meta))
     log = read_jsonl(out / "train_log.jsonl")[:15]
     (out / "train_log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log))

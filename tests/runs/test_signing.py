@@ -15,7 +15,7 @@ import pytest
 from kbgym.cli import main
 from kbgym.errors import ConfigError
 from kbgym.runs.logs import GENESIS, chained, line_hash, read_jsonl, verify_trace
-from kbgym.runs.manifest import file_manifest, verify_run
+from kbgym.runs.manifest import file_manifest, seal, verify_run
 from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds.people import UniverseConfig, generate
 
@@ -48,7 +48,7 @@ def forge(run: Path, d: Path) -> None:
     (d / "train_log.jsonl").write_text(chained(rows, GENESIS)[0], encoding="utf-8")
     meta = json.loads((d / "meta.json").read_text())
     meta["files"] = file_manifest(d)
-    (d / "meta.json").write_text(json.dumps(meta))
+    (d / "meta.json").write_text(json.dumps(seal(meta)))  # the forger re-seals it too
 
 
 def test_a_signed_run_verifies_with_its_key(signed, monkeypatch):
@@ -91,7 +91,7 @@ def test_another_key_an_unsigned_run_and_a_short_key_are_refused(signed, tmp_pat
     shutil.copytree(signed, d)
     meta = json.loads((d / "meta.json").read_text())
     del meta["signature"]
-    (d / "meta.json").write_text(json.dumps(meta))
+    (d / "meta.json").write_text(json.dumps(seal(meta)))
     with pytest.raises(ConfigError, match="not signed"):
         verify_run(d)
     monkeypatch.setenv("KBGYM_SIGNING_KEY", "short")
@@ -110,7 +110,7 @@ def test_the_signature_covers_the_chain_heads(signed, tmp_path, monkeypatch):
         fh.write((json.dumps(row, sort_keys=True, separators=(",", ":")) + "\n").encode())
     meta = json.loads((d / "meta.json").read_text())
     meta["files"] = file_manifest(d)
-    (d / "meta.json").write_text(json.dumps(meta))
+    (d / "meta.json").write_text(json.dumps(seal(meta)))  # the forger re-seals it too
     monkeypatch.setenv("KBGYM_SIGNING_KEY", KEY)
     with pytest.raises(ConfigError, match="signature does not match"):
         verify_run(d)
