@@ -584,6 +584,7 @@ _ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})w*$")
 #: the list is not read as members.
 _BARE_LIST = re.compile(rf"^(?:w*[Nk][wNk]*[=:]+|[=:]*)[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
+_SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
@@ -757,9 +758,14 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                        len(items))
             inner = [x for x in items[k + 1:end] if x.char != "("]
             owner = kept[-1] if kept and kept[-1].char == "P" else None
-            if owner is not None and len(kept) >= 3 and kept[-2].char == "o" \
-                    and kept[-3].char in _ROLE_CHARS:
-                k = end + 1  # "friends of X (Oakhaven)": the aside qualifies the set
+            rest = "".join(x.char for x in items[end + 1:end + 6])
+            if owner is not None and ((len(kept) >= 3 and kept[-2].char == "o"
+                                       and kept[-3].char in _ROLE_CHARS)
+                                      or _SET_AFTER.match(rest)
+                                      or (title and not rest and len(kept) == 1)):
+                # "friends of X (Oakhaven)", "X (Oakhaven) has 2 friends", "X (Oakhaven) -
+                # friends": the aside qualifies X's set, it says nothing of X
+                k = end + 1
                 continue
             inner_chars = "".join(x.char for x in inner)
             if inner and inner[0].char == "z":  # (see also: ...): a cross-reference
