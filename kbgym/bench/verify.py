@@ -140,8 +140,9 @@ def compare_snapshot(path: Path, rebuilt, label: str, universe_hash: str, what: 
         raise VerifyError(f"{what}: {path.name} is not the rebuilt library "
                           f"({type(err).__name__}: {str(err)[:100]})") from None
     diff = first_difference(rebuilt, stored) or "labels or headers differ"
+    shown = diff if len(diff) <= 200 else diff[:197] + "..."
     raise VerifyError(f"{what}: {path.name} is not byte-identical to the rebuilt library "
-                      f"({diff[:160]})")
+                      f"({shown})")
 
 
 def check_training(release: Release, pkg: Mapping, name: str, root: Path):
