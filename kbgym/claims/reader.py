@@ -278,6 +278,10 @@ def _table_lines(rows: list[list[str]]) -> list[_Line]:
     """Table rows (the first is the header) as one record per row."""
     header = rows[0]
     out: list[_Line] = []
+    if len(header) == 1:  # one column: the header titles the list below it
+        out.append(_Line(header[0].strip(), heading=True, level=6))
+        return out + [_Line(c.strip(), bullet=True) for cells in rows[1:] for c in cells[:1]
+                      if c.strip()]
     for cells in rows[1:]:
         out.append(_Line("", heading=True, level=6))
         pairs = list(zip(header, cells))

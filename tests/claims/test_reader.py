@@ -387,6 +387,7 @@ def test_nested_bullets_relative_clauses_and_asides(text, facts):
     (f"{FA} (Oakhaven) has 1 friend on record. He counts {NK} among them.",
      {Fact("friend_of", FA, NK)}),
     (f"{FA} (Oakhaven) - friends: {NK}", {Fact("friend_of", FA, NK)}),
+    (f"| About {FA} | |---| | {NK} | | {IV} |", set()),
     (f"{NK} is a friend of the baker {FA}.", {Fact("job", FA, "baker")}),
     (f"{FA} moved from Dunmere to Oakhaven.", set()),
     (f"{FA} was born in Oakhaven.", set()),
