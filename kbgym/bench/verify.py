@@ -7,8 +7,8 @@ In order, each refusal one line naming what differs:
    size and curator (budgets, readers, probe hashes, universe hashes, train sizes).
 2. **Manifest**: every file is listed with its sha256, none missing, none added.
 3. **Libraries**: an agent's training run is replayed from its trace through the
-   environment's replay (the trace's chain and its anchors in train_log checked first, its
-   budgets and slice checked against the release), and every snapshot it holds must be
+   environment's replay (the run folder's own manifest in meta.json, the trace's chain and
+   its anchors in train_log checked first, its budgets and slice against the release), and every snapshot it holds must be
    byte-identical to the replayed library; the train_log's tokens must be the trace's. A
    baseline is rebuilt; B1 is the universe's notes.
 4. **Exams**: every exam is re-run with the pinned reader on the release's probe at its
@@ -151,6 +151,7 @@ def check_training(release: Release, pkg: Mapping, name: str, root: Path):
     from kbgym.files import read_run_meta
     from kbgym.library.graph import Library
     from kbgym.runs.logs import read_jsonl, verify_trace
+    from kbgym.runs.manifest import verify_run
     from kbgym.runs.replay import replay_rows
 
     u = release.universe(name)
@@ -158,6 +159,7 @@ def check_training(release: Release, pkg: Mapping, name: str, root: Path):
     what = f"seed {name} training run"
     try:
         meta = read_run_meta(tdir)
+        verify_run(tdir, meta)  # the run folder's own manifest (kbgym.runs.manifest)
         rows = verify_trace(tdir)
         log = read_jsonl(tdir / "train_log.jsonl")
         stats = read_jsonl(tdir / "kb_stats.jsonl")

@@ -1,6 +1,7 @@
-"""Tampered packages are refused, each naming what differs. Every case but the first
-rewrites the manifest after tampering (as a forger would), so the check that catches it is
-the deep one: replay, rebuild, re-run or re-score."""
+"""Tampered packages are refused, each naming what differs. Most cases rewrite the package's
+manifest and reseal the training runs' own manifests (meta.json's, kbgym.runs.manifest) after
+tampering, as a forger would, so the check that catches them is the deep one: replay,
+rebuild, re-run or re-score."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def _rechain_run(tdir: Path, trace: list[dict]) -> None:
     for r in log:
         r["trace_head"] = heads[r["iteration"]]
     rewrite_jsonl(tdir / "train_log.jsonl", log)
+
+
+def _reseal_runs(root: Path) -> None:
+    """Rewrite each training run's file manifest and meta.json seal to match its files."""
+    from kbgym.runs.manifest import file_manifest, seal
+
+    for meta_path in root.glob("seeds/*/train/meta.json"):
+        meta = json.loads(meta_path.read_text())
+        if "files" in meta:
+            meta["files"] = file_manifest(meta_path.parent)
+        write_canonical(meta_path, seal(meta) if "meta_sha256" in meta else meta)
 
 
 def _edit_note_text(root: Path) -> None:
@@ -130,7 +142,8 @@ def _remove_exam_trace(root: Path) -> None:
 
 
 CASES = {
-    # name: (tamper, rewrite the manifest afterwards, what the refusal must name)
+    # name: (tamper, rewrite the manifests afterwards: False, True (package and runs) or
+    #        "package" (the package's only), what the refusal must name)
     "file edited, manifest untouched": (_edit_score, False,
                                         "scores.json: differs from the sha256 the manifest"),
     "trace row edited and re-chained": (_edit_note_text, True, f"seed {SEED} training run"),
@@ -150,6 +163,8 @@ CASES = {
     "training budget edited": (_edit_train_budget, True, "meta.json n2 is 30"),
     "training search settings edited": (_edit_train_search, True, "meta.json search is"),
     "file added": (_add_file, True, "kb_iter_0001.json is not a snapshot bench run writes"),
+    "run folder edited, its own manifest not redone": (
+        _edit_note_text, "package", "trace.jsonl"),
     "exam trace removed": (_remove_exam_trace, False, "trace.jsonl: listed in the manifest "
                                                       "but missing"),
 }
@@ -160,6 +175,8 @@ def test_tampered_package_is_refused(packages, tiny_release, copy_of, case):
     tamper, remanifest, names = CASES[case]
     root = copy_of(packages["scripted"])
     tamper(root)
+    if remanifest is True:
+        _reseal_runs(root)
     if remanifest:
         P.write_manifest(root)
     with pytest.raises(VerifyError) as err:
