@@ -31,7 +31,8 @@ from kbgym.baselines.b2 import build_b2
 from kbgym.baselines.b3 import build_b3
 from kbgym.baselines.b4 import build_b4
 from kbgym.baselines.common import BuildMeta, Summarize, communities, gc_paused
-from kbgym.baselines.extract import Entity, Mentions, Statement, extract, mentions_of, parse
+from kbgym.baselines.extract import (Entity, Mentions, Statement, extract, mentions_of, parse,
+                                     parser_of)
 from kbgym.baselines.oracle import build_oracle
 
 
@@ -95,14 +96,15 @@ def _check(name: str, params: dict | None, summarize: Summarize | None) -> tuple
 
 def build(name: str, library: Library, universe: Universe | None = None,
           params: dict | None = None, *, summarize: Summarize | None = None) -> BuildMeta:
-    """Build baseline ``name`` over ``library`` (unchanged); the oracle needs ``universe``."""
+    """Build baseline ``name`` over ``library`` (unchanged); the oracle needs ``universe``.
+    B2-B4 read the sentences of ``universe``'s world (none: the default world's)."""
     key, p = _check(name, params, summarize)
     if key == "b2":
-        return build_b2(library, summarize=summarize, **p)
+        return build_b2(library, summarize=summarize, parser=parser_of(universe), **p)
     if key == "b3":
-        return build_b3(library, **p)
+        return build_b3(library, parser=parser_of(universe), **p)
     if key == "b4":
-        return build_b4(library, summarize=summarize, **p)
+        return build_b4(library, summarize=summarize, parser=parser_of(universe), **p)
     if key in WORLD_BASELINES:
         import importlib
 
@@ -148,5 +150,5 @@ def write_baseline(out_dir: str | os.PathLike, name: str, universe: Universe,
 __all__ = [
     "B2Params", "B3Params", "B4Params", "BuildMeta", "Entity", "LLM_BASELINES", "Mentions", "NAMES", "PARAMS", "Statement",
     "Summarize", "build", "build_b2", "build_b3", "build_b4", "build_baseline", "build_oracle",
-    "communities", "extract", "mentions_of", "parse", "snapshot_name", "write_baseline",
+    "communities", "extract", "mentions_of", "parse", "parser_of", "snapshot_name", "write_baseline",
 ]

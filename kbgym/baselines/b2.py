@@ -7,7 +7,7 @@ from kbgym.library.graph import Library
 
 from kbgym.baselines.common import (BuildMeta, Builder, LLMTally, Summarize, communities,
                                     llm_text, person, positive_int, sort_ids, with_gc_paused)
-from kbgym.baselines.extract import mentions_of
+from kbgym.baselines.extract import Parser, mentions_of
 
 NAME = "b2"
 PREFIX = "Community summary: "
@@ -20,9 +20,10 @@ def stub_text(names: list[str]) -> str:
 
 
 @with_gc_paused
-def build_b2(library: Library, *, max_size: int = 10, summarize: Summarize | None = None
-             ) -> BuildMeta:
-    """Build B2 on a copy of ``library`` (node text only).
+def build_b2(library: Library, *, max_size: int = 10, summarize: Summarize | None = None,
+             parser: Parser | None = None) -> BuildMeta:
+    """Build B2 on a copy of ``library`` (node text only, read by ``parser``,
+    :func:`kbgym.baselines.extract.parser_of`; None: the default world's).
 
     Every community (singletons included), ordered by its earliest-mentioned member, gets one
     authored node linking to each statement that mentions a member, in id order. The text is
@@ -32,7 +33,7 @@ def build_b2(library: Library, *, max_size: int = 10, summarize: Summarize | Non
     """
     max_size = positive_int("max_size", max_size)
     b = Builder(library)
-    m = mentions_of(b.lib)
+    m = mentions_of(b.lib, parser)
     llm = LLMTally(summarize) if summarize is not None else None
     for members in communities(m, max_size):
         targets = sort_ids([i for name in members for i in m.of(person(name))])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from kbgym.library.graph import Library
 
 from kbgym.baselines.common import BuildMeta, Builder, positive_int, with_gc_paused
-from kbgym.baselines.extract import Entity, mentions_of
+from kbgym.baselines.extract import Entity, Parser, mentions_of
 
 NAME = "b3"
 DEFAULTS = {"synapse_cap": 40, "no_entity_index": False}
@@ -31,9 +31,10 @@ def entity_text(e: Entity) -> str:
 
 
 @with_gc_paused
-def build_b3(library: Library, *, synapse_cap: int = 40, no_entity_index: bool = False
-             ) -> BuildMeta:
-    """Build B3 on a copy of ``library`` (node text only).
+def build_b3(library: Library, *, synapse_cap: int = 40, no_entity_index: bool = False,
+             parser: Parser | None = None) -> BuildMeta:
+    """Build B3 on a copy of ``library`` (node text only, read by ``parser``,
+    :func:`kbgym.baselines.extract.parser_of`; None: the default world's).
 
     1. Synapses: for each person with 2 to ``synapse_cap`` mentioning statements, in
        first-mention order, link every ordered pair of those statements (i != j, id order),
@@ -46,7 +47,7 @@ def build_b3(library: Library, *, synapse_cap: int = 40, no_entity_index: bool =
     if not isinstance(no_entity_index, bool):
         raise TypeError(f"no_entity_index must be a bool, got {no_entity_index!r}")
     b = Builder(library)
-    m = mentions_of(b.lib)
+    m = mentions_of(b.lib, parser)
     for e, ids in m.by_entity.items():
         if e.kind == "person" and 2 <= len(ids) <= synapse_cap:
             for a in ids:

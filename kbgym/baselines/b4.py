@@ -11,7 +11,7 @@ from kbgym.library.graph import Library
 
 from kbgym.baselines.common import (BuildMeta, Builder, LLMTally, Summarize, communities,
                                     llm_text, with_gc_paused, positive_int)
-from kbgym.baselines.extract import mentions_of
+from kbgym.baselines.extract import Parser, mentions_of
 
 NAME = "b4"
 L1_PREFIX = "Level-1 summary: "
@@ -30,9 +30,10 @@ def level2_stub(names: list[str]) -> str:
 
 
 @with_gc_paused
-def build_b4(library: Library, *, branching: int = 10, summarize: Summarize | None = None
-             ) -> BuildMeta:
-    """Build B4 on a copy of ``library`` (node text only).
+def build_b4(library: Library, *, branching: int = 10, summarize: Summarize | None = None,
+             parser: Parser | None = None) -> BuildMeta:
+    """Build B4 on a copy of ``library`` (node text only, read by ``parser``,
+    :func:`kbgym.baselines.extract.parser_of`; None: the default world's).
 
     1. Level 1: for each person in first-mention order who is the subject of at least one
        statement, a note linking to those statements in id order.
@@ -45,7 +46,7 @@ def build_b4(library: Library, *, branching: int = 10, summarize: Summarize | No
     """
     branching = positive_int("branching", branching, 2)
     b = Builder(library)
-    m = mentions_of(b.lib)
+    m = mentions_of(b.lib, parser)
     llm = LLMTally(summarize) if summarize is not None else None
     level1: dict[str, str] = {}
     for name in m.people:

@@ -1,9 +1,11 @@
-"""Entity extraction from note text (SPEC §14): one anchored pattern per §3 sentence shape.
+"""Entity extraction from note text (SPEC §14): the world's one-fact sentences.
 
-Builders read node *text* only. Each text that has one of the §3 shapes
-(:mod:`kbgym.worlds.people.facts`, the one table) yields a
-:class:`Statement` (subject name, relation, object); any other text is ignored, so the same
-code runs on untrained, trained and PhantomWiki-like libraries.
+Builders read node *text* only. The universe's world reads it
+(:meth:`kbgym.worlds.World.statement_parser`; the people world's §3 shapes, the one table
+in its ``facts`` module): each text that is one of its sentences yields a :class:`Statement`
+(subject name, relation, object); any other text is ignored, so the same code runs on
+untrained and trained libraries. A world without such sentences gives no statements; a
+library without a universe is read by the default world.
 
 Mentions of a statement are its subject, the object person of a person relation and the job,
 hobby or city value, in that order; dates are never entities. First-mention order is the
@@ -14,14 +16,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from kbgym.worlds.people.facts import MONTHS, parse_fact
+from kbgym.worlds.interface import StatementParser
 
-#: The relations, named like the universe's fact kinds (SPEC §3).
+#: The relations of a world's statements, named like the people universe's fact kinds
+#: (SPEC §3): what a :meth:`kbgym.worlds.World.statement_parser` returns.
 PERSON_RELATIONS = ("married", "child_of", "parent_of", "friend_of")
 VALUE_RELATIONS = ("job", "hobby", "city")
 RELATIONS = ("job", "hobby", "city", "born", "married", "child_of", "parent_of", "friend_of")
+
+#: text -> (subject, relation, object) or None
+Parser = StatementParser
+
+
+def _reads_nothing(text: str) -> None:
+    return None
+
+
+def parser_of(universe: Any = None) -> Parser:
+    """The statement parser of ``universe``'s world (None: the default world's); a world
+    without one reads nothing."""
+    from kbgym.worlds.registry import default_world, world_of
+
+    w = default_world() if universe is None else world_of(universe)
+    return w.statement_parser(universe) or _reads_nothing
+
 
 class Entity(NamedTuple):
     """A mentioned thing: ``kind`` is person, job, hobby or city; ``name`` its text."""
@@ -55,22 +75,22 @@ class Statement:
         return (subj,)
 
 
-def parse(text: str) -> tuple[str, str, str] | None:
-    """(subject, relation, object) of a §3 sentence (:func:`kbgym.worlds.people.facts.parse_fact`), or
-    None when the text has no §3 shape. Drift notes (``As of the latest record, ...``) are
-    not read: the baselines index a universe's sentences as first written."""
-    fact = parse_fact(text.strip(), drift=False)
-    return None if fact is None else (fact.subj, fact.relation, fact.obj)
+def parse(text: str, parser: Parser | None = None) -> tuple[str, str, str] | None:
+    """(subject, relation, object) of one of the world's sentences (``parser``; None: the
+    default world's), or None when the text is none of them."""
+    return (parser or parser_of())(text)
 
 
-def extract(nodes: Iterable) -> list[Statement]:
-    """The statements among ``nodes`` (objects with ``id`` and ``text``), in the given order.
+def extract(nodes: Iterable, parser: Parser | None = None) -> list[Statement]:
+    """The statements among ``nodes`` (objects with ``id`` and ``text``), in the given order,
+    read by ``parser`` (:func:`parser_of`; None: the default world's).
 
     Pass the library itself to scan in id order.
     """
+    parser = parser or parser_of()
     out = []
     for n in nodes:
-        parsed = parse(n.text)
+        parsed = parser(n.text)
         if parsed is not None:
             out.append(Statement(n.id, *parsed))
     return out
@@ -113,10 +133,10 @@ class Mentions:
                 yield st.subject, st.object
 
 
-def mentions_of(library: Iterable) -> Mentions:
-    """Parse ``library`` (id order) and index its mentions."""
-    return Mentions(extract(library))
+def mentions_of(library: Iterable, parser: Parser | None = None) -> Mentions:
+    """Parse ``library`` (id order) with ``parser`` and index its mentions."""
+    return Mentions(extract(library, parser))
 
 
-__all__ = ["Entity", "MONTHS", "Mentions", "PERSON_RELATIONS", "RELATIONS",
-           "Statement", "VALUE_RELATIONS", "extract", "mentions_of", "parse"]
+__all__ = ["Entity", "Mentions", "PERSON_RELATIONS", "Parser", "RELATIONS", "Statement",
+           "VALUE_RELATIONS", "extract", "mentions_of", "parse", "parser_of"]

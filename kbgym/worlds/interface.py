@@ -16,6 +16,10 @@ from typing import Any, Protocol, runtime_checkable
 from kbgym.errors import ConfigError
 from kbgym.types import Question, Universe
 
+#: A world's reader of one-fact sentences for the baselines B2-B4: text -> (subject,
+#: relation, object) or None; the relations are :data:`kbgym.baselines.extract.RELATIONS`.
+StatementParser = Callable[[str], "tuple[str, str, str] | None"]
+
 
 @dataclass(frozen=True)
 class NavigatorHints:
@@ -126,6 +130,7 @@ class World(Protocol):
     def add_arguments(self, parser: argparse.ArgumentParser, types: Any) -> None: ...
     def check_args(self, args: argparse.Namespace, config: Any) -> str | None: ...
     def vocabulary(self, universe: Universe) -> Any | None: ...
+    def statement_parser(self, universe: Universe | None) -> StatementParser | None: ...
     def check_golds(self, universe: Universe) -> list[str] | None: ...
 
 
@@ -199,6 +204,15 @@ class BaseWorld:
         universes; None until the world supplies one."""
         return None
 
+    def statement_parser(self, universe: Universe | None) -> StatementParser | None:
+        """The reader of the world's one-fact sentences that the text-only baselines B2-B4
+        index (kbgym/baselines/extract.py): a note's text -> ``(subject, relation, object)``,
+        the relation one of :data:`kbgym.baselines.extract.RELATIONS` (``born``: an ISO
+        date), or None for any other text. None: the world has no such sentences, and B2-B4
+        find no entities in its libraries. ``universe`` is None for a bare library (then the
+        default world is asked)."""
+        return None
+
     def check_golds(self, universe: Universe) -> list[str] | None:
         """The qids whose gold an independent check (code written apart from the generator,
         reading the universe file) does not reproduce; None where the world has no such check
@@ -209,4 +223,5 @@ class BaseWorld:
         return f"<world {self.name}>"
 
 
-__all__ = ["BaseWorld", "DemoSettings", "NavigatorHints", "ProbeCandidates", "World"]
+__all__ = ["BaseWorld", "DemoSettings", "NavigatorHints", "ProbeCandidates", "StatementParser",
+           "World"]

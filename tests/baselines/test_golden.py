@@ -4,10 +4,15 @@ the baselines ask the universe's world for its statement parser)."""
 
 from __future__ import annotations
 
+import re
+from types import SimpleNamespace
+
 import pytest
 
-from kbgym.baselines import build, build_baseline
+from kbgym.baselines import build, build_baseline, extract, parser_of
+from kbgym.library.graph import Library
 from kbgym.library.snapshot import snapshot_hash
+from kbgym.worlds import BaseWorld, register, unregister
 
 #: over ``small_universe`` (60 people, conftest), built from its B1
 PEOPLE = {
@@ -31,3 +36,54 @@ def test_people_world_baselines_are_byte_identical(name, small_universe):
 @pytest.mark.parametrize("name", sorted(TINY_LIB))
 def test_a_library_without_universe_reads_the_default_world(name, tiny):
     assert snapshot_hash(build(name, tiny).library) == TINY_LIB[name]
+
+
+# -- the universe's world reads the sentences (World.statement_parser) -----------------------
+TEXTS = [("s0001", "Ada likes Bob."), ("s0002", "Bob likes Cy."), ("s0003", "Cy likes Ada."),
+         ("s0004", "Ada Smith is a friend of Bob Jones."), ("s0005", "Ada likes nothing")]
+
+
+def _likes(text: str):
+    m = re.fullmatch(r"(\w+) likes (\w+)\.", text)
+    return None if m is None else (m[1], "friend_of", m[2])
+
+
+class _Likes(BaseWorld):
+    name = "likesland"
+
+    def statement_parser(self, universe):
+        return _likes
+
+
+class _Mute(BaseWorld):
+    name = "muteland"
+
+
+@pytest.fixture
+def likes_worlds():
+    register(_Likes())
+    register(_Mute())
+    yield
+    unregister("likesland")
+    unregister("muteland")
+
+
+def _of(world_name: str | None):
+    return SimpleNamespace(meta={"source": world_name} if world_name else {})
+
+
+def test_the_universes_world_reads_the_sentences(likes_worlds):
+    lib = Library.from_texts(TEXTS)
+    own = build("b3", lib, _of("likesland")).library
+    index = {n.text: n.links for n in own if n.is_authored}
+    assert sorted(index) == [f"Entity index for {p}: every note that mentions {p} is linked "
+                             "from this note." for p in ("Ada", "Bob", "Cy")]
+    assert [sorted(v) for v in index.values()] == [["s0001", "s0003"], ["s0001", "s0002"],
+                                                    ["s0002", "s0003"]]
+    people = build("b4", lib, _of(None)).library  # the default world: its one §3 sentence
+    assert [(n.text, n.links) for n in people if n.is_authored] == [
+        ("Level-1 summary: notes about Ada Smith.", ["s0004"])]
+    mute = build("b3", lib, _of("muteland"))  # a world without sentences: no entities
+    assert mute.nodes_added == mute.links_added == 0
+    assert extract(lib, parser_of(_of("muteland"))) == []
+    assert [s.subject for s in extract(lib, parser_of(_of("likesland")))] == ["Ada", "Bob", "Cy"]

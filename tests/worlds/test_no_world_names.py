@@ -21,7 +21,6 @@ KNOWN: dict[str, str] = {
     "kbgym/metrics/misinformation.py": "the people world's facts and statements (claims stream)",
     "kbgym/claims/__init__.py": "picks the people vocabulary (claims stream: World.vocabulary)",
     "kbgym/claims/reader.py": "the people grammar (claims stream)",
-    "kbgym/baselines/extract.py": "B2-B4 read the people world's §3 sentences",
     "kbgym/reproduce/experiments.py": "the paper's PhantomWiki experiment",
 }
 

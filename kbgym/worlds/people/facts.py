@@ -108,6 +108,15 @@ def parse_fact(text: str, *, drift: bool = True) -> Fact | None:
     return Fact(kind, g[f"{kind}_s"], obj)
 
 
+def baseline_statement(text: str) -> tuple[str, str, str] | None:
+    """(subject, relation, object) of a §3 sentence, the relation a universe fact kind
+    (``parent_of`` for both parent wordings), or None when the text has no §3 shape: what the
+    baselines B2-B4 index (:meth:`World.statement_parser`). Drift notes (``As of the latest
+    record, ...``) are not read: the baselines index a universe's sentences as first written."""
+    fact = parse_fact(text.strip(), drift=False)
+    return None if fact is None else (fact.subj, fact.relation, fact.obj)
+
+
 def is_latest(text: str) -> bool:
     """Whether ``text`` carries the drift prefix."""
     return text.startswith(DRIFT_PREFIX)

@@ -128,6 +128,12 @@ class PeopleWorld(BaseWorld):
 
         return people_vocabulary(universe)
 
+    def statement_parser(self, universe: Universe | None):
+        """The §3 sentences, read as first written (drift notes are not), for B2-B4."""
+        from kbgym.worlds.people.facts import baseline_statement
+
+        return baseline_statement
+
     def check_args(self, args, config: Any) -> str | None:
         if getattr(args, "common_job_share", None) is not None and not config.common_jobs:
             return "--common-job-share applies only with --common-jobs N (N above 0)"
