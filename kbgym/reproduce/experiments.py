@@ -4,8 +4,8 @@
   the gradient probe → exams of B1, the trained library and B3 → the ρ table) per seed, at the
   env's budget M and at the tight one; the same specs a grid file with ``envs: [{}, {m: 7}]``
   and ``baselines: [b3]`` expands to;
-- ``phantomwiki``: the same chain on each PhantomWiki generation, adapted per seed (the seed
-  draws its splits), with the PW curator and reader and the PW probe;
+- ``phantomwiki``: the same chain on each PhantomWiki generation, imported per seed by its
+  world (the seed draws its splits), with the PW curator and reader and the PW probe;
 - ``growth``: :func:`kbgym.reproduce.growth.run_growth` per seed.
 
 All of them go into one sweep folder, so any executor runs them and a re-run skips the ones
@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kbgym.errors import ConfigError
 from kbgym.jsonio import atomic_write_text
 from kbgym.reproduce.growth import RUNNER
-from kbgym.reproduce.settings import PAPER_M, Settings
+from kbgym.reproduce.settings import PAPER_M, PW_WORLD, Settings
 from kbgym.sweep.grid import GridConfig, expand
+from kbgym.worlds.registry import world
 
 GRADIENT, PHANTOMWIKI, GROWTH = "gradient", "phantomwiki", "growth"
 
@@ -47,20 +49,18 @@ def gradient_specs(st: Settings) -> list[dict]:
 
 def phantomwiki_specs(st: Settings, out: Path) -> tuple[list[dict], list[str]]:
     """The PW chain per generation and seed, and a line per generation that could not be
-    used (missing or unreadable). Each seed's adapted universe is written under
-    ``out/universes/`` (the same bytes every time) and named by its hash in the spec."""
-    from kbgym.worlds.phantomwiki import PWSourceError, adapt_phantomwiki
-
+    used (missing or unreadable). Each seed's universe is imported by the world
+    :data:`~kbgym.reproduce.settings.PW_WORLD` (:meth:`kbgym.worlds.World.import_source`; the
+    seed draws its splits), written under ``out/universes/`` (the same bytes every time) and
+    named by its hash in the spec."""
+    imported = world(PW_WORLD)
     specs, skipped = [], []
     for src in st.phantomwiki:
         path = Path(src)
-        if not (path / "articles.json").exists():
-            skipped.append(f"{src}: no phantom-wiki generation there (articles.json)")
-            continue
         for seed in st.seeds:
             try:
-                u = adapt_phantomwiki(path, seed=seed)
-            except PWSourceError as err:
+                u = imported.import_source(path, seed)
+            except ConfigError as err:
                 skipped.append(f"{src}: {err}")
                 break
             rel = Path("universes") / f"pw-{path.name}-{seed}.json"

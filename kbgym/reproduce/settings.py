@@ -23,6 +23,9 @@ PAPER_M = 15
 #: one family tree of 25 people, depth 6 like the paper's); used when no --phantomwiki is given.
 PW_FIXTURE = _shipped("phantomwiki_seed1") or (
     Path(__file__).resolve().parents[2] / "tests/adapters/data/phantomwiki_seed1")
+#: The world that imports the paper's PhantomWiki generations (its ``import_source``): the
+#: paper's data, as the fixture above is; nothing in the reproduction branches on it.
+PW_WORLD = "phantomwiki"
 
 
 class Settings(BaseModel):

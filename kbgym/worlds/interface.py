@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from kbgym.errors import ConfigError
@@ -131,6 +132,7 @@ class World(Protocol):
     def check_args(self, args: argparse.Namespace, config: Any) -> str | None: ...
     def vocabulary(self, universe: Universe) -> Any | None: ...
     def statement_parser(self, universe: Universe | None) -> StatementParser | None: ...
+    def import_source(self, source: Path, seed: int) -> Universe: ...
     def check_golds(self, universe: Universe) -> list[str] | None: ...
 
 
@@ -212,6 +214,12 @@ class BaseWorld:
         find no entities in its libraries. ``universe`` is None for a bare library (then the
         default world is asked)."""
         return None
+
+    def import_source(self, source: Path, seed: int) -> Universe:
+        """The universe imported from the folder ``source`` (the world's own import, with
+        ``seed`` drawing what it draws), for ``kbgym reproduce``'s imported-world
+        experiment. A folder that holds no usable source: a one-line ConfigError."""
+        raise ConfigError(f"the {self.name} world imports nothing from a folder")
 
     def check_golds(self, universe: Universe) -> list[str] | None:
         """The qids whose gold an independent check (code written apart from the generator,

@@ -21,7 +21,6 @@ KNOWN: dict[str, str] = {
     "kbgym/metrics/misinformation.py": "the people world's facts and statements (claims stream)",
     "kbgym/claims/__init__.py": "picks the people vocabulary (claims stream: World.vocabulary)",
     "kbgym/claims/reader.py": "the people grammar (claims stream)",
-    "kbgym/reproduce/experiments.py": "the paper's PhantomWiki experiment",
 }
 
 

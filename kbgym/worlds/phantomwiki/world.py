@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from kbgym.types import Question, Universe
@@ -31,6 +32,15 @@ class PhantomWikiWorld(BaseWorld):
         from kbgym.worlds.people.claims import people_vocabulary
 
         return people_vocabulary(universe)
+
+    def import_source(self, source: Path, seed: int) -> Universe:
+        """A phantom-wiki generation folder (``articles.json`` and the rest), adapted with
+        ``seed`` drawing its splits (:func:`kbgym.worlds.phantomwiki.adapt_phantomwiki`)."""
+        from kbgym.worlds.phantomwiki import PWSourceError, adapt_phantomwiki
+
+        if not (Path(source) / "articles.json").exists():
+            raise PWSourceError("no phantom-wiki generation there (articles.json)")
+        return adapt_phantomwiki(source, seed=seed)
 
     def probe_candidates(self, universe: Universe, trained: list[Question], *,
                          per_group: int, pw_seed: int | None = None,
