@@ -65,6 +65,8 @@ def read_run_meta(run_dir: str | Path) -> dict:
     path = d / "meta.json"
     if not d.is_dir():
         raise ConfigError(f"{run_dir}: not a run directory (no such directory)")
+    if path.is_symlink():  # a run's meta.json is its own, never one a link points at
+        raise ConfigError(f"{path}: is a symbolic link, not the run's own meta.json")
     if not path.exists():
         raise ConfigError(f"{run_dir}: not a run directory (no meta.json)")
     meta = read_json(path, "meta.json")

@@ -120,10 +120,144 @@ def run_case(argv: list[str], cwd: Path) -> dict:
             "stderr": err_path.read_text(encoding="utf-8", errors="replace")}
 
 
+# -- the tamper suite: every file of a finished run x every damage x every reader -------------
+
+READERS = {  # name -> argv after the run folder is put in
+    "report": ["report", "--run", "{d}", "--universe", "{u}"],
+    "view": ["view", "--run", "{d}", "--universe", "{u}", "--out", "{o}/v.html"],
+    "replay": ["replay", "--run", "{d}", "--universe", "{u}"],
+    "probe make": ["probe", "make", "--run", "{d}", "--universe", "{u}", "--out", "{o}/p.json"],
+    "resume": ["train", "--universe", "{u}", "--agent", "toy_agents:ToyTrainer", "--epochs",
+               "1", "--train-size", "6", "--snapshot-every", "3", "--quiet", "--out", "{d}",
+               "--resume"],
+}
+
+
+def damages(p: Path, run: Path):
+    """(name, function) pairs that damage the file ``p`` in place."""
+    data = p.read_bytes()
+    yield "flipped", lambda: p.write_bytes(data[:len(data) // 2] + bytes(
+        [data[len(data) // 2] ^ 1]) + data[len(data) // 2 + 1:]) if data else None
+    yield "cut", lambda: p.write_bytes(data[: len(data) // 2])
+    yield "emptied", lambda: p.write_bytes(b"")
+    yield "deleted", p.unlink
+    yield "linked", lambda: (p.unlink(), p.symlink_to(run / p.name))
+    if p.name.startswith("kb_") and p.suffix == ".json":
+        other = sorted(q for q in run.glob("kb_*.json") if q.name != p.name)[0]
+        yield "swapped", lambda: p.write_bytes(other.read_bytes())
+
+
+def tamper_cases(w: Path, upath: Path) -> list[dict]:
+    """Run every reader on a copy of the fixture run with one file damaged. A reader passes
+    when it exits 2 with one line naming the file (or the row), or, for ``--resume``, when it
+    repairs the run to the pristine bytes."""
+    out, work = [], w.parent / "tamper"
+    work.mkdir()
+    run = work / "base"  # trained by the command line, so that --resume continues it
+    (work / "cwd").mkdir()
+    made = run_case([a.format(d=run, u=upath, o=work) for a in READERS["resume"][:-1]],
+                    work / "cwd")
+    if made["code"] != 0:
+        raise SystemExit(f"the tamper suite's run failed: {made['stderr'][-500:]}")
+    names = sorted(p.name for p in run.iterdir() if p.is_file() and p.name != ".kbgym.lock")
+    pristine = {p.name: p.read_bytes() for p in run.iterdir()
+                if p.is_file() and p.name not in ("timing.jsonl", ".kbgym.lock")}
+    k = 0
+    for name in names:
+        for what, _ in damages(run / name, run):
+            for reader, template in READERS.items():
+                k += 1
+                d = work / f"r{k}"
+                shutil.copytree(run, d, symlinks=True)
+                dict(damages(d / name, run))[what]()
+                o = work / f"o{k}"
+                o.mkdir()
+                argv = [a.format(d=d, u=upath, o=o) for a in template]
+                res = run_case(argv, o)
+                lines = res["stderr"].strip().splitlines()
+                now = {p.name: p.read_bytes() for p in d.iterdir()
+                       if p.is_file() and not p.is_symlink()
+                       and p.name not in ("timing.jsonl", ".kbgym.lock")}
+                refused = res["code"] == 2 and len(lines) == 1 and "Traceback" not in \
+                    res["stderr"] and (name in lines[0] or "row" in lines[0]
+                                       or "meta.json" in lines[0])
+                repaired = reader == "resume" and res["code"] == 0 and now == pristine
+                harmless = name == "timing.jsonl" and res["code"] == 0  # wall-clock only
+                ok = refused or repaired or harmless
+                out.append({"argv": f"{reader} <run: {name} {what}>", "ok": ok,
+                            "code": res["code"], "line": lines[0] if lines else "",
+                            "seconds": res["seconds"], "rss_mb": res["rss_mb"],
+                            "cpu": res["cpu"], "stderr": res["stderr"]})
+                shutil.rmtree(d, ignore_errors=True)
+                shutil.rmtree(o, ignore_errors=True)
+    return out
+
+
+# -- kill chains: a run killed at random moments, resumed until it finishes ---------------------
+
+def kill_chains(w: Path, upath: Path, n: int, seed: int = 0) -> list[dict]:
+    """``n`` chains: ``kbgym train`` in a child process, SIGKILLed after a random delay (the
+    first of each few chains within 0.4 s: before its first meta.json), then ``--resume``d,
+    killed again, ... until a resume finishes; the finished folder must equal a run never
+    killed, byte for byte (timing.jsonl aside)."""
+    import random
+    import subprocess
+
+    rng = random.Random(seed)
+    base = [sys.executable, "-m", "kbgym.cli", "train", "--universe", str(upath), "--agent",
+            "toy_agents:sleepy_trainer", "--epochs", "2", "--train-size", "6",
+            "--snapshot-every", "3", "--quiet", "--out"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT / "tests" / "runs"), os.environ.get("PYTHONPATH", "")])}
+    ref = w.parent / "kill_ref"
+    subprocess.run([*base, str(ref)], env=env, check=True, capture_output=True)
+
+    def files(d: Path) -> dict:
+        return {p.name: p.read_bytes() for p in d.iterdir()
+                if p.is_file() and p.name not in ("timing.jsonl", ".kbgym.lock")}
+
+    want = files(ref)
+    out = []
+    for c in range(n):
+        d = w.parent / f"kill{c}"
+        kills, early, finished = 0, False, False
+        for attempt in range(8):
+            cmd = [*base, str(d)] + (["--resume"] if attempt else [])
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE)
+            delay = rng.uniform(0.05, 0.4) if attempt == 0 and c % 3 == 0 \
+                else rng.uniform(0.3, 3.0)
+            try:
+                _, err = proc.communicate(timeout=delay if attempt < 6 else 120)
+                if proc.returncode != 0:
+                    out.append({"argv": f"kill chain {c}", "ok": False, "code": proc.returncode,
+                                "line": err.decode()[-300:], "kills": kills})
+                    break
+                finished = True
+                break
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                kills += 1
+                early = early or not (d / "meta.json").exists()
+        if finished:
+            same = files(d) == want
+            out.append({"argv": f"kill chain {c} ({kills} kills"
+                                f"{', one before the first meta.json' if early else ''})",
+                        "ok": same, "code": 0, "line": "" if same else "bytes differ",
+                        "kills": kills, "early": early})
+        shutil.rmtree(d, ignore_errors=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", help="run only the cases whose command line holds this text")
     ap.add_argument("--no-large", action="store_true", help="skip the large-file cases")
+    ap.add_argument("--no-tamper", action="store_true",
+                    help="skip the tamper suite (every file of a run x every reader)")
+    ap.add_argument("--kills", type=int, default=22,
+                    help="kill chains to run (default 22; 0 skips them)")
     args = ap.parse_args(argv)
     table = load_table()
     work = Path(tempfile.mkdtemp(prefix="kbgym-bad-input-"))
@@ -165,12 +299,33 @@ def main(argv: list[str] | None = None) -> int:
                     failures.append(res)
                     print(f"FAIL  {res['argv'][:110]}\n      {'; '.join(problems)}: "
                           f"{res['stderr'].strip()[:300]}", flush=True)
+        extra = []
+        if not args.no_tamper and not args.only:
+            sys.path.insert(0, str(ROOT / "tests" / "runs"))
+            extra += tamper_cases(w, w / "u.json")
+            bad = [r for r in extra if not r["ok"]]
+            print(f"tamper suite: {len(extra)} reader runs on damaged run folders, "
+                  f"{len(bad)} failures")
+            for r in bad:
+                print(f"FAIL  {r['argv']}: exit {r['code']}: {r['line'][:200]}")
+                failures.append(r)
+        if args.kills and not args.only:
+            chains = kill_chains(w, w / "u.json", args.kills)
+            bad = [r for r in chains if not r["ok"]]
+            kills = sum(r.get("kills", 0) for r in chains)
+            early = sum(bool(r.get("early")) for r in chains)
+            print(f"kill chains: {len(chains)} ({kills} kills landed, {early} chains killed "
+                  f"before the first meta.json), {len(bad)} failures")
+            for r in bad:
+                print(f"FAIL  {r['argv']}: {r['line'][:200]}")
+                failures.append(r)
+            extra += [{**r, "seconds": 0.0, "rss_mb": 0.0, "cpu": 0.0} for r in chains]
         worst_rss = max(results, key=lambda r: r["rss_mb"])
         worst_t = max(results, key=lambda r: r["seconds"])
         large = results[n_table:] if not args.only and not args.no_large else []
-        print(f"\ncases {len(results)} ({n_table} from tests/cli/test_bad_input.py"
-              f"{f', {len(large)} large-file cases' if large else ''}), failures "
-              f"{len(failures)}")
+        print(f"\ncases {len(results) + len(extra)} ({n_table} from "
+              f"tests/cli/test_bad_input.py{f', {len(large)} large-file cases' if large else ''}"
+              f", {len(extra)} tamper and kill-chain cases), failures {len(failures)}")
         print(f"parent RSS before forking: {base_rss:.0f} MB (shared with every child)")
         print(f"worst peak RSS: {worst_rss['rss_mb']:.0f} MB  ({worst_rss['argv'][:100]})")
         print(f"worst wall time: {worst_t['seconds']:.2f} s, CPU {worst_t['cpu']:.2f} s  "

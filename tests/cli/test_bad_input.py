@@ -830,8 +830,10 @@ def make_safety(w: Path) -> None:
         (w / name).write_text(json.dumps(bad), encoding="utf-8")
     shutil.copytree(w / "run", w / "run_passwd")
     meta = json.loads((w / "run_passwd" / "meta.json").read_text(encoding="utf-8"))
-    meta["universe"]["path"] = "/etc/passwd"
-    (w / "run_passwd" / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    meta["universe"]["path"] = "/etc/passwd"  # re-sealed, as a forger would
+    from kbgym.runs.manifest import seal
+
+    (w / "run_passwd" / "meta.json").write_text(json.dumps(seal(meta)), encoding="utf-8")
 
 
 TRAIN_TOY = ["train", "--universe", U, "--agent", "toy_agents:ToyTrainer", "--epochs", "1",
