@@ -9,8 +9,13 @@ the universe's shape, so they share the common terms) with probability ``--add-s
 ``search`` (``search_result``, pages 1-2, names, relations, cities, jobs and the common-word
 queries). Every step is timed as CPU time (``time.process_time``: the step's own cost on a
 shared machine) and wall time; the script prints p50 / p99 / p99.9 / max of the searches and
-the adds, how many searches took over 20 and 50 ms, the slowest searches with their query,
-and the load average.
+the adds, how many searches took over 20 and 50 ms, the slowest searches with their query
+(and the garbage collection inside each, if any), and the load average.
+
+The stream runs inside ``gc_frozen()`` as the sweep runner runs its stages (what the build
+made is not walked by every full collection); collections during a search are timed by a
+``gc.callbacks`` hook and shown beside the slow searches, and the searches are summarised
+again without those that held a full (generation 2) collection.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from harness import pct, peak_rss_mb  # noqa: E402
 
 
 def run(notes: int, steps: int, add_share: float, seed: int, slowest: int) -> dict:
-    from kbgym.library import BM25Index, Library, apply_edit, search_result
+    from kbgym.library import BM25Index, Library
 
     rng = random.Random(seed)
     texts, v = synthetic(notes, rng)
@@ -54,8 +59,34 @@ def run(notes: int, steps: int, add_share: float, seed: int, slowest: int) -> di
                            f"{n}'s job is {rng.choice(v['jobs'])}, step {i}.",
                            f"{o} is the mother of {n}, step {i}."])  # fmt: skip
 
-    search_cpu, search_wall, add_cpu, worst = [], [], [], []
+    from kbgym.library.graph import gc_frozen
+
+    search_cpu, search_wall, add_cpu, worst, clean = [], [], [], [], []
+    gcs: list[tuple[int, float]] = []  # (generation, CPU s) of collections in this step
+    t_gc = [0.0]
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            t_gc[0] = time.process_time()
+        else:
+            gcs.append((info["generation"], time.process_time() - t_gc[0]))
+
     gc.collect()
+    gc.callbacks.append(on_gc)
+    with gc_frozen():
+        _stream(lib, rng, steps, add_share, query, sentence, search_cpu, search_wall, add_cpu,
+                worst, clean, gcs)
+    gc.callbacks.remove(on_gc)
+    worst.sort(reverse=True)
+    return {"notes": notes, "final_notes": len(lib), "build_cpu_s": build,
+            "search_cpu": search_cpu, "search_wall": search_wall, "add_cpu": add_cpu,
+            "clean_cpu": clean, "worst": worst[:slowest], "rss_mb": peak_rss_mb()}
+
+
+def _stream(lib, rng, steps, add_share, query, sentence, search_cpu, search_wall, add_cpu,
+            worst, clean, gcs) -> None:
+    from kbgym.library import apply_edit, search_result
+
     for i in range(steps):
         if rng.random() < add_share:
             args = {"text": sentence(i)}
@@ -64,22 +95,21 @@ def run(notes: int, steps: int, add_share: float, seed: int, slowest: int) -> di
             add_cpu.append(time.process_time() - c)
         else:
             q, page = query(), rng.randint(1, 2)
+            gcs.clear()
             c, w = time.process_time(), time.perf_counter()
             search_result(lib, q, page)
             dc = time.process_time() - c
             search_wall.append(time.perf_counter() - w)
             search_cpu.append(dc)
+            if not any(g == 2 for g, _ in gcs):
+                clean.append(dc)
             if dc > 0.01:
-                worst.append((dc, q, page, i))
-    worst.sort(reverse=True)
-    return {"notes": notes, "final_notes": len(lib), "build_cpu_s": build,
-            "search_cpu": search_cpu, "search_wall": search_wall, "add_cpu": add_cpu,
-            "worst": worst[:slowest], "rss_mb": peak_rss_mb()}
+                worst.append((dc, q, page, i, list(gcs)))
 
 
 def describe(name: str, xs: list[float]) -> str:
     ms = [1e3 * x for x in xs]
-    return (f"{name:<14} n {len(ms):>6}  p50 {pct(ms, 0.5):7.3f} ms  p99 {pct(ms, 0.99):7.3f} ms  "
+    return (f"{name:<14}\n    n {len(ms):>6}  p50 {pct(ms, 0.5):7.3f} ms  p99 {pct(ms, 0.99):7.3f} ms  "
             f"p99.9 {pct(ms, 0.999):7.3f} ms  max {max(ms):7.1f} ms  "
             f"over 20 ms {sum(x > 20 for x in ms)}, over 50 ms {sum(x > 50 for x in ms)}")
 
@@ -100,9 +130,12 @@ def main(argv: list[str] | None = None) -> dict:
           f"{os.cpu_count()} cores")
     print(describe("search (CPU)", r["search_cpu"]))
     print(describe("search (wall)", r["search_wall"]))
+    print(describe("search, no gen-2 collection inside (CPU)", r["clean_cpu"]))
     print(describe("add (CPU)", r["add_cpu"]))
-    for dc, q, page, i in r["worst"]:
-        print(f"  slow search: {1e3 * dc:7.1f} ms CPU  step {i}  page {page}  {q!r}")
+    for dc, q, page, i, gcs in r["worst"]:
+        g = ", ".join(f"gen {g} {1e3 * t:.0f} ms" for g, t in gcs) or "none"
+        print(f"  slow search: {1e3 * dc:7.1f} ms CPU  step {i}  page {page}  {q!r}  "
+              f"(collections inside: {g})")
     return r
 
 
