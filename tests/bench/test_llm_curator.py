@@ -14,7 +14,9 @@ import pytest
 from kbgym.bench import package as P
 from kbgym.bench.run import curator_spec, run_bench
 from kbgym.bench.verify import VerifyError, verify_package
+from kbgym.jsonio import write_canonical
 from kbgym.runs.logs import read_jsonl, rewrite_jsonl
+from kbgym.runs.manifest import file_manifest, seal
 
 pytest.importorskip("openai")
 FAKE = Path(__file__).parents[1] / "llm" / "fake_server.py"
@@ -57,6 +59,9 @@ def test_llm_token_counts_cannot_be_inflated_or_hidden(llm_package, tiny_release
     log = read_jsonl(tdir / "train_log.jsonl")
     log[0]["tokens_in"], log[0]["tokens_out"] = 0, 0  # claim a cheaper curator
     rewrite_jsonl(tdir / "train_log.jsonl", log)
+    meta = json.loads((tdir / "meta.json").read_text())  # reseal the run, as a forger would
+    meta["files"] = file_manifest(tdir)
+    write_canonical(tdir / "meta.json", seal(meta))
     P.write_manifest(root)
     with pytest.raises(VerifyError, match="iteration 1 records tokens \\[0, 0"):
         verify_package(root, tiny_release)
