@@ -373,29 +373,6 @@ class KBGymServerEnv(Environment):
         if had:
             release_memory()
 
-
-_TRIM = None
-
-
-def release_memory() -> None:
-    """After a session's environments are dropped: collect the cycles they leave (an env and
-    its episode refer to each other) and hand freed heap pages back to the OS (glibc's
-    ``malloc_trim``), so the server's RSS returns to its baseline between waves of sessions
-    instead of creeping up."""
-    import gc
-
-    global _TRIM
-    gc.collect(1)  # the young generations, where a closed session's cycles are: milliseconds
-    if _TRIM is None:
-        try:
-            import ctypes
-
-            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _TRIM = False
-    if _TRIM:
-        _TRIM(0)
-
     # -- the task API (no env is built) ------------------------------------------------------
     def get_metadata(self) -> EnvironmentMetadata:
         import kbgym
@@ -425,6 +402,29 @@ def release_memory() -> None:
     def get_task_range(self, split: str, start: Optional[int] = None,
                        stop: Optional[int] = None) -> list[dict]:
         return self.shared.tasks(split)[start:stop]
+
+
+_TRIM = None
+
+
+def release_memory() -> None:
+    """After a session's environments are dropped: collect the cycles they leave (an env and
+    its episode refer to each other) and hand freed heap pages back to the OS (glibc's
+    ``malloc_trim``), so the server's RSS returns to its baseline between waves of sessions
+    instead of creeping up."""
+    import gc
+
+    global _TRIM
+    gc.collect(1)  # the young generations, where a closed session's cycles are: milliseconds
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
 
 
 class KBGymClient(EnvClient[KBGymAction, KBGymObservation, KBGymState]):

@@ -113,3 +113,12 @@ def test_probe_safe_info_drops_every_score():
     safe = probe_safe_info(info)
     assert safe == {"mode": "probe", "qid": "q1", "answered": True,
                     "episode_summary": {"qid": "q1", "answer": "x"}}
+
+
+def test_the_task_api_methods_stay_on_the_session_class(small_universe, tmp_path):
+    """OpenEnv answers 501 for a task method the session class lacks."""
+    s = KBGymServerEnv(_shared(small_universe, tmp_path))
+    assert {x["name"] for x in s.list_splits()} == set(small_universe.splits)
+    assert s.num_tasks("train") == len(small_universe.splits["train"])
+    assert s.get_metadata().name == "kbgym"
+    s.close()
