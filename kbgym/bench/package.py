@@ -15,8 +15,10 @@ hash.
       scores.json             per seed and pooled (kbgym.bench.scores)
       manifest.json           sha256 of every other file; written last (the package is done)
 
-The **package hash** is the content hash of the manifest's file map: what a leaderboard
-entry records.
+The **package hash** is the content hash of the manifest's file map without the wall-clock
+files (so producing a deterministic curator's package again gives the same hash): what a
+leaderboard entry records. The manifest still lists the wall-clock files, so an edit to them
+is refused too.
 """
 
 from __future__ import annotations
@@ -57,10 +59,17 @@ def file_map(root: str | Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if _listed(p) and p != root / MANIFEST}
 
 
+def package_digest(files: dict[str, str]) -> str:
+    """The package hash: the content hash of the file map without the wall-clock files, so
+    that a deterministic curator's package, produced again, has the same hash."""
+    return content_hash({k: v for k, v in files.items()
+                         if k.rsplit("/", 1)[-1] not in VOLATILE})
+
+
 def write_manifest(root: str | Path) -> str:
     """Write manifest.json (last); returns the package hash."""
     files = file_map(root)
-    digest = content_hash(files)
+    digest = package_digest(files)
     write_canonical(Path(root) / MANIFEST, {"schema_version": SCHEMA_VERSION,
                                             "kind": "kbgym.bench.manifest", "files": files,
                                             "package_hash": digest})

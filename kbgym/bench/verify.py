@@ -112,7 +112,7 @@ def check_manifest(root: Path) -> str:
             raise VerifyError(f"{name}: not in the manifest (a file was added)")
         if listed[name] != have[name]:
             raise VerifyError(f"{name}: differs from the sha256 the manifest records")
-    digest = content_hash(listed)
+    digest = P.package_digest(listed)
     if manifest.get("package_hash") != digest:
         raise VerifyError(f"{P.MANIFEST}: records package hash {manifest.get('package_hash')}, "
                           f"its file list hashes to {digest}")

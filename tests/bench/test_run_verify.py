@@ -100,7 +100,9 @@ def test_a_killed_run_resumes_into_the_same_package(tiny_release, tmp_path, monk
     (exam / "test_log.jsonl").write_text("torn")
     run_bench(tiny_release, spec, cut, resume=True)
     assert _stable(cut) == _stable(whole)
-    verify_package(cut, tiny_release)
+    # the same package hash: wall-clock files are listed but not part of it
+    assert P.package_hash(cut) == P.package_hash(whole)
+    assert verify_package(cut, tiny_release)["package_hash"] == P.package_hash(whole)
 
 
 def test_resume_refuses_another_curator(packages, tiny_release, copy_of):
