@@ -50,7 +50,7 @@ def test_table_goes_between_the_markers(entries_dir, tmp_path):
     B.replace_table(doc, md)  # idempotent
     text = doc.read_text()
     assert text.startswith("intro\n") and text.endswith("outro\n") and "old table" not in text
-    assert text.count(B.BEGIN) == 1 and md in text and B.COMMAND in text
+    assert text.count(B.BEGIN) == 1 and md in text and B.COMMAND.format(path=doc) in text
     (tmp_path / "bare.md").write_text("no markers")
     with pytest.raises(ConfigError, match="no <!-- leaderboard:begin -->"):
         B.replace_table(tmp_path / "bare.md", md)
