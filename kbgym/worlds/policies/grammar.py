@@ -18,6 +18,7 @@ Part of the protocol package: standard library only (docs/protocol.md §21).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 
@@ -458,8 +459,12 @@ def _pattern(template: str) -> str:
     return "".join(out)
 
 
-_PARSE = tuple((f, re.compile(r"^\s*" + _pattern(f.template) + r"\s*$", re.IGNORECASE))
-               for f in SENTENCES)
+@functools.cache
+def _parse_table() -> tuple[tuple[Form, re.Pattern], ...]:
+    """The sentence patterns, compiled on the first parse rather than at import (every
+    command loads every world; compiling them took ~80 ms of each one's start-up)."""
+    return tuple((f, re.compile(r"^\s*" + _pattern(f.template) + r"\s*$", re.IGNORECASE))
+                 for f in SENTENCES)
 
 
 @dataclass(frozen=True)
@@ -555,7 +560,7 @@ def parse_sentence(text: str) -> Statement | None:
     """The statement of a note written in one of the :data:`SENTENCES` forms (any letter case,
     any voice), or None for any other text. A sentence whose value's unit is not its concept's,
     or whose nouns do not match its document codes, is not a statement."""
-    for f, pattern in _PARSE:
+    for f, pattern in _parse_table():
         m = pattern.match(text)
         if m is None:
             continue
@@ -683,8 +688,11 @@ QUESTIONS: dict[str, str] = {
     "pl_contradiction":
         "Which memos contradict the controlling text on the {concept} of form {form} §{section}?",
 }
-_QPARSE = tuple((name, re.compile(r"^\s*" + _pattern(t) + r"\s*$", re.IGNORECASE))
-                for name, t in QUESTIONS.items())
+@functools.cache
+def _question_table() -> tuple[tuple[str, re.Pattern], ...]:
+    """The question patterns, compiled on first use (as :func:`_parse_table`)."""
+    return tuple((name, re.compile(r"^\s*" + _pattern(t) + r"\s*$", re.IGNORECASE))
+                 for name, t in QUESTIONS.items())
 
 
 @dataclass(frozen=True)
@@ -715,7 +723,7 @@ def question_text(shape: str, /, **slots) -> str:
 
 def parse_question(text: str) -> ParsedQuestion | None:
     """The shape and slots of a question of this world, or None."""
-    for name, pattern in _QPARSE:
+    for name, pattern in _question_table():
         m = pattern.match(" ".join(text.split()))
         if m is None:
             continue
