@@ -15,22 +15,16 @@ import pytest
 from kbgym.cli import main
 from kbgym.errors import ConfigError
 from kbgym.runs.manifest import file_manifest, verify_run
-from kbgym.runs.train import TrainConfig, train
-from kbgym.worlds.people import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import toy_agents  # noqa: E402
 
-U = generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20), eval_sizes=(10, 6)))
-CFG = TrainConfig(epochs=2, train_size=5, snapshot_every=2)
+from toy_run import U, train_toy  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mf") / "run"
-    train(U, toy_agents.ToyTrainer(), out, config=CFG)
-    return out
+    return train_toy(tmp_path_factory.mktemp("mf") / "run")
 
 
 def test_the_manifest_names_every_snapshot_and_log(run):

@@ -17,26 +17,19 @@ from kbgym.errors import ConfigError
 from kbgym.runs.logs import GENESIS, JsonlLog, line_hash, read_jsonl, rewrite_jsonl, verify_trace
 from kbgym.runs.recorder import RunRecorder
 from kbgym.runs.train import TrainConfig, train
-from kbgym.worlds.people import UniverseConfig, generate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import toy_agents  # noqa: E402
 
-U = generate(UniverseConfig(n_people=60, n_cities=8, sizes=(40, 30, 20), eval_sizes=(10, 6)))
-CFG = TrainConfig(epochs=2, train_size=5, snapshot_every=2)
+from toy_run import CFG, U, train_toy  # noqa: E402
+from toy_run import files as _files  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("nl") / "run"
-    train(U, toy_agents.ToyTrainer(), out, config=CFG)
-    return out
+    return train_toy(tmp_path_factory.mktemp("nl") / "run")
 
-
-def _files(d: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(d.iterdir())
-            if p.is_file() and p.name not in ("timing.jsonl", ".kbgym.lock")}
 
 
 # -- run folders ---------------------------------------------------------------------------
