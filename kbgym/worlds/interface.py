@@ -155,8 +155,17 @@ class BaseWorld:
     commands: tuple[str, ...] = ()
 
     def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
-        raise ConfigError(f"{self.name} universes are imported, not generated "
-                          f"({self.description})")
+        """The generator's config from overrides, ``world`` dropped and ``seed`` set when
+        given: built by the config model's ``make`` where it has one, else by the model;
+        a world without a model is imported, and says so in one line."""
+        model = self.config_model()
+        if model is None:
+            raise ConfigError(f"{self.name} universes are imported, not generated "
+                              f"({self.description})")
+        values = {k: v for k, v in values.items() if k != "world"}
+        if seed is not None:
+            values["seed"] = seed
+        return getattr(model, "make", model)(**values)
 
     def config_model(self) -> type | None:
         """The pydantic model of the world's config-file section (None: no section)."""

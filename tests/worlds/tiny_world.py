@@ -9,7 +9,6 @@ edit anywhere.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -88,11 +87,6 @@ class TinyWorld(BaseWorld):
     def config_model(self) -> type:
         return TinyConfig
 
-    def config(self, values: Mapping[str, Any], seed: int | None = None) -> TinyConfig:
-        values = {k: v for k, v in values.items() if k != "world"}
-        if seed is not None:
-            values["seed"] = seed
-        return TinyConfig(**values)
 
     def generate(self, config: TinyConfig) -> Universe:
         return generate(config)

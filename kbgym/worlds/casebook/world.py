@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from kbgym.types import Question, Universe
@@ -27,13 +26,6 @@ class CasebookWorld(BaseWorld):
 
         return CasebookConfig
 
-    def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
-        from kbgym.worlds.casebook.config import CasebookConfig
-
-        values = {k: v for k, v in values.items() if k != "world"}
-        if seed is not None:
-            values["seed"] = seed
-        return CasebookConfig(**values)
 
     def generate(self, config: Any) -> Universe:
         from kbgym.worlds.casebook import generate

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from kbgym.types import Question, Universe
@@ -52,13 +51,6 @@ class PeopleWorld(BaseWorld):
 
         return UniverseConfig
 
-    def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
-        from kbgym.worlds.people.config import UniverseConfig
-
-        values = {k: v for k, v in values.items() if k != "world"}
-        if seed is not None:
-            values["seed"] = seed
-        return UniverseConfig.make(**values)
 
     def generate(self, config: Any) -> Universe:
         from kbgym.worlds.people.generate import generate

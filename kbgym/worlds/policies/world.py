@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from kbgym.types import Question, Universe
@@ -34,13 +33,6 @@ class PoliciesWorld(BaseWorld):
 
         return PolicyConfig
 
-    def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any:
-        from kbgym.worlds.policies.config import PolicyConfig
-
-        values = {k: v for k, v in values.items() if k != "world"}
-        if seed is not None:
-            values["seed"] = seed
-        return PolicyConfig(**values)
 
     def generate(self, config: Any) -> Universe:
         from kbgym.worlds.policies import generate
