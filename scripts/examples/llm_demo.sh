@@ -25,10 +25,12 @@
 #      fields reader: F1 (QC1 / QC2), steps, seconds per question and per step, the
 #      cached-token share (counted from the server's log) per arm, by
 #      scripts/experiments/llm_variants.py; LLM_PER_CATEGORY questions per category (6);
-#    - curator: scripts/examples/llm_demo.py, a small train + gradient probe with the LLM curator.
+#    - curator: scripts/examples/llm_demo.py, a small train + gradient probe with the LLM curator;
+#    - serve: no demo; the server stays up (its URL and model alias printed) until the script is
+#      stopped, for other commands, e.g. `kbgym bench run --curator llm ...` (docs/bench.md).
 #    Before it starts it says how long the build and the run take on this kind of machine.
 #
-# Settings (environment): LLM_MODEL=qwen|smollm2, LLM_DEMO=exam|curator, LLM_PORT (8765),
+# Settings (environment): LLM_MODEL=qwen|smollm2, LLM_DEMO=exam|curator|serve, LLM_PORT (8765),
 # LLM_THREADS, LLM_M (8), LLM_VARIANTS, LLM_OUT (runs/llm-demo), LLM_VENV (.venv-llm),
 # LLM_PLAN_ONLY=1 (say what it would cost, then stop),
 # PYTHON (python3), KBGYM_PYTHON (.venv/bin/python), and LLM_DEMO_ARGS for extra flags of the
@@ -58,8 +60,8 @@ QWEN_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 QWEN_FILE="$LLM_VENV/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
 say() { printf '[llm-demo] %s\n' "$*" >&2; }
-case "$LLM_DEMO" in exam | curator) ;; *)
-    say "LLM_DEMO must be exam or curator, not $LLM_DEMO"
+case "$LLM_DEMO" in exam | curator | serve) ;; *)
+    say "LLM_DEMO must be exam, curator or serve, not $LLM_DEMO"
     exit 2
     ;;
 esac
@@ -82,8 +84,10 @@ if [ "$LLM_DEMO" = exam ]; then
     say "       at most about $calls model calls x ${SECONDS_PER_CALL} s = $((calls * SECONDS_PER_CALL / 60)) minutes on idle cores"
     say "       (the fields reader stops after about 3 steps, the tool readers often use all $LLM_M;"
     say "       other processes on the cores make every call slower)"
-else
+elif [ "$LLM_DEMO" = curator ]; then
     say "  run: the curator demo, tens of minutes"
+else
+    say "  run: none; the server stays up until stopped"
 fi
 
 if [ -n "${LLM_PLAN_ONLY:-}" ]; then exit 0; fi
@@ -208,5 +212,9 @@ curator)
     # shellcheck disable=SC2086
     "$KBGYM_PYTHON" scripts/examples/llm_demo.py --base-url "$URL" --model "$ALIAS" --out "$LLM_OUT" \
         ${LLM_DEMO_ARGS:-}
+    ;;
+serve)
+    say "serving $ALIAS at $URL until stopped (server pid $SERVER_PID)"
+    wait "$SERVER_PID"
     ;;
 esac
