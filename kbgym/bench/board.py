@@ -52,7 +52,9 @@ def make_entry(res: Mapping, package: str | Path, *, model: str | None = None,
             timing = read_json(t, name)
             seconds += float(timing.get("curate_s", 0)) + float(timing.get("exams_s", 0))
     cur = dict(res["curator"])
+    reduced = {"seeds": list(res["seeds"])} if res.get("seeds") else {}
     return {
+        **reduced,
         "schema_version": 1, "kind": KIND, "curator": display_name(cur), "curator_spec": cur,
         "model": model or (cur.get("options") or {}).get("model"),
         "date": date or _dt.date.today().isoformat(),
@@ -83,8 +85,8 @@ def check_entry(path: str | Path, res: Mapping) -> None:
         raise VerifyError(f"{path}: names package {entry.get('package_hash')}, the verified "
                           f"package is {res['package_hash']}")
     if (entry.get("release") or {}).get("id") != res["release"] or \
-            entry.get("size") != res["size"]:
-        raise VerifyError(f"{path}: release or size differ from the package's")
+            entry.get("size") != res["size"] or entry.get("seeds") != res.get("seeds"):
+        raise VerifyError(f"{path}: release, size or seeds differ from the package's")
     diff = first_key_difference(entry.get("scores"), dict(res["headline"]), "scores")
     if diff:
         raise VerifyError(f"{path}: scores differ from the verified ones: {diff}")
@@ -98,11 +100,18 @@ def load_entries(folder: str | Path) -> list[dict]:
 
 
 # -- the numbers a row shows --------------------------------------------------------------
+def size_label(entry: Mapping) -> str:
+    """The size an entry was run at; a reduced run (a subset of the seeds) names its seeds,
+    so it is never grouped or compared with runs of the whole release."""
+    seeds = entry.get("seeds")
+    return entry["size"] + (f", reduced to seeds {', '.join(seeds)}" if seeds else "")
+
+
 def _groups(entries: Sequence[Mapping]) -> dict[tuple[str, str], list[dict]]:
-    """Entries by (release, size), each list best first (F1 at the tight budget)."""
+    """Entries by (release, size and seeds), each list best first (F1 at the tight budget)."""
     out: dict[tuple[str, str], list[dict]] = {}
     for e in entries:
-        out.setdefault((e["release"]["id"], e["size"]), []).append(dict(e))
+        out.setdefault((e["release"]["id"], size_label(e)), []).append(dict(e))
     for rows in out.values():
         rows.sort(key=lambda e: (-(e["scores"].get("f1_tight") or 0.0), e["curator"]))
         best = max((r["scores"].get("f1_tight") or 0.0 for r in rows

@@ -70,11 +70,44 @@ def library_file(curator: Mapping, epochs: int) -> str:
     return f"train/kb_epoch_{epochs}.json" if curator["kind"] == "agent" else "library.json"
 
 
-def new_package(release: Release, size: str, curator: Mapping, prices: Mapping | None) -> dict:
-    seeds = {}
-    for name in release.seed_names:
+def seed_subset(release: Release, seeds) -> list[str] | None:
+    """The seeds a reduced run covers, in the release's order (None: every seed).
+
+    ``seeds``: None, or seed names (a list, or one comma-separated string). Naming every seed
+    is the whole release (None); an unknown or repeated name is refused in one line."""
+    if seeds is None:
+        return None
+    names = seeds.split(",") if isinstance(seeds, str) else seeds
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise ConfigError(f"seeds: expected a list of seed names, got {seeds!r}"[:200])
+    names = [n.strip() for n in names]
+    if not names or not all(names):
+        raise ConfigError("--seeds: give seed names separated by commas, e.g. "
+                          f"{','.join(release.seed_names[:2])}")
+    for n in names:
+        release.seed(n)  # an unknown name: one line listing the release's seeds
+    if len(set(names)) != len(names):
+        raise ConfigError(f"--seeds {','.join(names)}: a seed is named twice")
+    chosen = [n for n in release.seed_names if n in names]
+    return None if len(chosen) == len(release.seed_names) else chosen
+
+
+def package_seeds(release: Release, pkg: Mapping) -> list[str]:
+    """The seeds a package covers: its ``seed_subset`` (a reduced run), else the release's."""
+    return list(pkg.get("seed_subset") or release.seed_names)
+
+
+def new_package(release: Release, size: str, curator: Mapping, prices: Mapping | None,
+                seeds: list[str] | None = None) -> dict:
+    """package.json of a run; ``seeds`` (from :func:`seed_subset`) marks a reduced run: only
+    those seeds, recorded as ``seed_subset`` (absent for a run of the whole release)."""
+    out = {}
+    if seeds is not None:
+        out["seed_subset"] = list(seeds)
+    seeds_ = {}
+    for name in (seeds if seeds is not None else release.seed_names):
         z = release.sized(name, size)
-        seeds[name] = {
+        seeds_[name] = {
             "reader": release.reader(name), "universe_hash": release.seed(name)["universe"]["hash"],
             "train_size": z["train_size"], "probe_hash": z["probe_hash"],
             "library": f"seeds/{name}/" + library_file(curator, release.data["train"]["epochs"]),
@@ -87,7 +120,8 @@ def new_package(release: Release, size: str, curator: Mapping, prices: Mapping |
             "size_note": release.data["sizes"][size].get("description", ""),
             "budgets": dict(release.budgets), "epochs": release.data["train"]["epochs"],
             "bootstrap": dict(release.data["bootstrap"]), "curator": identity(curator),
-            "priced": prices is not None, "kbgym_version": kbgym.__version__, "seeds": seeds}
+            "priced": prices is not None, "kbgym_version": kbgym.__version__, "seeds": seeds_,
+            **out}
 
 
 def check_out(out: Path, resume: bool) -> dict | None:
@@ -174,14 +208,15 @@ def compute_scores(release: Release, pkg: Mapping, libraries: Mapping, train_log
                    exams: Mapping, prices: Mapping | None) -> dict:
     """scores.json from the package's exams, libraries and train logs (run and verify)."""
     size, budgets, boot = pkg["size"], release.exam_budgets, release.data["bootstrap"]
+    names = package_seeds(release, pkg)
     seeds = {}
-    for name in release.seed_names:
+    for name in names:
         u = release.universe(name)
         seeds[name] = S.seed_scores(exams[name], release.probe(name, size), budgets, boot,
                                     S.library_metrics(libraries[name], u), train_logs[name])
     scores = {"seeds": seeds,
               "pooled": S.pooled_scores(exams, {n: release.probe(n, size)
-                                                for n in release.seed_names}, budgets, boot)}
+                                                for n in names}, budgets, boot)}
     head = S.headline(scores, release.budgets)
     model = (pkg["curator"].get("options") or {}).get("model")
     head["usd"] = S.usd(head["curation_tokens"], model, prices)
@@ -191,19 +226,23 @@ def compute_scores(release: Release, pkg: Mapping, libraries: Mapping, train_log
 
 def run_bench(release: Release, curator: Mapping, out: str | Path, *, size: str = "full",
               options: Mapping[str, Any] | None = None, prices: Mapping | None = None,
-              resume: bool = False, progress: Callable[[str], None] | None = None) -> dict:
+              resume: bool = False, progress: Callable[[str], None] | None = None,
+              seeds=None) -> dict:
     """Run ``curator`` through ``release`` into the package folder ``out``; returns
-    scores.json's headline and the package hash."""
+    scores.json's headline and the package hash. ``seeds`` (names) makes a reduced run of
+    only those seeds, marked in the package (:func:`new_package`)."""
     from kbgym.runs.lock import run_lock
 
     release.check_size(size)
+    subset = seed_subset(release, seeds)
     root = Path(out)
     old = check_out(root, resume)
-    pkg = new_package(release, size, curator, prices)
+    pkg = new_package(release, size, curator, prices, subset)
     if old is not None:
         if old != pkg:
             raise ConfigError(f"cannot resume {root}: it holds a bench package of another "
-                              "release, size, curator or price table; choose another --out")
+                              "release, size, curator, seed subset or price table; choose "
+                              "another --out")
         if (root / P.MANIFEST).exists():
             return {"headline": P.read_json(root / "scores.json", str(root))["headline"],
                     "package_hash": P.package_hash(root), "resumed": "complete"}
@@ -214,7 +253,7 @@ def run_bench(release: Release, curator: Mapping, out: str | Path, *, size: str 
             write_canonical(root / "prices.json", dict(prices))
         libraries, train_logs, exams = {}, {}, {}
         say = progress or (lambda text: None)
-        for name in release.seed_names:
+        for name in package_seeds(release, pkg):
             say(f"{name}: curating")
             t0 = time.perf_counter()
             lib, log = make_library(curator, release, name, size, root, options or {})

@@ -4,7 +4,9 @@ In order, each refusal one line naming what differs:
 
 1. **Release**: the package names a release this KBGym has (shipped, or given) with the
    same hash; its package.json must be exactly what ``bench run`` writes for that release,
-   size and curator (budgets, readers, probe hashes, universe hashes, train sizes).
+   size and curator (budgets, readers, probe hashes, universe hashes, train sizes); a reduced
+   run's ``seed_subset`` must be a proper subset of the release's seeds, and only those are
+   checked.
 2. **Manifest**: every file is listed with its sha256, none missing, none added.
 3. **Libraries**: an agent's training run is replayed from its trace through the
    environment's replay (the run folder's own manifest in meta.json, the trace's chain and
@@ -32,7 +34,8 @@ import kbgym
 from kbgym.bench import package as P
 from kbgym.bench import scores as S
 from kbgym.bench.release import Release, exam_config, load_release
-from kbgym.bench.run import compute_scores, curator_spec, new_package
+from kbgym.bench.run import (compute_scores, curator_spec, new_package, package_seeds,
+                             seed_subset)
 from kbgym.errors import ConfigError
 from kbgym.jsonio import canonical, content_hash
 
@@ -78,7 +81,17 @@ def check_release(pkg: Mapping, release: Release, priced: bool) -> None:
         raise VerifyError("package.json: no curator")
     spec = curator_spec(cur["name"] if cur.get("kind") != "b1" else "B1",
                         cur.get("options") if cur.get("kind") == "agent" else None)
-    want = new_package(release, pkg["size"], spec, {} if priced else None)
+    subset = pkg.get("seed_subset")
+    if subset is not None:  # a reduced run: a proper subset of the release's seeds, in order
+        try:
+            ok = seed_subset(release, subset) == subset
+        except ConfigError:
+            ok = False
+        if not ok:
+            raise VerifyError(f"seed_subset: {str(subset)[:120]} is not a proper subset of "
+                              f"release {release.id}'s seeds in its order "
+                              f"({', '.join(release.seed_names)})")
+    want = new_package(release, pkg["size"], spec, {} if priced else None, subset)
     for key, what in (("budgets", "budgets"), ("epochs", "epochs"), ("bootstrap", "bootstrap")):
         if pkg.get(key) != want[key]:
             raise VerifyError(f"{what} differ: the package has {pkg.get(key)}, release "
@@ -304,7 +317,7 @@ def verify_package(root: str | Path, release: Release | str | Path | None = None
     libraries, logs, exams = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmpname:
         tmp = Path(tmpname)
-        for name in release.seed_names:
+        for name in package_seeds(release, pkg):
             say(f"{name}: rebuilding the library")
             if pkg["curator"]["kind"] == "agent":
                 libraries[name], logs[name] = check_training(release, pkg, name, root)
@@ -330,5 +343,6 @@ def verify_package(root: str | Path, release: Release | str | Path | None = None
                     f"it differently from the {pkg.get('kbgym_version')} that made the package)")
         raise VerifyError(f"scores.json differs from the recomputed scores: {diff}{hint}")
     return {"package_hash": digest, "release": release.id, "size": pkg["size"],
-            "curator": pkg["curator"], "headline": scores["headline"],
+            "seeds": pkg.get("seed_subset"), "curator": pkg["curator"],
+            "headline": scores["headline"],
             "seconds": round(time.perf_counter() - t0, 3)}

@@ -28,6 +28,9 @@ def add_parser(subparsers) -> None:
     run.add_argument("--size", default="full",
                      help="release size: full (default) or small, the reduced one for "
                           "CPU-only LLM curators (stated in the package and on the board)")
+    run.add_argument("--seeds", help="a reduced run: only these seeds of the release "
+                                     "(comma-separated; recorded in the package, verified, and "
+                                     "shown on the board apart from whole-release runs)")
     run.add_argument("--prices", help="price table (JSON): curation USD in the scores")
     run.add_argument("--resume", action="store_true",
                      help="continue an interrupted bench run in --out")
@@ -101,7 +104,8 @@ def cmd_run(args) -> int:
         PriceTable.load(args.prices)  # a bad table stops before anything runs
         prices = json.loads(Path(args.prices).read_text(encoding="utf-8"))
     res = run_bench(release, curator, args.out, size=args.size, options=agent_options(args),
-                    prices=prices, resume=args.resume, progress=_progress(args.quiet))
+                    prices=prices, resume=args.resume, progress=_progress(args.quiet),
+                    seeds=args.seeds)
     if not args.quiet:
         _print_headline(res["headline"], release)
         print(f"package {res['package_hash']} -> {args.out}")
@@ -134,7 +138,8 @@ def cmd_verify(args) -> int:
         write_entry(args.write_entry, make_entry(res, args.package, model=args.model,
                                                  date=args.date))
     if not args.quiet:
-        print(f"verified {args.package}: release {res['release']} ({res['size']}), curator "
+        size = res["size"] + (f", seeds {','.join(res['seeds'])}" if res.get("seeds") else "")
+        print(f"verified {args.package}: release {res['release']} ({size}), curator "
               f"{res['curator']['name']}, package {res['package_hash']}, {res['seconds']:.1f} s")
     return 0
 

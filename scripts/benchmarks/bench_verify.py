@@ -12,7 +12,8 @@ produce time is the curation + exam seconds its ``seeds/*/timing.json`` recorded
 an LLM curator, whose production is dominated by model calls that verify never makes: the
 last columns estimate it for a curator taking as many steps as each package's, one model call
 per step at ``--seconds-per-call`` (an estimate, labelled so; a real LLM package is measured
-with ``--package``).
+with ``--package``: a package whose curator reported tokens gets no estimate, its produce
+seconds are the model's). ``--size`` and ``--seeds`` (a reduced run) apply to the curators run.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def main() -> int:
     ap.add_argument("--curators", nargs="*", default=None, help=f"default: {' '.join(DEFAULT)}")
     ap.add_argument("--release", help="release id or folder (default: the newest shipped)")
     ap.add_argument("--size", default="full")
+    ap.add_argument("--seeds", help="a reduced run: only these seeds (comma-separated)")
     ap.add_argument("--package", action="append", default=[], help="verify this package only")
     ap.add_argument("--entries", help="write each verified package's leaderboard entry here")
     ap.add_argument("--date", help="the entries' date (default today)")
@@ -66,11 +68,12 @@ def main() -> int:
             continue
         rmtree(out, ignore_errors=True)  # a cut run of this script starts afresh
         t = time.perf_counter()
-        run_bench(release, curator_spec(spec), out, size=args.size)
+        run_bench(release, curator_spec(spec), out, size=args.size, seeds=args.seeds)
         jobs.append((spec, out, time.perf_counter() - t))
     jobs += [(Path(p).name, Path(p), None) for p in args.package]
 
-    print(f"release {release.id} ({release.hash[:19]}...), size {args.size}")
+    print(f"release {release.id} ({release.hash[:19]}...), size {args.size}"
+          + (f", seeds {args.seeds}" if args.seeds else ""))
     print(f"{'curator':16s}{'produce s':>11s}{'verify s':>10s}{'verify/produce':>16s}"
           f"{'steps':>8s}{'LLM est. s':>12s}{'verify/LLM est.':>17s}")
     ratios = []
@@ -83,16 +86,20 @@ def main() -> int:
         ratios.append(ratio)
         # an LLM curator taking as many steps makes one model call per step: its production
         # takes at least steps x seconds-per-call, while verify calls no model (an estimate)
+        # (a package whose curator reported tokens called a model: its produce time is
+        # measured, no estimate)
         steps = res["headline"]["curation_steps"]
+        called = res["headline"]["curation_tokens"][0] > 0
         llm = steps * args.seconds_per_call + produced
-        cells = (f"{steps:8d}{llm:12.0f}{verified / llm:17.3f}" if steps else
+        cells = (f"{steps:8d}{llm:12.0f}{verified / llm:17.3f}" if steps and not called else
                  f"{steps:8d}{'-':>12s}{'-':>17s}")
         print(f"{name:16s}{produced:11.1f}{verified:10.1f}{ratio:16.2f}{cells}")
         if args.entries:
             Path(args.entries).mkdir(parents=True, exist_ok=True)
             entry = make_entry(res, pkg, date=args.date)
+            reduced = "-reduced" if entry.get("seeds") else ""
             write_entry(Path(args.entries) / f"{entry['curator'].replace(':', '_')}-"
-                                             f"{entry['size']}.json", entry)
+                                             f"{entry['size']}{reduced}.json", entry)
     if ratios:
         ratios.sort()
         print(f"median verify/produce: {ratios[len(ratios) // 2]:.2f}")
