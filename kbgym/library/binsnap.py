@@ -11,8 +11,9 @@ Layout::
     b"KBGSNAP1"                       8 bytes, the magic (what load_snapshot sniffs)
     header length                     8 bytes, little-endian unsigned
     header                            canonical JSON: kind, schema_version, format, label,
-                                      universe, content_hash, library {next_id, merges,
-                                      n_nodes}, index {...} or null, and the sections:
+                                      universe, content_hash (or null), digest, library
+                                      {next_id, merges, n_nodes, note_sum, origins_digest},
+                                      index {...} or null, and the sections:
                                       [{name, dtype, n, offset}] in file order
     the sections                      each an array's raw bytes, contiguous, in that order
     b"KBGSEND1" + sha256              the trailer: 8 + 32 bytes over everything before it
@@ -21,8 +22,11 @@ The library's columns: note numbers, ids, texts (one UTF-8 blob with character o
 flags, origins, absorbed origins and links (offsets + targets as node positions, types and
 hashes aligned with them), the origin list. The index, when stored, is its compacted state:
 live slots (as node positions: their texts are the notes'), posting lists per term, the
-(tf, dl) codes and the MaxScore bounds. ``content_hash`` is the one the JSON form of the same
-library has (SPEC §15.2): :func:`library_hash` computes it without building the JSON objects.
+(tf, dl) codes and the MaxScore bounds. ``digest`` is the library's incremental digest
+(:mod:`kbgym.library.digest`), which the library carries, so writing makes no pass over the
+notes to hash them; ``content_hash`` is the one the JSON form of the same library has (SPEC
+§15.2) when the writer knew it, else null (:func:`library_hash` computes it without building
+the JSON objects).
 
 The file is written as a stream (a temp file, fsync, rename); a failure leaves nothing.
 """
@@ -42,6 +46,7 @@ import numpy as np
 
 from kbgym.errors import SnapshotIntegrityError
 from kbgym.jsonio import _UNSAFE, _escape, atomic_file, canonical
+from kbgym.library.digest import MASK, PREFIX, library_digest, node_json
 
 MAGIC = b"KBGSNAP1"
 TRAILER = b"KBGSEND1"
@@ -63,25 +68,8 @@ def is_binary(path: str | os.PathLike) -> bool:
 
 
 # -- content hash ---------------------------------------------------------------------------
-def _js(s: str) -> str:
-    return encode_basestring(s)
-
-
-def _node_json(n: Any) -> str:
-    """The canonical JSON of ``n.to_json()`` (sorted keys, no spaces), before escaping."""
-    flag = "null" if n.flag is None else f'"{n.flag}"'
-    origin = "null" if n.origin is None else _js(n.origin)
-    parts = ['{"absorbed":[', ",".join(map(_js, n.absorbed)), '],"flag":', flag,
-             ',"id":', _js(n.id)]
-    if n._hashes:
-        parts += [',"link_hashes":{',
-                  ",".join(f"{_js(k)}:{_js(v)}" for k, v in sorted(n._hashes.items())), "}"]
-    if n._types:
-        parts += [',"link_types":{',
-                  ",".join(f"{_js(k)}:{_js(v)}" for k, v in sorted(n._types.items())), "}"]
-    parts += [',"links":[', ",".join(map(_js, n.links)), '],"origin":', origin, ',"text":',
-              _js(n.text), "}"]
-    return "".join(parts)
+_js = encode_basestring
+_node_json = node_json  # (the per-note canonical JSON lives in kbgym.library.digest)
 
 
 def note_table(lib: Any) -> tuple[Any, list]:
@@ -384,10 +372,13 @@ def index_columns(lib: Any, pos: dict[str, int], table: Any = None
 # -- writing --------------------------------------------------------------------------------
 def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
                  content_hash: str | None = None) -> str:
-    """Write ``lib`` as a ``kbgs-1`` file (temp file, fsync, os.replace); its content hash."""
+    """Write ``lib`` as a ``kbgs-1`` file (temp file, fsync, os.replace); returns its
+    digest (:meth:`Library.digest`, carried by the library: no pass over the notes). The
+    snapshot ``content_hash`` goes into the header only when the caller knows it."""
     notes = note_table(lib)
-    digest = content_hash or library_hash(lib, notes)
+    digest = lib.digest()
     head, cols, pos = library_columns(lib, notes)
+    head.update(note_sum=f"{lib._note_sum():064x}", origins_digest=lib._odg)
     ihead, icols = index_columns(lib, pos, notes[0])
     cols.update(icols)
     sections, offset = [], 0
@@ -397,7 +388,8 @@ def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
         offset += arr.nbytes
     header = {"schema_version": 1, "kind": "kbgym.snapshot", "format": FORMAT, "label": label,
               "universe": {"path": universe.get("path"), "hash": universe.get("hash")},
-              "content_hash": digest, "library": head, "index": ihead, "sections": sections}
+              "content_hash": content_hash, "digest": digest, "library": head, "index": ihead,
+              "sections": sections}
     htext = canonical(header).encode("utf-8")
     with atomic_file(path) as fh:
         h = hashlib.sha256()
@@ -622,8 +614,31 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
         lib.attach_search(search, refresh=lib.refresh_mode)
     elif ihead is not None:
         lib._search = _build_index(cols, ihead, table, lazy._pos)
-    lib._content_hash = (lib.state_key(), header.get("content_hash"))
+    if isinstance(header.get("content_hash"), str):
+        lib._content_hash = (lib.state_key(), header["content_hash"])
+    _carry_digest(lib, header, table)
     return lib
+
+
+def _carry_digest(lib: Any, header: dict, table: Any) -> None:
+    """The loaded library's digest: the header's note sum as its base (checked against the
+    header's digest), or, for a file written before the digest existed, not tracked until
+    asked for (then computed in full)."""
+    from kbgym.library.digest import DigestBase
+
+    head = header["library"]
+    want, ns, og = header.get("digest"), head.get("note_sum"), head.get("origins_digest")
+    if not (isinstance(want, str) and isinstance(ns, str) and isinstance(og, str)):
+        lib._dsum, lib._dbase = None, None
+        return
+    try:
+        note_sum = int(ns, 16)
+    except ValueError:
+        raise SnapshotIntegrityError("bad note sum in the header") from None
+    if not (0 <= note_sum <= MASK) or library_digest(head["next_id"], head["merges"], og,
+                                                     note_sum) != want:
+        raise SnapshotIntegrityError("the header's digest does not match its note sum")
+    lib._dsum, lib._dbase, lib._odg = 0, DigestBase(value=note_sum), og
 
 
 def _build_index(cols: dict, head: dict, table: Any, pos: dict):

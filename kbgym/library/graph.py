@@ -46,6 +46,7 @@ from kbgym.protocol.errors import (
 )
 from kbgym.protocol.ids import format_id, id_num, is_note_id
 from kbgym.protocol.limits import LINK_TYPES
+from kbgym.library.digest import DigestBase, library_digest, note_digest, origins_digest
 from kbgym.library.layers import LayeredMap, LazyMap
 
 EDITED = "edited"
@@ -259,7 +260,7 @@ class LinkManyOutcome(NamedTuple):
 _COPIED = ("origins", "_origin_set", "next_id", "merges", "version", "_content_hash",
            "max_text_chars", "link_batch_max", "dedup", "track_hashes", "refresh_mode",
            "_search", "last_regens", "_n_links", "_alive", "_dup", "_authored", "_edited",
-           "_tokens", "_orph", "_indexed", "_base_version")
+           "_tokens", "_orph", "_indexed", "_base_version", "_dsum", "_dbase", "_odg")
 #: The fields :meth:`Library.copy` makes anew (forked maps, a new lineage, its own log).
 _FORKED = ("_nodes", "_carriers", "frozen", "_lineage", "_base_key", "_log", "_parent_key",
            "superseded", "_dirty", "_regen")
@@ -317,6 +318,11 @@ class Library:
         self._tokens = 0
         self._orph = 0
         self._indexed = 0  # live originals with an authored in-link
+        # the digest (kbgym.library.digest): note sum = _dsum + the base columns' sum;
+        # _dsum None: not tracked (computed in full by digest(), then tracked)
+        self._dsum: int | None = 0
+        self._dbase: DigestBase | None = None
+        self._odg: str | None = None  # the origins digest (origins never change)
         # content identity for caches: (lineage, version), or the parent's key until a fork
         # diverges (see state_key)
         self._lineage = uuid.uuid4().hex
@@ -371,6 +377,7 @@ class Library:
             cols = NodeColumns(ids, array("q", [num for num, _, _ in items]),
                                [t for _, _, t in items])
             lib._nodes = LayeredMap.over(cols.lazy(), private=True)
+            lib._dbase = DigestBase(cols)  # (summed when a digest is first asked for)
             lib._carriers = LayeredMap.over(dict.fromkeys(ids, 1))
             lib._alive = lib._orph = len(ids)
             lib._tokens = sum(len(t) // 4 for t in cols.texts)
@@ -409,6 +416,7 @@ class Library:
                 raise bad(f"{key} must be a non-negative integer")
         search = kwargs.pop("search", None)
         lib = cls(origins=origins, next_id=obj["next_id"], merges=obj["merges"], **kwargs)
+        lib._dsum = None  # (the digest is computed in full when first asked for)
         parsed = []
         for i, nd in enumerate(nodes):
             if not isinstance(nd, dict):
@@ -667,10 +675,12 @@ class Library:
             nodes = self._nodes
             for n in [n for n in nodes.values() if n.links]:
                 n = self._w(n)
+                self._dg_out(n)
                 if n._hashes is None:
                     n._hashes = {}
                 for t in n.links:
                     n._hashes.setdefault(t, text_hash(nodes[t].text))
+                self._dg_in(n)
 
     def is_stale(self, source: str, target: str) -> bool:
         """A link is stale when its target was superseded or its text changed since."""
@@ -846,6 +856,35 @@ class Library:
             return None
         return guard.find_duplicate(self, text, exclude)
 
+    # -- the digest -------------------------------------------------------------------------
+    def digest(self) -> str:
+        """The library's content digest (:mod:`kbgym.library.digest`): equal for equal content
+        (notes with every hidden field, origins, ``next_id``, ``merges``), kept up to date by
+        every operation, so asking costs O(1) (the first time, for a library built from a
+        universe, one pass over its notes). Not the snapshot ``content_hash``."""
+        if self._dsum is None:
+            self._dsum, self._dbase = sum(map(note_digest, self._nodes.values())), None
+        if self._odg is None:
+            self._odg = origins_digest(self.origins)
+        total = self._dsum + (self._dbase.sum() if self._dbase is not None else 0)
+        return library_digest(self.next_id, self.merges, self._odg, total)
+
+    def _note_sum(self) -> int:
+        """The note sum behind :meth:`digest` (the binary snapshot stores it)."""
+        self.digest()
+        return (self._dsum + (self._dbase.sum() if self._dbase is not None else 0)) \
+            & ((1 << 256) - 1)
+
+    def _dg_out(self, node: Node) -> None:
+        """Before ``node`` changes: its digest leaves the sum."""
+        if self._dsum is not None:
+            self._dsum -= note_digest(node)
+
+    def _dg_in(self, node: Node) -> None:
+        """After ``node`` changed (or was added): its digest joins the sum."""
+        if self._dsum is not None:
+            self._dsum += note_digest(node)
+
     # -- bookkeeping primitives -------------------------------------------------------------
     def _carry(self, origins: Iterable[str], delta: int) -> None:
         carriers, valid = self._carriers, self._origin_set
@@ -869,6 +908,7 @@ class Library:
 
     def _insert(self, node: Node) -> None:
         self._nodes[node.id] = node
+        self._dg_in(node)
         self._carry(node.carried(), +1)
         if node.flag == AUTHORED:
             self._authored += 1
@@ -885,6 +925,7 @@ class Library:
     def _add_edge(self, src: Node, dst: Node, ltype: str | None = None,
                   index: int | None = None) -> None:  # fmt: skip
         src, dst = self._w(src), self._w(dst)
+        self._dg_out(src)
         before = (not src.links and not src._in) + (not dst.links and not dst._in)
         if index is None:
             src.links.append(dst.id)
@@ -901,6 +942,7 @@ class Library:
             if src._hashes is None:
                 src._hashes = {}
             src._hashes[dst.id] = text_hash(dst.text)
+        self._dg_in(src)
         self._n_links += 1
         if src.flag == AUTHORED:
             dst._ain += 1
@@ -911,6 +953,7 @@ class Library:
     def _remove_edge(self, src: Node, dst: Node) -> tuple[int, str | None]:
         """Remove src -> dst; returns (its former position, its type)."""
         src, dst = self._w(src), self._w(dst)
+        self._dg_out(src)
         before = (not src.links and not src._in) + (not dst.links and not dst._in)
         pos = src.links.index(dst.id)
         del src.links[pos]
@@ -919,6 +962,7 @@ class Library:
             ltype = src._types.pop(dst.id, None)
         if src._hashes:
             src._hashes.pop(dst.id, None)
+        self._dg_in(src)
         del dst._in[src.id]  # type: ignore[union-attr]
         self._n_links -= 1
         if src.flag == AUTHORED:
@@ -937,6 +981,7 @@ class Library:
         for tid in list(nodes[nid].links):
             self._remove_edge(nodes[nid], nodes[tid])
         node = nodes[nid]
+        self._dg_out(node)
         self._orph -= 1  # it is edge-free now, hence counted as an orphan
         self._carry(node.carried(), -1)
         if node.flag == AUTHORED:
@@ -974,6 +1019,7 @@ class Library:
         self.next_id = num + 1
         node = Node(nid, num, t, None, AUTHORED)
         self._nodes.add_new(nid, node)  # (a fresh id: never in the library)
+        self._dg_in(node)
         self._authored += 1
         self._tokens += len(t) // 4
         self._orph += 1
@@ -989,6 +1035,7 @@ class Library:
         node = self._need(node_id)
         t = self.normalize(text)
         node = self._w(node)
+        self._dg_out(node)
         old = node.carried()
         self._tokens += len(t) // 4 - len(node.text) // 4
         node.text = t
@@ -997,6 +1044,7 @@ class Library:
             self._edited += 1
             self._carry(old, -1)
             self._carry(node.carried(), +1)
+        self._dg_in(node)
         self.version += 1
         self._index_upsert(node)
         self._record("edit", node.id, t)
@@ -1099,8 +1147,10 @@ class Library:
             gained.add(lo.origin)
         if not gained <= set(sv.absorbed):
             sv = self._w(sv)
+            self._dg_out(sv)
             old = sv.carried()
             sv.absorbed = tuple(sorted(gained | set(sv.absorbed), key=_sort_key))
+            self._dg_in(sv)
             self._carry(old, -1)
             self._carry(sv.carried(), +1)
         # 2. out-links appended, skipping existing links and self-links

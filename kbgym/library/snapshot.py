@@ -7,8 +7,10 @@ Two formats, one content hash:
   ``library`` object and ``content_hash`` = ``"sha256:"`` + sha256(canonical JSON of
   ``library``). Indexes are not stored; pass ``search=`` to rebuild one on load.
 - ``binary`` (``kbgs-1``, :mod:`kbgym.library.binsnap`; for large libraries): typed columns
-  and the BM25 index, so loading does not rebuild it, with the same ``content_hash`` in its
-  header and a sha256 of the whole file checked before anything is read.
+  and the BM25 index, so loading does not rebuild it, with the library's incremental
+  ``digest`` (:mod:`kbgym.library.digest`; not the content hash) in its header, the
+  ``content_hash`` too when it was already known, and a sha256 of the whole file checked
+  before anything is read.
 
 :func:`load_snapshot` tells them apart by their first bytes. A universe file (kind
 ``kbgym.universe``) loads as B1.
@@ -48,20 +50,19 @@ def snapshot_object(library: Library, label: str, universe: dict) -> dict:
 
 def write_snapshot(path: str | os.PathLike, library: Library, label: str, universe: dict,
                    format: str = "json") -> str:
-    """Write ``library`` to ``path`` (temp file, fsync, os.replace); returns the content hash.
+    """Write ``library`` to ``path`` (temp file, fsync, os.replace); returns the content hash
+    (``json``) or the library's digest (``binary``: no pass over the notes to hash them).
 
     ``format`` is ``json`` (the object is fully built before anything touches the disk) or
     ``binary`` (streamed); either way a failure leaves no file behind.
     """
     if format not in FORMATS:
         raise ValueError(f"unknown snapshot format {format!r}; expected json or binary")
-    if format == "binary":  # (the hash from the note columns the writer makes anyway)
+    if format == "binary":  # (the content hash goes in only if it is known already)
         known = getattr(library, "_content_hash", None)
-        digest = binsnap.write_binary(path, library, label, universe,
-                                      known[1] if known and known[0] == library.state_key()
-                                      else None)
-        _remember(library, digest)
-        return digest
+        return binsnap.write_binary(path, library, label, universe,
+                                    known[1] if known and known[0] == library.state_key()
+                                    else None)
     obj = snapshot_object(library, label, universe)
     write_canonical(path, obj)
     _remember(library, obj["content_hash"])

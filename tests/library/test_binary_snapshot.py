@@ -1,5 +1,6 @@
-"""Binary snapshots (kbgs-1): the same content and content hash as the JSON form, the index
-loaded instead of rebuilt, and a one-line SnapshotIntegrityError for any damage."""
+"""Binary snapshots (kbgs-1): the same content as the JSON form, the content hash when it was
+known and the library's digest in the header, the index loaded instead of rebuilt, and a
+one-line SnapshotIntegrityError for any damage."""
 
 from __future__ import annotations
 
@@ -33,10 +34,11 @@ def test_binary_round_trip_equals_json(tmp_path, ops, stale, pending):
     assert library_hash(lib) == digest == snapshot_hash(lib)
     jpath, bpath = tmp_path / "kb.json", tmp_path / "kb.kbgs"
     assert write_snapshot(jpath, lib, "x", UNI) == digest
-    assert write_snapshot(bpath, lib, "x", UNI, format="binary") == digest
+    assert write_snapshot(bpath, lib, "x", UNI, format="binary") == lib.digest()
     back, header = load_snapshot(bpath)
     viaj, _ = load_snapshot(jpath)
     assert header["content_hash"] == digest and header["format"] == "kbgs-1"
+    assert header["digest"] == lib.digest() == back.digest() == viaj.digest()
     assert canonical(back.snapshot()) == canonical(viaj.snapshot()) == canonical(lib.snapshot())
     assert back.stats() == recompute_stats(back) == recompute_stats(viaj)
     check_invariants(back)
@@ -93,3 +95,35 @@ def test_unknown_format_is_refused(tmp_path):
     with pytest.raises(ValueError, match="json or binary"):
         write_snapshot(tmp_path / "x", make_lib(SENTENCES), "x", UNI, format="pickle")
     assert not os.listdir(tmp_path)
+
+
+def test_binary_header_without_a_known_content_hash(tmp_path):
+    """A library whose content hash was never computed is written without one (no pass over
+    the notes); the loaded library computes it when asked, equal to the JSON form's."""
+    lib = make_lib(SENTENCES + ODD)
+    lib.link("s0001", "s0002", "refers_to")
+    lib.edit("s0003", "Mara is a cooper.", dedup=False)
+    path = tmp_path / "kb.kbgs"
+    assert write_snapshot(path, lib, "x", UNI, format="binary") == lib.digest()
+    back, header = load_snapshot(path)
+    assert header["content_hash"] is None and header["digest"] == lib.digest()
+    assert snapshot_hash(back) == content_hash(lib.snapshot()) == snapshot_hash(lib)
+
+
+def test_header_digest_that_disagrees_with_its_note_sum_is_refused(tmp_path):
+    import json
+
+    lib = make_lib(SENTENCES)
+    path = tmp_path / "kb.kbgs"
+    write_snapshot(path, lib, "x", UNI, format="binary")
+    data = path.read_bytes()
+    n = int.from_bytes(data[8:16], "little")
+    head = json.loads(data[16:16 + n])
+    head["library"]["note_sum"] = "%064x" % (int(head["library"]["note_sum"], 16) ^ 1)
+    new = canonical(head).encode()
+    body = data[:8] + len(new).to_bytes(8, "little") + new + data[16 + n:-40]
+    import hashlib
+
+    path.write_bytes(body + b"KBGSEND1" + hashlib.sha256(body).digest())
+    with pytest.raises(SnapshotIntegrityError, match="digest does not match"):
+        load_snapshot(path)
