@@ -431,6 +431,12 @@ class LinkJudgedKnowledge(Knowledge):
         # (rel, key, n) -> part index -> the statements it shows, for notes marked as parts
         self.parts: dict[tuple[str, str, int], dict[int, list[Fact]]] = {}
         self.part_notes: set[str] = set()  # notes judged to be one part of a set
+        # the library splits sets into notes naming another value (a part or an intersection):
+        # learnt once in an episode, from a part read or an index of such notes
+        self.splits = False
+        # (relation, title shape) of short notes read and rejected for that relation: another
+        # key's note of the same shape (``Profile of Y.`` after ``Profile of X.``) is not read
+        self.rejected_shapes: set[tuple[str, frozenset[str]]] = set()
 
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         super().ingest_entry(name, args, result)
@@ -501,9 +507,11 @@ class LinkJudgedKnowledge(Knowledge):
                     continue  # plainly about another of the key's sets: not worth a step
                 if answers_only(text):
                     continue  # answer statements only: believed for their question (_stated)
+                if (rel, title_shape(text, key)) in self.rejected_shapes:
+                    continue  # shaped like a note already read and rejected for this relation
                 if names_other_value(own_text(text), key):
-                    if (rel, key) in self.parts_seen:
-                        continue  # one such note was a part: the others are parts too
+                    if (rel, key) in self.parts_seen or self.splits:
+                        continue  # such notes were parts: the others are parts too
                     rank = 2  # likely a part or an intersection of two sets
                 elif embeds_question(text):
                     rank = 2
@@ -527,6 +535,38 @@ class LinkJudgedKnowledge(Knowledge):
 
     def note_candidate_read(self, rel: str, key: str) -> None:
         self.reads_for[(rel, key)] = self.reads_for.get((rel, key), 0) + 1
+
+    def shows_parts(self, query: str, key: str) -> bool:
+        """Whether page 1 of ``query`` shows two or more notes naming ``key`` and another
+        value (parts or intersections of the key's set): the library splits its sets, and
+        such notes are not read as the set this episode (:attr:`splits`)."""
+        hits = self.pages.get((query, 1)) or []
+        parts = sum(1 for nid, text in hits if nid not in self.facts
+                    and names_key(own_text(text), key)
+                    and names_other_value(own_text(text), key))
+        if parts >= 2:
+            self.splits = True
+        return parts >= 2 and all(nid not in self.facts for nid, _ in hits)
+
+    def note_rejected(self, nid: str, rel: str, key: str) -> None:
+        """``nid`` was read and judged not to be ``(rel, key)``: remember what it says it is.
+
+        - A note that links notes naming ``key`` and another value (an index of parts by
+          city, say) or that is such a part tells that this library splits its sets: no
+          more such notes are read in the episode (:attr:`splits`).
+        - A short note's title shape (its words without the key's: ``profile of``) is not
+          read again for ``rel`` under another key's name (:attr:`rejected_shapes`)."""
+        if (nid, rel, key) not in self.judged:
+            return  # not judged (links unread, a grandchild awaiting children): no lesson
+        subs = [lid for lid in self.links.get(nid, ()) if lid in self.notes and lid not in self.facts]
+        if (rel, key) in self.parts_seen or (len(subs) >= 2 and all(
+                names_key(own_text(self.notes[lid]), key)
+                and names_other_value(own_text(self.notes[lid]), key) for lid in subs)):
+            self.splits = True
+            return
+        shape = title_shape(self.notes.get(nid, ""), key)
+        if shape is not None:
+            self.rejected_shapes.add((rel, shape))
 
     def joint_candidates(self, keys: list[str]) -> list[str]:
         """Unread authored notes naming every one of ``keys`` (a join's values) outside the
@@ -825,6 +865,24 @@ def names_other_value(text: str, key: str) -> bool:
 #: (value, its forms, their words) for every job, hobby and city, computed once.
 _VALUE_FORMS = tuple((v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
                      for _, vocab in VALUE_KINDS for v in vocab)
+
+
+#: The most words a title shape keeps: longer notes are not told apart by their wording.
+SHAPE_WORDS = 6
+
+
+def title_shape(text: str, key: str) -> frozenset[str] | None:
+    """The words of a short note about ``key`` without the key's own (``Profile of Felix
+    Abernathy.`` -> {profile, of}); None for a note that is not short or does not name it."""
+    own = tokens(own_text(text))
+    if not own or len(own) > SHAPE_WORDS + 4 or not names_key(text, key):
+        return None
+    drop = set(tokens(key)) | {w for form in plural_forms(key) for w in tokens(form)}
+    if key[:1].isupper() and " " in key:
+        first = tokens(key)[0]
+        drop.add(first[:1])
+    words = frozenset(w for w in own if w not in drop)
+    return words if len(words) <= SHAPE_WORDS else None
 
 
 def names_key(text: str, key: str) -> bool:

@@ -272,14 +272,23 @@ class ScriptedReader(BaseAgent):
         complete set. A rejected candidate costs its read and changes nothing else.
         ``stop`` ends the reading early (what was wanted showed up in a read)."""
         tried: set[str] = set()
+        deferred: list[str] = []  # read, but judging them needs several more reads
         while True:  # asked again after each judgement: what a read showed reorders the rest
             cands = [c for c in self.kb.index_candidates(rel, key, ((rel, key),))
-                     if c not in tried]
+                     if c not in tried and c not in deferred]
+            expand = not cands
+            if expand:  # nothing cheaper left: the deferred ones, in the order read
+                cands = [c for c in deferred if c not in tried]
             if not cands or (cands[0] not in self.kb.links and not self._can_spare()):
                 return False
-            tried.add(cands[0])
-            if (yield from self._judge(cands[0], rel, key)):
-                return True
+            nid = cands[0]
+            judged = yield from self._judge(nid, rel, key, expand=expand or nid in deferred)
+            if judged is None:
+                deferred.append(nid)
+            else:
+                tried.add(nid)
+                if judged:
+                    return True
             if stop is not None and stop():
                 return False
 
@@ -295,14 +304,18 @@ class ScriptedReader(BaseAgent):
             return True
         return self._steps_left > round(self.reserve * self._budget)
 
-    def _judge(self, nid: str, rel: str, key: str) -> Plan:
+    def _judge(self, nid: str, rel: str, key: str, expand: bool = True) -> Plan:
         """Read ``nid`` and the notes it links that must be read to know what it shows (at
-        most :data:`MAX_SUBNOTES`), then judge it by its links."""
+        most :data:`MAX_SUBNOTES`), then judge it by its links. Without ``expand``, a note
+        that needs two or more such reads is left unjudged (None): cheaper candidates are
+        tried first."""
         kb = self.kb
         fresh = nid not in kb.links
         if fresh:
             kb.note_candidate_read(rel, key)
         yield from self._read(nid)
+        if not expand and len(kb.unread_subnotes(nid, rel, key)) >= 2:
+            return None
         reads = 0
         while True:
             pending = kb.unread_subnotes(nid, rel, key)
@@ -315,6 +328,8 @@ class ScriptedReader(BaseAgent):
             return True
         if nid not in getattr(kb, "part_notes", ()):  # a part of the set is no waste
             self._wasted += reads + fresh
+            if fresh and isinstance(kb, LinkJudgedKnowledge):
+                kb.note_rejected(nid, rel, key)
         return False
 
     # -- discovery (the hooks :class:`StrictReader` replaces) ------------------------------
@@ -556,11 +571,19 @@ class ScriptedReader(BaseAgent):
             return sorted(p for p in kb.holders("job", conds[0][1])
                           if all(has(p, k, v) for k, v in conds[1:]))
 
-        # The first page of every key shows its index, if the library has one.
-        for _, value in conds:
-            yield from self._search(*self._value_query(value))
+        # The first page of every key shows its index, if the library has one. A page that
+        # shows parts instead (notes naming the value and another one: ``Brewers: part
+        # Dunmere.``) and none of the value's own statements: they are asked for in their
+        # words.
+        for kind, value in conds:
+            query = self._value_query(value)
+            yield from self._search(*query)
             if matches():
                 return matches()[0]
+            if kb.shows_parts(query[0], value):
+                yield from self._search(*self._sentence_query(kind, value))
+                if matches():
+                    return matches()[0]
         for nid in kb.joint_candidates([v for _, v in conds]):  # may be the join itself
             if not self._can_spare():
                 break

@@ -3,6 +3,10 @@ navigator's, truthful libraries that lose F1, harmful ones nobody flags (issue 1
 
     python scripts/experiments/examiner_audit.py [--seeds 0,1,2] [--libraries 20]
                                   [--per-group 100] [--m 15] [--resamples 2000] [--out DIR]
+                                  [--reuse]
+
+Seeds may run in separate processes (``--seeds 3 --out DIR`` each, writing DIR/seed3/arms.json),
+then one report over all of them: ``--seeds 0,1,2,3,4 --out DIR --reuse``.
 
 Per seed: the default universe (500 people); the canonical library (``scripted-index``
 trained on train[:100] x 2 epochs, which also makes the probe: n per group of exact, share2,
@@ -247,6 +251,9 @@ def main() -> None:
     ap.add_argument("--reader", default="scripted-reader")
     ap.add_argument("--resamples", type=int, default=2000)
     ap.add_argument("--out", default="runs/audit")
+    ap.add_argument("--reuse", action="store_true",
+                    help="read a seed's arms from OUT/seedN/arms.json where an earlier run "
+                         "(e.g. one process per seed) wrote them, instead of examining again")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     out = Path(args.out)
@@ -254,7 +261,15 @@ def main() -> None:
     t_all = time.perf_counter()
     arms: list[dict] = []
     for seed in seeds:
-        arms += run_seed(seed, args, out, times)
+        saved = out / f"seed{seed}" / "arms.json"
+        if args.reuse and saved.exists():  # one seed per process, then one report over all
+            arms += json.loads(saved.read_text())
+            print(f"seed {seed} read from {saved}", flush=True)
+            continue
+        got = run_seed(seed, args, out, times)
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps(got))
+        arms += got
         print(f"seed {seed} done ({time.perf_counter() - t_all:.0f}s)", flush=True)
 
     def f1_loss(a: dict) -> bool:
