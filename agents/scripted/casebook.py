@@ -70,6 +70,7 @@ class Known:
     section: int | None
     f: dict
     cites: tuple[str, ...]
+    para: int | None = None  # a form provision's paragraph in its section (§ section.para)
 
 
 @dataclass
@@ -82,6 +83,10 @@ class Knowledge:
     chains: dict[tuple[str, int], Known] = field(default_factory=dict)
     seen: set[str] = field(default_factory=set)
     texts: dict[str, str] = field(default_factory=dict)  # every note shown, by id
+    filed: dict[str, Known] = field(default_factory=dict)  # doc -> its filing entry
+    attached: dict[str, Known] = field(default_factory=dict)  # doc -> its Schedule's form
+    #: (form edition, section, paragraph) -> the concept its provision paragraph sets
+    place: dict[tuple[str, int, int], str] = field(default_factory=dict)
 
     def absorb(self, nid: str, text: str) -> None:
         if nid in self.seen:
@@ -93,6 +98,7 @@ class Knowledge:
         cites = tuple(s for s, _ in sources) if sources else (nid,)
         doc = G.form_label(loc[0], loc[1]) if loc else None
         section = loc[2] if loc else None
+        para = loc[3] if loc else None
         for st in statements:
             f = st.fields
             if st.kind.startswith("header_"):
@@ -102,13 +108,19 @@ class Knowledge:
                 self.headers.setdefault(doc, Known(st.kind[7:], doc, 0, f, cites))
                 if st.kind == "header_form":
                     self.title_code[f["title"]] = f["doc"]
+            elif st.kind == "attaches" and doc is not None:
+                self.attached.setdefault(doc, Known(st.kind, doc, section, f, cites))
+            elif st.kind == "filed":
+                self.filed.setdefault(f["doc"], Known(st.kind, doc, section, f, cites))
             elif st.kind == "supersedes":
                 self.superseded_by.setdefault(
                     G.form_label(f["ref"], f.get("refedition")), Known(st.kind, doc, 0, f, cites))
-            elif st.kind in ("sets", "row", "amends", "amends_chain", "amends_schedule",
-                             "replaces", "replaces_schedule", "bound"):
-                sec = f.get("section") if st.kind == "row" else section
-                self.values.append(Known(st.kind, doc, sec, f, cites))
+            elif st.kind in ("sets", "row", "bound") + AMENDS + REPLACES:
+                sec, par = ((f.get("section"), f.get("para")) if st.kind == "row"
+                            else (section, para))
+                self.values.append(Known(st.kind, doc, sec, f, cites, par))
+                if st.kind in ("sets", "row") and doc and sec and par:
+                    self.place.setdefault((doc, sec, par), f["concept"])
             elif st.kind == "refers" and doc is not None and section is not None:
                 self.refers.setdefault((doc, section), Known(st.kind, doc, section, f, cites))
             elif st.kind == "chain":
@@ -124,15 +136,91 @@ class Knowledge:
         code = self.title_code.get(f.get("title", ""))
         return G.form_label(code, f["edition"]) if code and "edition" in f else None
 
+    def revised(self, k: Known) -> Known | None:
+        """The earlier amendment a revision names (``The figure inserted by Endorsement
+        CP-E04, § 2 …``), once its paragraph has been read."""
+        if "ref" not in k.f or "item" not in k.f:
+            return None
+        ref = G.form_label(k.f["ref"], k.f.get("refedition"))
+        return next((x for x in self.values if x.doc == ref and x.section == k.f["item"]
+                     and x.kind in AMENDS), None)
+
+    def place_of(self, k: Known) -> tuple[int, int] | None:
+        """The provision's place (section, paragraph) a value statement gives, following a
+        revision to the amendment it revises; None while a link is unread."""
+        for _ in range(8):
+            if "para" in k.f:
+                return k.f["section"], k.f["para"]
+            nxt = self.revised(k)
+            if nxt is None:
+                return None
+            k = nxt
+        return None
+
+    def unresolved(self, k: Known) -> tuple[str, int] | None:
+        """The (document, section) a revision's chain needs read next, or None."""
+        for _ in range(8):
+            if "para" in k.f or "concept" in k.f or "ref" not in k.f:
+                return None
+            nxt = self.revised(k)
+            if nxt is None:
+                return G.form_label(k.f["ref"], k.f.get("refedition")), k.f["item"]
+            k = nxt
+        return None
+
+    def concept_of(self, k: Known) -> str | None:
+        """The concept a value statement is about: named, or (an amendment or replacement
+        giving only the provision's place, ``§ 3.2``, or naming only the amendment it
+        revises) the concept the target form's own paragraph at that place sets — None
+        until every paragraph on the way has been read."""
+        if "concept" in k.f:
+            return k.f["concept"]
+        form, place = self.doc_target(k), self.place_of(k)
+        if form is None or place is None:
+            return None
+        return self.place.get((form, *place))
+
+    def locus(self, form: str, concept: str) -> tuple[int, int] | None:
+        """(section, paragraph) of the provision in the form, once its paragraph was read."""
+        return next(((s, p) for (fm, s, p), c in self.place.items()
+                     if fm == form and c == concept), None)
+
     def doc_target(self, k: Known) -> str | None:
         t = self.target(k.f)
-        if t is None and k.doc in self.headers:
-            t = self.target(self.headers[k.doc].f)
-        return t
+        return t if t is not None else self.form_of(k.doc)
+
+    def form_of(self, doc: str | None) -> str | None:
+        """The form edition an endorsement or state form attaches to: named in its header, or
+        where the header leaves it to the Schedule, in the Schedule (None until read)."""
+        for src in (self.headers.get(doc), self.attached.get(doc)):
+            t = self.target(src.f) if src is not None else None
+            if t is not None:
+                return t
+        return None
+
+    def kind_of(self, doc: str) -> str | None:
+        h = self.headers.get(doc)
+        return h.kind if h is not None else G.kind_of_code(doc)
 
     def date_of(self, doc: str) -> str | None:
+        """When ``doc`` takes effect: its header's date, or where the header leaves it to the
+        manual's filing schedule, the schedule's entry (None until read)."""
         h = self.headers.get(doc)
-        return h.f.get("date") if h else None
+        if h is not None and "date" in h.f:
+            return h.f["date"]
+        fl = self.filed.get(doc)
+        return fl.f["date"] if fl else None
+
+    def when_cites(self, doc: str) -> list[str]:
+        """The paragraphs that say what ``doc`` is and when it takes effect (header, filing
+        entry, the Schedule naming its form)."""
+        out = list(self.headers[doc].cites) if doc in self.headers else []
+        if doc in self.filed and "date" not in self.headers.get(doc, Known("", None, 0, {},
+                                                                            ())).f:
+            out += list(self.filed[doc].cites)
+        if doc in self.attached:
+            out += list(self.attached[doc].cites)
+        return out
 
     def in_force(self, doc: str, date: str) -> bool | None:
         d = self.date_of(doc)
@@ -181,13 +269,13 @@ class Resolver:
         return self._pick(own)
 
     def amendments(self, form: str, concept: str) -> list[Known]:
-        return [k for k in self.kb.values if k.kind in AMENDS and k.f.get("concept") == concept
-                and self.kb.doc_target(k) == form]
+        return [k for k in self.kb.values if k.kind in AMENDS
+                and self.kb.concept_of(k) == concept and self.kb.doc_target(k) == form]
 
     def replacements(self, form: str, concept: str, state: str) -> list[Known]:
         out = []
         for k in self.kb.values:
-            if k.kind not in ("replaces", "replaces_schedule") or k.f.get("concept") != concept:
+            if k.kind not in REPLACES or self.kb.concept_of(k) != concept:
                 continue
             h = self.kb.headers.get(k.doc)
             st = k.f.get("state") or (h.f.get("state") if h else None)
@@ -236,14 +324,14 @@ class Resolver:
         top = self._latest(self.amendments(form, concept), date, cites, wants)
         if top is not None:
             value, who = top.f["value"], top.doc
-            cites += list(top.cites) + list(kb.headers[top.doc].cites)
+            cites += list(top.cites) + kb.when_cites(top.doc)
         if state is not None:
             wants.append(("state", form, concept, state))
             wants += self._unread_bodies(form, concept, state)
             rep = self._latest(self.replacements(form, concept, state), date, cites, wants)
             if rep is not None:
                 value, who = rep.f["value"], rep.doc
-                cites += list(rep.cites) + list(kb.headers[rep.doc].cites)
+                cites += list(rep.cites) + kb.when_cites(rep.doc)
             line = kb.line_of(form)
             if line is not None:
                 wants.append(("bounds", line, concept, state))
@@ -252,7 +340,7 @@ class Resolver:
                     low = CONCEPT_BY_ID[concept].bound == "minimum"
                     if (low and value < bd.f["value"]) or (not low and value > bd.f["value"]):
                         value, who = bd.f["value"], bd.doc
-                        cites += list(bd.cites) + list(kb.headers[bd.doc].cites)
+                        cites += list(bd.cites) + kb.when_cites(bd.doc)
         return (value, who), list(dict.fromkeys(cites)), wants
 
     def _unread_bodies(self, form: str, concept: str, state: str | None) -> list:
@@ -260,13 +348,23 @@ class Resolver:
         of whose statements about ``concept`` has been seen: each body is worth a look."""
         kind = "state_form" if state else "endorsement"
         out = []
-        for doc, h in self.kb.headers.items():
-            if h.kind != kind or self.kb.target(h.f) != form:
+        for doc in list(dict.fromkeys([*self.kb.headers, *self.kb.attached])):
+            if self.kb.kind_of(doc) != kind or self.kb.form_of(doc) != form:
                 continue
-            if state and h.f.get("state") != state:
+            h = self.kb.headers.get(doc)
+            if h is None:  # known from its Schedule only: its header says when (and where)
+                out.append(("header", doc))
+                if state:
+                    continue
+            elif state and h.f.get("state") != state:
                 continue
-            if not any(k.doc == doc and k.f.get("concept") == concept for k in self.kb.values):
-                out.append(("doc_values", doc, concept))
+            mine = [k for k in self.kb.values if k.doc == doc]
+            if any(self.kb.concept_of(k) == concept for k in mine):
+                continue
+            links = [u for u in map(self.kb.unresolved, mine) if u is not None]
+            out += [("para", d, item, concept) for d, item in links]
+            if not links:
+                out.append(("doc_values", doc, concept, self.kb.locus(form, concept)))
         return out
 
     def chain_end(self, doc: str, item: int, concept: str) -> tuple[Known | None, list[str], list]:
@@ -274,15 +372,20 @@ class Resolver:
         claim = kb.chains.get((doc, item))
         if claim is not None and claim.f.get("concept") == concept:
             return claim, list(claim.cites), wants
+        form = None
         for _ in range(8):
             ref = kb.refers.get((doc, item))
             if ref is not None and ref.f.get("concept") == concept:
                 cites += list(ref.cites)
+                form = kb.target(ref.f) or form
                 doc = G.form_label(ref.f["ref"], ref.f.get("refedition"))
                 item = ref.f["item"]
                 continue
-            end = [k for k in kb.values if k.doc == doc and k.section == item
-                   and k.kind not in ("row", "bound") and k.f.get("concept") == concept]
+            here = [k for k in kb.values if k.doc == doc and k.section == item
+                    and k.kind not in ("row", "bound")]
+            end = [k for k in here if kb.concept_of(k) == concept]
+            if not end and len(here) == 1 and "concept" not in here[0].f:
+                end = here  # the one provision the reference points at, given by place
             if end:
                 return end[0], cites + list(end[0].cites), wants
             wants.append(("para", doc, item, concept))
@@ -296,19 +399,22 @@ class Resolver:
             return (Answer(_value(c, b.f["value"]), list(b.cites)) if b else None,
                     [("base", q["form"], c)])
         if shape == "cb_endorsement_value":
-            ks = [k for k in kb.values if k.doc == q["doc"] and k.f.get("concept") == c
-                  and k.kind in AMENDS]
+            place = (q["section"], q["para"])
+            mine = [k for k in kb.values if k.doc == q["doc"] and k.kind in AMENDS]
+            ks = [k for k in mine if kb.place_of(k) == place or kb.concept_of(k) == c]
             k = self._pick(ks)
+            links = [u for u in map(kb.unresolved, mine) if u is not None]
             return (Answer(_value(c, k.f["value"]), list(k.cites)) if k else None,
-                    [("doc_values", q["doc"], c)])
+                    [("para", d, item, c) for d, item in links]
+                    + [("doc_values", q["doc"], c, place)])
         if shape == "cb_bound":
             ks = [k for k in kb.values if k.doc == q["doc"] and k.kind == "bound"]
             k = self._pick(ks)
             return (Answer(_value(c, k.f["value"]), list(k.cites)) if k else None,
-                    [("doc_values", q["doc"], c)])
+                    [("doc_values", q["doc"], c, None)])
         if shape == "cb_date":
-            h = kb.headers.get(q["doc"])
-            return (Answer(G.format_date(h.f["date"]), list(h.cites)) if h else None,
+            d = kb.date_of(q["doc"])
+            return (Answer(G.format_date(d), kb.when_cites(q["doc"])) if d else None,
                     [("header", q["doc"])])
         if shape in ("cb_effective", "cb_controls"):
             res, cites, wants = self.effective(q["form"], c, q.get("state"), q["date"])
@@ -332,7 +438,8 @@ class Resolver:
 # Readers
 
 
-AMENDS = ("amends", "amends_chain", "amends_schedule")
+AMENDS = ("amends", "amends_ref", "amends_ref_chain")
+REPLACES = ("replaces", "replaces_ref")
 LOOKUPS = ("cb_form_value", "cb_endorsement_value", "cb_bound", "cb_date")
 
 
@@ -394,6 +501,9 @@ class SearchReader(BaseAgent):
         """Search queries that may find what ``want`` names."""
         kb, kind = self.kb, want[0]
         if kind == "header":
+            h = kb.headers.get(want[1])
+            if h is not None and "date" not in h.f:  # the header leaves it to the manual
+                return [f"Manual GM-1 table of effective dates {want[1]}"]
             code, ed = _code(want[1])
             return [f"{want[1]} takes effect", f"{code} {ed or ''} effective".strip()]
         if kind == "superseder":
@@ -403,12 +513,14 @@ class SearchReader(BaseAgent):
             names = list(CONCEPT_BY_ID[want[2]].names)
             return [f"{n} form {code} {ed} edition" for n in self._shuffle(names)][:2]
         if kind == "amendments":
+            # amendments give the provision's place (§ 3.2), not its name
             code, ed = _code(want[1])
-            name = concept_name(want[2])
+            place = kb.locus(want[1], want[2])
+            what = f"§ {place[0]}.{place[1]}" if place else concept_name(want[2])
             title = next((t for t, c in kb.title_code.items() if c == code), None)
-            out = [f"{name} form {code} ({ed} edition) amended endorsement"]
+            out = [f"entry in {what} of form {code} ({ed} edition) changed endorsement"]
             if title:
-                out.append(f"{name} {title} ({ed} edition) endorsement")
+                out.append(f"entry in {what} of the {title} ({ed} edition) endorsement")
             return self._shuffle(out)
         if kind == "endorsements_of":
             code, ed = _code(want[1])
@@ -419,17 +531,24 @@ class SearchReader(BaseAgent):
             return self._shuffle(out)
         if kind == "state":
             code, ed = _code(want[1])
-            return [f"{want[3]} {code} ({ed} edition) amendatory {concept_name(want[2])}",
+            place = kb.locus(want[1], want[2])
+            what = f"entry in § {place[0]}.{place[1]}" if place else concept_name(want[2])
+            return [f"{want[3]} {code} ({ed} edition) amendatory {what}",
                     f"State Amendatory Endorsement applies in {want[3]} to form {code} "
                     f"({ed} edition)"]
         if kind == "bounds":
             c = CONCEPT_BY_ID[want[2]]
             return [f"{want[3]} Department of Insurance {want[1]} {c.bound} {c.name}"]
         if kind == "doc_values":
+            if len(want) > 3 and want[3]:  # an endorsement's body: the provision's place
+                s, p = want[3]
+                return [f"{want[1]} § {s}.{p}", f"{want[1]} Amendment § {s}.{p} Coverage Form",
+                        f"{want[1]} Amendment"]
             names = list(CONCEPT_BY_ID[want[2]].names)
             return [f"{want[1]} {n}" for n in self._shuffle(names)][:2]
         if kind == "para":
-            return [f"{want[1]} § {want[2]} {concept_name(want[3])}"]
+            return [f"{want[1]} § {want[2]} {concept_name(want[3])}",
+                    f"{want[1]} § {want[2]} Amendment entry"]
         return []
 
     def first_queries(self, shape: str, q: dict) -> list[str]:
@@ -532,6 +651,8 @@ def _question_words(parsed: tuple[str, dict]) -> str:
     shape, q = parsed
     parts = [concept_name(q["concept"])] if q.get("concept") else []
     parts += [str(q[k]) for k in ("form", "doc", "state") if q.get(k)]
+    if q.get("para"):
+        parts.append(f"§ {q['section']}.{q['para']}")
     return " ".join(parts) or shape
 
 
@@ -826,8 +947,10 @@ def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = Non
     def header_sentence(doc: str) -> tuple[str, tuple[str, ...]]:
         h = kb.headers[doc]
         f = dict(h.f)
-        form = G.FORMS_OF["header_" + h.kind][0]
-        slots: dict = {"doc": f["doc"], "date": G.format_date(f["date"])}
+        date = kb.date_of(doc)
+        form = next(fm for fm in G.FORMS_OF["header_" + h.kind]
+                    if ("{date}" in fm.text) == (date is not None))
+        slots: dict = {"doc": f["doc"], "date": G.format_date(date) if date else None}
         if h.kind == "form":
             slots.update(title=f["title"], edition=f["edition"], line=f["line"])
         if "state" in f:
@@ -835,9 +958,9 @@ def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = Non
         if h.kind == "bulletin":
             slots["line"] = f["line"]
         if h.kind in ("endorsement", "state_form"):
-            code, ed = _code(kb.doc_target(h) or "")
+            code, ed = _code(kb.form_of(doc) or "")
             slots["target"] = G.form_ref(code, int(ed), "", False) if ed else "an unknown form"
-        return G.render(form, **slots), h.cites
+        return G.render(form, **slots), tuple(kb.when_cites(doc))
 
     def superseded(doc: str) -> tuple[str, tuple[str, ...]]:
         sup = kb.superseded_by.get(doc)
@@ -860,7 +983,7 @@ def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = Non
         elif k.kind in AMENDS:
             body = G.render(G.FORM_BY_NAME["a2"], target=G.form_ref(code, int(ed), "", False),
                             section=sec, concept=cname, value=val)
-        elif k.kind in ("replaces", "replaces_schedule"):
+        elif k.kind in REPLACES:
             st = kb.headers[k.doc].f.get("state")
             body = G.render(G.FORM_BY_NAME["r2"], state=st, concept=cname, section=sec,
                             target=G.form_ref(code, int(ed), "", False), value=val)
@@ -890,7 +1013,7 @@ def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = Non
                 claims.append(value_claim(k, form, concept))
         states = set()
         for k in kb.values:
-            if k.kind in ("replaces", "replaces_schedule") and k.f["concept"] == concept \
+            if k.kind in REPLACES and kb.concept_of(k) == concept \
                     and k.doc in kb.headers and kb.doc_target(k) == form:
                 claims.append(value_claim(k, form, concept))
         line = kb.line_of(form)

@@ -150,11 +150,14 @@ class Checker:
             f = next(f for f in self.facts if f["kind"] == "sets" and f["doc"] == m.group(3)
                      and f["concept"] == c.id and f["at"] == int(m.group(2)))
             return canonical(c.unit, f["value"])
-        m = re.fullmatch(r"What (.+) does Endorsement (\S+) set for form (.+)\?", t)
+        m = re.fullmatch(r"What (.+) \(§ (\d+)\.(\d+)\) does Endorsement (\S+) set for form "
+                         r"(.+)\?", t)
         if m:
             c = NAME_TO_CONCEPT[m.group(1)]
-            f = next(f for f in self.facts if f["kind"] == "amends" and f["doc"] == m.group(2)
-                     and f["concept"] == c.id and f["target"] == m.group(3))
+            assert c.section == int(m.group(2)), t
+            f = next(f for f in self.facts if f["kind"] == "amends" and f["doc"] == m.group(4)
+                     and f["concept"] == c.id and f["target"] == m.group(5)
+                     and f["para"] == int(m.group(3)))
             return canonical(c.unit, f["value"])
         m = re.fullmatch(r"What (minimum|maximum) (.+) does Bulletin (\S+) set\?", t)
         if m:
@@ -191,9 +194,19 @@ class Checker:
 
     def check_text(self) -> tuple[int, list[str]]:
         """Each fact is in the text of every paragraph the ledger says: the paragraph's
-        locator names its document, and a value-setting fact's paragraph holds a name of its
-        concept and its value."""
+        locator names its document, and a value-setting fact's paragraph holds its value and
+        a name of its concept — except an amendment's or a state replacement's, which names
+        the provision only by its place in the form (``§ 3.2``) and never by name: there the
+        place is checked, and the form's own paragraph at that place must name the concept (a
+        revision of an earlier amendment names that amendment, ``Endorsement CP-E04, § 2``,
+        which must amend the same provision).
+        A base form's provision sits at the place the ledger gives it."""
         bad, n = [], 0
+        first = {}  # (document, "§ s.p") -> the text of that paragraph
+        for t in self.text.values():
+            m = re.match(r"\[(.+?) (§ \d+\.\d+)\]", t)
+            if m:
+                first[(m.group(1), m.group(2))] = t
         for f in self.facts:
             notes = self.where.get(f["id"]) or []
             if not notes:
@@ -203,11 +216,48 @@ class Checker:
                 text = self.text[nid]
                 if not text.startswith(f"[{f['doc']} §"):
                     bad.append(f"{f['id']}: {nid} is not a paragraph of {f['doc']}")
+                if f["kind"] == "attaches":  # the Schedule names the form
+                    form = self.docs[f["target"]]
+                    names = (f"form {form['code']} ({form['edition']} edition)",
+                             f"the {form['title']} ({form['edition']} edition)")
+                    if not any(x in text for x in names):
+                        bad.append(f"{f['id']}: {nid} names no {f['target']}")
+                if f["kind"] == "filed":  # the filing schedule gives the date
+                    d = f["date"]
+                    y, mo, dd = (int(x) for x in d.split("-"))
+                    dates = (us_date(d), f"{dd} {MONTHS[mo - 1]} {y}", d)
+                    if not any(f"{f['ref']}: {x}." in text for x in dates):
+                        bad.append(f"{f['id']}: {nid} does not date {f['ref']} {d}")
+                    if d != self.docs[f["ref"]]["date"]:
+                        bad.append(f"{f['id']}: filed {d}, {f['ref']} takes effect "
+                                   f"{self.docs[f['ref']]['date']}")
                 if f.get("concept") and "value" in f:
                     c = NAME_TO_CONCEPT_ID[f["concept"]]
                     low = text.lower()
-                    if not any(name.lower() in low for name in c.names):
+                    named = any(name.lower() in low for name in c.names)
+                    if f["kind"] in ("amends", "replaces"):
+                        place = f"§ {c.section}.{f['para']}"
+                        if f.get("ref"):  # a revision: names the amendment it revises
+                            cite = f"{f['ref']}, § {f['item']}"
+                            if cite not in text:
+                                bad.append(f"{f['id']}: {nid} does not name {cite}")
+                            prev = [g for g in self.at[(f["ref"], f["item"])]
+                                    if g["kind"] == "amends"]
+                            if [(g["target"], g["concept"], g["para"]) for g in prev] != [
+                                    (f["target"], f["concept"], f["para"])]:
+                                bad.append(f"{f['id']}: {cite} amends another provision")
+                        elif place not in text:
+                            bad.append(f"{f['id']}: {nid} does not give the place {place}")
+                        if named:
+                            bad.append(f"{f['id']}: {nid} names {c.name}")
+                        at = first.get((f["target"], place), "").lower()
+                        if not any(name.lower() in at for name in c.names):
+                            bad.append(f"{f['id']}: {f['target']} {place} names no {c.name}")
+                    elif not named:
                         bad.append(f"{f['id']}: {nid} names no {c.name}")
+                    if f["kind"] == "sets" and nid == notes[0] and not text.startswith(
+                            f"[{f['doc']} § {f['at']}.{f['para']}]"):
+                        bad.append(f"{f['id']}: {nid} is not § {f['at']}.{f['para']}")
                     if (c.unit, f["value"]) not in amounts(text):
                         bad.append(f"{f['id']}: {nid} does not state {f['value']} {c.unit}")
         return n, bad

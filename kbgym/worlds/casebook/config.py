@@ -17,6 +17,10 @@ class CasebookConfig(BaseModel):
     chains per form code (memo → FAQ/memo … → the provision that sets the value, 2–4 hops);
     ``misstate`` the share of memo and FAQ statements that contradict the controlling text;
     ``by_title`` the share of form references written by the form's title, not its code;
+    ``filed`` the share of endorsements and state amendatory endorsements whose header gives
+    no date: the date they take effect is in the filing schedule of the manual (§ 3);
+    ``scheduled`` the share of them whose header names no form: the form they attach to is
+    in their own Schedule (§ 1);
     ``pool`` the most questions kept per template; ``sizes``/``eval_sizes`` the splits."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -33,6 +37,8 @@ class CasebookConfig(BaseModel):
     chains: float = Field(3.0, ge=0.0, le=10.0)
     misstate: float = Field(0.4, ge=0.0, le=1.0)
     by_title: float = Field(0.6, ge=0.0, le=1.0)
+    filed: float = Field(1.0, ge=0.0, le=1.0)
+    scheduled: float = Field(1.0, ge=0.0, le=1.0)
     pool: int = Field(400, ge=10)
     sizes: tuple[int, int, int] = (150, 100, 50)
     eval_sizes: tuple[int, int] = (20, 10)

@@ -28,17 +28,18 @@ from kbgym.worlds.casebook.ledger import Doc, Fact, Ledger
 from kbgym.worlds.casebook.vocab import (CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES,
                                          SECTIONS)
 
-#: The share of amendments and state replacements whose sentence leaves the form to the
-#: document's header (``… of the Coverage Form …``): finding what amends a form then takes
-#: the header, another paragraph.
-IMPLICIT_SHARE = 0.6
 #: The share of concept mentions written by the concept's name (the rest by a synonym).
 NAME_SHARE = 0.4
 #: Paragraphs are padded with boilerplate up to about this many characters (never past the cap).
 SOFT_CHARS = 620
+#: Entries per paragraph of the manual's filing schedule.
+FILING_ROWS = 5
 _HEADER = {"form": ("h_form", "h_form2"), "endorsement": ("h_end", "h_end2"),
            "state_form": ("h_state", "h_state2"), "bulletin": ("h_bull", "h_bull2"),
            "memo": ("h_memo",), "faq": ("h_faq",), "manual": ("h_manual",)}
+_FILED_HEADER = {"endorsement": ("h_end3", "h_end4"), "state_form": ("h_state3",)}
+_SCHEDULED_HEADER = {("endorsement", False): ("h_end5",), ("endorsement", True): ("h_end6",),
+                     ("state_form", False): ("h_state4",), ("state_form", True): ("h_state5",)}
 _TITLES = {"endorsement": ("Schedule", "Amendment", "Closing provisions"),
            "state_form": ("Schedule", "State amendment", "Closing provisions"),
            "bulletin": ("Requirement", "Background", "Compliance"),
@@ -52,6 +53,7 @@ class _Writer:
         self.seed = seed
         self.rng = stream(seed, "universe/casebook/prose")
         self.nodes: list[Node] = []
+        self.avoid: set[str] = set()  # concepts the current document's padding never names
         self.where: dict[str, list[str]] = defaultdict(list)
 
     # -- slots -----------------------------------------------------------------------------
@@ -81,7 +83,12 @@ class _Writer:
 
     # -- sentences -------------------------------------------------------------------------
     def header(self, d: Doc) -> str:
-        form = self.pick(_HEADER[d.kind])
+        names = _HEADER[d.kind]
+        if d.scheduled:
+            names = _SCHEDULED_HEADER[(d.kind, d.filed)]
+        elif d.filed:
+            names = _FILED_HEADER[d.kind]
+        form = self.pick(names)
         slots = {"doc": d.code, "date": self.date(d.date)}
         if d.kind == "form":
             slots.update(title=d.title, edition=d.edition, line=LINES[d.line][1])
@@ -102,27 +109,19 @@ class _Writer:
         if f.kind == "sets":
             return G.render(self.pick(self.forms_of("sets")), concept=self.concept(c),
                             value=self.value(c, f.value))
-        if f.kind == "amends":
-            slots = dict(concept=self.concept(c), value=self.value(c, f.value),
-                         target=self.target(f.target, f.by_title),
-                         section=CONCEPT_BY_ID[c].section)
-            implicit = self.rng.random() < IMPLICIT_SHARE  # the header names the form
+        if f.kind in ("amends", "replaces"):
+            # An amendment or a state replacement names neither its provision nor its form
+            # nor its state (grammar.py): it gives the provision's place in "the Coverage
+            # Form" (§ 3.2), which form is the document's header's or Schedule's, what the
+            # provision is the form's own paragraph at that place, and the state the header's;
+            # a revision names only the amendment it revises.
+            value = self.value(c, f.value)
             if f.ref:
-                name = "a7" if implicit else "a4"
-                if implicit:
-                    del slots["target"], slots["section"]
-                return G.render(G.FORM_BY_NAME[name], ref=self.ref(f.ref), item=f.item, **slots)
-            if implicit:
-                del slots["target"]
-                return G.render(self.pick(("a5", "a6")), **slots)
-            return G.render(self.pick(self.forms_of("amends")), **slots)
-        if f.kind == "replaces":
-            slots = dict(concept=self.concept(c), value=self.value(c, f.value),
-                         section=CONCEPT_BY_ID[c].section)
-            if self.rng.random() < IMPLICIT_SHARE:
-                return G.render(G.FORM_BY_NAME["r3"], **slots)
-            return G.render(self.pick(self.forms_of("replaces")), state=f.state,
-                            target=self.target(f.target, f.by_title), **slots)
+                return G.render(self.pick(("a11", "a12")), ref=self.ref(f.ref), item=f.item,
+                                value=value)
+            names = ("a8", "a9") if f.kind == "amends" else ("r5", "r6")
+            return G.render(self.pick(names), value=value, section=CONCEPT_BY_ID[c].section,
+                            para=f.para)
         if f.kind == "bound":
             low = CONCEPT_BY_ID[c].bound == "minimum"
             return G.render(self.pick(self.forms_of("bound")), concept=self.concept(c),
@@ -138,6 +137,13 @@ class _Writer:
                             item=f.item)
         if f.kind == "precedence":
             return G.render(G.FORM_BY_NAME["prec"])
+        if f.kind == "attaches":
+            return G.render(self.pick(("att", "att2")),
+                            target=self.target(f.target, f.by_title))
+        if f.kind == "filed":
+            d = self.ledger.doc[f.ref]
+            return G.render(G.FORM_BY_NAME["filed"], refkind=G.KIND_WORD[d.kind], doc=d.code,
+                            date=self.date(f.date))
         if f.kind == "defines":
             return DEFINITIONS[f.item]
         raise ValueError(f"no sentence for fact kind {f.kind!r}")
@@ -146,7 +152,7 @@ class _Writer:
         text = rng.choice(FILLER)
         if "{concept}" in text:
             cid = rng.choice(concepts) if concepts and rng.random() < 0.7 \
-                else rng.choice(CONCEPTS).id
+                else rng.choice([c.id for c in CONCEPTS if c.id not in self.avoid])
             c = CONCEPT_BY_ID[cid]
             text = text.replace("{concept}", c.name if rng.random() < NAME_SHARE
                                 else rng.choice(c.synonyms))
@@ -181,6 +187,14 @@ class _Writer:
     def document(self, d: Doc, facts: list[Fact]) -> None:
         rng = self.rng
         own = sorted({f.concept for f in facts if f.concept})
+        self.avoid = set()
+        if d.kind in ("endorsement", "state_form"):
+            # an endorsement's boilerplate never names what it amends (its amendments give
+            # only the provision's place in the form): it talks about the form's other
+            # provisions, so a search for the provision's name does not find it
+            self.avoid = set(own)
+            own = [f.concept for f in self.ledger.of_doc[d.target]
+                   if f.kind == "sets" and f.concept not in self.avoid]
         issued = [f for f in facts if f.kind in ("issued", "supersedes")]
         self.para(d, 0, 1, [self.header(d)], issued, own)
         if d.kind == "form":
@@ -202,6 +216,14 @@ class _Writer:
                     self.para(d, s, i // 2 + 1, [self.sentence(f) for f in group[i:i + 2]],
                               group[i:i + 2], own, pad=False)
                 continue
+            if d.kind == "manual" and s == 3:  # the filing schedule, in date order
+                for i in range(0, len(group), FILING_ROWS):
+                    rows = group[i:i + FILING_ROWS]
+                    lead = ["Table of effective dates." if i == 0
+                            else "Table of effective dates, continued."]
+                    self.para(d, s, i // FILING_ROWS + 1,
+                              lead + [self.sentence(f) for f in rows], rows, own, pad=False)
+                continue
             lead = [f"{title}."] if title else []
             if not group:
                 for n in range(1, rng.randint(1, 2) + 1):
@@ -211,7 +233,7 @@ class _Writer:
             for f in group:
                 n += 1
                 self.para(d, s, n, (lead if n == 1 else []) + [self.sentence(f)], [f],
-                          [f.concept] if f.concept else own)
+                          [f.concept] if f.concept and not self.avoid else own)
             if rng.random() < 0.5:
                 self.para(d, s, n + 1, [], [], own)
 
@@ -226,6 +248,9 @@ class _Writer:
             self.para(d, s, n, [f"Section {s} \u2014 {SECTIONS[s - 1]}."], [], own)
             for f in (f for f in sets if f.at == s):
                 n += 1
+                if f.para != n:
+                    raise ValueError(f"{d.key}: provision {f.concept} is § {s}.{n}, the ledger "
+                                     f"says § {s}.{f.para}")
                 self.para(d, s, n, [self.sentence(f)], [f], [f.concept])
             if rng.random() < 0.5:
                 self.para(d, s, n + 1, [], [], own)
@@ -233,7 +258,8 @@ class _Writer:
                 "| Provision | Section | Amount | |---|---|---|"]
         for f in sets:
             rows.append(G.render(G.FORM_BY_NAME["row"], concept=self.concept(f.concept),
-                                        section=f.at, value=self.value(f.concept, f.value)))
+                                        section=f.at, para=f.para,
+                                        value=self.value(f.concept, f.value)))
         self.para(d, 8, 1, [" ".join(rows)], sets, own, pad=False)
 
     def run(self) -> tuple[list[Node], dict[str, list[str]]]:

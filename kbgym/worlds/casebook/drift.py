@@ -68,8 +68,10 @@ def drift(universe: Universe, changes: int, seed: int = 0) -> Universe:
         old = [f.value for f in facts if f.kind in ("sets", "amends") and f.target == target
                and f.concept == concept]
         value = rng.choice([v for v in CONCEPT_BY_ID[concept].grid if v not in old])
+        para = next(f.para for f in facts if f.kind == "sets" and f.doc == target
+                    and f.concept == concept)
         facts.append(Fact("f%05d" % (nid + 2), "amends", code, at=2, concept=concept,
-                          value=value, target=target))
+                          value=value, target=target, para=para))
     new = Ledger(docs, facts)
     where = where_of(universe)
     meta = {"casebook_drift": {

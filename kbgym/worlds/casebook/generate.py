@@ -19,7 +19,7 @@ from kbgym.worlds.casebook.ledger import Ledger, build_ledger
 from kbgym.worlds.casebook.questions import RESERVED, TEMPLATES, TRAINED, Pools
 
 SOURCE = "casebook"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")
 
 

@@ -176,6 +176,18 @@ KIND_OF_WORD = {v: k for k, v in KIND_WORD.items()}
 _KINDWORDS = _alt(KIND_WORD.values())
 
 
+def kind_of_code(code: str) -> str | None:
+    """The kind of document a code names, from its shape alone (``CP-E04`` an endorsement,
+    ``CP-S02`` a state amendatory endorsement, …), or None."""
+    for kind, pat in (("endorsement", r"[A-Z]{2}-E\d{2,}"), ("state_form", r"[A-Z]{2}-S\d{2,}"),
+                      ("bulletin", r"[A-Z]{2}-B\d{2}-\d{2,}"), ("memo", r"M-\d{4}-\d{2,}"),
+                      ("faq", r"FAQ-[A-Z]{2}-\d+"), ("manual", r"GM-\d+"),
+                      ("form", r"[A-Z]{2}-\d{2,}")):
+        if re.fullmatch(pat, code):
+            return kind
+    return None
+
+
 def form_label(code: str, edition: int | None) -> str:
     """A form edition's document label ``CP-10 (2019 edition)``; other codes as they are."""
     return code if edition is None else f"{code} ({edition} edition)"
@@ -196,7 +208,8 @@ def doc_ref(kind: str, code: str, edition: int | None = None) -> str:
 class Form:
     """One wording of a fact kind. ``text`` holds slots: {concept} {value} {date} {state}
     {line} {section} {para} {title} {edition} {doc} {ref} {target} {item}; {target} is a form
-    reference (by code or title), {ref} a document reference with its kind word."""
+    reference (by code or title), {ref} a document reference with its kind word, and
+    ``§ {section}.{para}`` a provision's place in a form (its paragraph's locator)."""
 
     name: str
     kind: str
@@ -217,6 +230,24 @@ FORMS: tuple[Form, ...] = tuple(Form(*r) for r in (
      "{target} from {date}."),
     ("h_state2", "header_state_form", "For policies written in {state}, {doc} amends {target} "
      "with effect from {date}."),
+    # … and the headers that leave the date to the manual's filing schedule
+    ("h_end3", "header_endorsement", "Endorsement {doc} modifies insurance provided under "
+     "{target}; it takes effect on the date Manual GM-1 gives for it."),
+    ("h_end4", "header_endorsement", "This endorsement, {doc}, changes {target}. It applies "
+     "from the date given for it in Manual GM-1."),
+    ("h_state3", "header_state_form", "State Amendatory Endorsement {doc} applies in {state} "
+     "to {target} from the date given for it in Manual GM-1."),
+    # … and the headers that leave the form to the document's own Schedule (§ 1)
+    ("h_end5", "header_endorsement", "Endorsement {doc} modifies insurance provided under the "
+     "form shown in the Schedule and takes effect on {date}."),
+    ("h_end6", "header_endorsement", "Endorsement {doc} modifies insurance provided under the "
+     "form shown in the Schedule; it takes effect on the date Manual GM-1 gives for it."),
+    ("h_state4", "header_state_form", "State Amendatory Endorsement {doc} applies in {state} "
+     "to the form shown in the Schedule from {date}."),
+    ("h_state5", "header_state_form", "State Amendatory Endorsement {doc} applies in {state} "
+     "to the form shown in the Schedule from the date given for it in Manual GM-1."),
+    ("att", "attaches", "Form shown in the Schedule: {target}."),
+    ("att2", "attaches", "This endorsement applies to {target} only."),
     ("h_bull", "header_bulletin", "Bulletin {doc} of the {state} Department of Insurance "
      "applies to {line} policies from {date}."),
     ("h_bull2", "header_bulletin", "The {state} Department of Insurance issues Bulletin {doc} "
@@ -226,34 +257,37 @@ FORMS: tuple[Form, ...] = tuple(Form(*r) for r in (
     ("h_faq", "header_faq", "FAQ {doc}, published {date}, answers common questions from "
      "agents."),
     ("h_manual", "header_manual", "Manual {doc}, Rules of Construction, effective {date}."),
+    # an entry of the manual's table of effective dates (GM-1 § 3, the filing schedule)
+    ("filed", "filed", "{refkind} {doc}: {date}."),
     # a base form's provision, and its row in the form's schedule table
     ("s1", "sets", "Subject to the Declarations, the {concept} under this form is {value}."),
     ("s2", "sets", "Under this form the {concept} is set at {value}."),
     ("s3", "sets", "This form fixes the {concept} at {value}."),
-    ("row", "row", "| {concept} | § {section} | {value} |"),
-    # an endorsement's amendment
-    ("a1", "amends", "Paragraph § {section} of {target} is replaced by the following: the "
-     "{concept} is {value}."),
+    ("row", "row", "| {concept} | § {section}.{para} | {value} |"),
+    # an endorsement's amendment names the provision it replaces by its place in the form
+    # (§ 3.2: section 3, paragraph 2), never by name: what it amends takes the form's own
+    # paragraph, and which form the endorsement's header or Schedule (as real ones do)
+    ("a8", "amends_ref", "Paragraph § {section}.{para} of the Coverage Form is replaced by the "
+     "following: the figure shown there is {value}."),
+    ("a9", "amends_ref", "The entry in § {section}.{para} of the Coverage Form is changed to "
+     "{value}."),
+    # … and a revision of an earlier amendment names only that amendment: which provision it
+    # changes takes following the reference (to the amendment that gives the place)
+    ("a11", "amends_ref_chain", "The figure inserted by {ref}, § {item} is further changed "
+     "to {value}."),
+    ("a12", "amends_ref_chain", "The entry as amended by {ref}, § {item} is further changed "
+     "to {value}."),
+    # the compiled wiki's wording of an amendment (documents never use it)
     ("a2", "amends", "With respect to {target}, § {section} is amended so that the {concept} "
      "becomes {value}."),
-    ("a3", "amends", "As amended by this endorsement, the {concept} of {target}, § {section}, "
-     "is {value}."),
-    ("a4", "amends_chain", "The {concept} of {target}, as amended by {ref}, § {item}, is "
-     "further changed to {value}."),
-    # … and the wordings that leave the form to the endorsement's header (as real ones do)
-    ("a5", "amends_schedule", "Paragraph § {section} of the Coverage Form is replaced by the "
-     "following: the {concept} is {value}."),
-    ("a6", "amends_schedule", "The {concept} in § {section} of the Coverage Form is changed to "
-     "{value}."),
-    ("a7", "amends_schedule", "As amended by {ref}, § {item}, the {concept} of the Coverage "
-     "Form is further changed to {value}."),
-    # a state amendatory endorsement's replacement
-    ("r1", "replaces", "In {state}, § {section} of {target} is replaced: the {concept} is "
-     "{value}."),
+    # a state amendatory endorsement's replacement, by place as well
+    ("r5", "replaces_ref", "The entry in § {section}.{para} of the form shown in the Schedule "
+     "is {value} in this state."),
+    ("r6", "replaces_ref", "In this state, delete the figure in § {section}.{para} of the form "
+     "shown in the Schedule and insert {value}."),
+    # the compiled wiki's wording of a replacement (documents never use it)
     ("r2", "replaces", "For policies in {state}, the {concept} stated in § {section} of {target} "
      "is {value}."),
-    ("r3", "replaces_schedule", "The {concept} in § {section} of the form shown in the "
-     "Schedule is {value} in this state."),
     # a bulletin's bound
     ("b1", "bound", "No {line} policy issued in {state} may provide a {concept} {side} "
      "{value}."),
@@ -289,7 +323,8 @@ _SLOTS = {
     "concept": r"(?P<concept>" + CONCEPT_RE + r")", "value": r"(?P<value>" + VALUE_RE + r")",
     "date": r"(?P<date>" + DATE_RE + r")", "state": r"(?P<state>" + STATE_RE + r")",
     "line": r"(?P<line>" + LINE_RE + r")", "section": r"(?P<section>\d+)",
-    "item": r"(?P<item>\d+)", "title": r"(?P<title>" + TITLE_RE + r")",
+    "item": r"(?P<item>\d+)", "para": r"(?P<para>\d+)",
+    "title": r"(?P<title>" + TITLE_RE + r")",
     "edition": r"(?P<edition>\d{4})", "doc": r"(?P<doc>" + DOC_CODE + r")",
     "target": _TARGET, "ref": _REF, "side": r"(?P<side>below|above)",
     "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
@@ -369,7 +404,7 @@ def _fields(m: re.Match) -> dict:
             out["unit"], out["value"] = parsed
         elif k == "date":
             out[k] = parse_date(v)
-        elif k in ("section", "item", "edition", "refedition"):
+        elif k in ("section", "item", "edition", "refedition", "para"):
             out[k] = int(v)
         elif k == "refkind":
             out[k] = KIND_OF_WORD[v]
@@ -399,7 +434,8 @@ def parse_paragraph(text: str) -> tuple[tuple[str, int | None, int, int] | None,
 #: Every question shape: rendered by :mod:`.questions`, parsed back by readers.
 QUESTIONS: dict[str, str] = {
     "cb_form_value": "What {concept} does § {section} of form {form} set?",
-    "cb_endorsement_value": "What {concept} does Endorsement {doc} set for form {form}?",
+    "cb_endorsement_value": "What {concept} (§ {section}.{para}) does Endorsement {doc} set for "
+                            "form {form}?",
     "cb_bound": "What {bound} {concept} does Bulletin {doc} set?",
     "cb_date": "When does {refkind} {doc} take effect?",
     "cb_effective": "As of {date}, what {concept} applies under form {form}{where}?",
@@ -412,7 +448,7 @@ _Q_SLOTS = {
     "form": r"(?P<form>" + FORM_CODE + r" \(\d{4} edition\))", "doc": r"(?P<doc>" + DOC_CODE + r")",
     "bound": r"(?P<bound>minimum|maximum)", "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
     "date": r"(?P<date>" + DATE_RE + r")", "where": r"(?: in (?P<state>" + STATE_RE + r"))?",
-    "item": r"(?P<item>\d+)",
+    "item": r"(?P<item>\d+)", "para": r"(?P<para>\d+)",
 }
 
 
@@ -439,7 +475,7 @@ def parse_question(text: str) -> tuple[str, dict] | None:
                 if "concept" in fields else None
             if "date" in fields:
                 fields["date"] = parse_date(fields["date"])
-            for k in ("section", "item"):
+            for k in ("section", "item", "para"):
                 if k in fields:
                     fields[k] = int(fields[k])
             if "refkind" in fields:

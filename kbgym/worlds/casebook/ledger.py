@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from dataclasses import replace
 
 from kbgym.seeding import stream
 from kbgym.worlds.casebook.config import CasebookConfig
@@ -57,6 +58,7 @@ class _Builder:
         self.facts: list[Fact] = []
         self.sections: dict[str, int] = defaultdict(int)  # doc key -> last section used
         self.base: dict[tuple[str, str], int] = {}  # (form edition, concept) -> value
+        self.para: dict[tuple[str, str], int] = {}  # (form edition, concept) -> its § s.para
         self.editions: list[Doc] = []
         self.codes: dict[str, int] = defaultdict(int)
         self.by_key: dict[str, Doc] = {}
@@ -110,11 +112,15 @@ class _Builder:
                 self.sections[d.key] = 0
                 for n in rng.sample(range(len(DEFINITIONS)), 3):
                     self.fact(kind="defines", doc=d.key, at=1, item=n)
+                used: dict[int, int] = defaultdict(lambda: 1)  # § n.1 is the heading
                 for c in concepts:
                     self.base[(d.key, c)] = values[c]
                     self.provisions_of[d.key].append(c)
-                    self.fact(kind="sets", doc=d.key, at=CONCEPT_BY_ID[c].section, concept=c,
-                              value=values[c], target=d.key)
+                    sec = CONCEPT_BY_ID[c].section
+                    used[sec] += 1
+                    self.para[(d.key, c)] = used[sec]
+                    self.fact(kind="sets", doc=d.key, at=sec, concept=c, value=values[c],
+                              target=d.key, para=used[sec])
                 self.sections[d.key] = 8
 
     def concepts_of(self, fe: str) -> list[str]:
@@ -169,7 +175,7 @@ class _Builder:
                 prev = earlier[-1] if earlier and rng.random() < 0.6 else None
                 f = self.fact(kind="amends", doc=d.key, at=self.section(d.key) + 1, concept=c,
                               value=value, target=fe.key, ref=prev.doc if prev else None,
-                              item=prev.at if prev else None,
+                              item=prev.at if prev else None, para=self.para[(fe.key, c)],
                               by_title=rng.random() < self.cfg.by_title)
                 amended[(fe.key, c)].append(f)
                 self.amends_of[d.key].append(f)
@@ -192,7 +198,7 @@ class _Builder:
             for c in rng.sample(self.concepts_of(fe.key), rng.choice((1, 2, 2))):
                 value = _other(rng, CONCEPT_BY_ID[c].grid, self.base[(fe.key, c)])
                 self.fact(kind="replaces", doc=d.key, at=self.section(d.key) + 0, concept=c,
-                          value=value, target=fe.key, state=state,
+                          value=value, target=fe.key, state=state, para=self.para[(fe.key, c)],
                           by_title=rng.random() < self.cfg.by_title)
 
     def bulletins(self) -> None:
@@ -264,6 +270,31 @@ class _Builder:
             self.fact(kind="defines", doc=d.key, at=2, item=n)
         self.sections[d.key] = 2
 
+    def filing(self) -> None:
+        """A share of endorsements and state forms leave their date to the manual's filing
+        schedule (GM-1 § 3, in date order): their header gives none (own stream
+        ``universe/casebook/filing``, so the rest of the ledger does not move)."""
+        rng = stream(self.cfg.seed, "universe/casebook/filing")
+        filed = []
+        for i, d in enumerate(self.docs):
+            if d.kind in ("endorsement", "state_form") and rng.random() < self.cfg.filed:
+                self.docs[i] = replace(d, filed=True)
+                self.by_key[d.key] = self.docs[i]
+                filed.append(self.docs[i])
+        for d in sorted(filed, key=lambda d: (d.date, d.key)):
+            self.fact(kind="filed", doc="GM-1", at=3, ref=d.key, date=d.date)
+
+    def schedules(self) -> None:
+        """A share of endorsements and state forms name no form in their header: their
+        Schedule (§ 1) names it (own stream ``universe/casebook/schedule``)."""
+        rng = stream(self.cfg.seed, "universe/casebook/schedule")
+        for i, d in enumerate(self.docs):
+            if d.kind in ("endorsement", "state_form") and rng.random() < self.cfg.scheduled:
+                self.docs[i] = replace(d, scheduled=True)
+                self.by_key[d.key] = self.docs[i]
+                self.fact(kind="attaches", doc=d.key, at=1, target=d.target,
+                          by_title=rng.random() < self.cfg.by_title)
+
     def build(self) -> Ledger:
         self.manual()
         self.forms()
@@ -271,6 +302,8 @@ class _Builder:
         self.state_forms()
         self.bulletins()
         self.memos_and_faqs()
+        self.filing()
+        self.schedules()
         return Ledger(self.docs, self.facts)
 
 

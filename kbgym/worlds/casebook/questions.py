@@ -116,11 +116,16 @@ class Pools:
                            (provision_key(f.target, f.concept),), f.concept)
 
     def cb_endorsement_value(self):
+        """A lookup: one paragraph answers it, so only amendments that give their place (a
+        revision names only the amendment it revises: following it is connected work)."""
         for f in self.ledger.by_kind["amends"]:
+            if f.ref:
+                continue
             name = CONCEPT_BY_ID[f.concept].name
             yield Instance("cb_endorsement_value",
                            render_question("cb_endorsement_value", concept=name, doc=f.doc,
-                                           form=f.target),
+                                           form=f.target, section=CONCEPT_BY_ID[f.concept].section,
+                                           para=f.para),
                            _val(f.concept, f.value), (f.id,), (f"document:{f.doc}",), f.concept)
 
     def cb_bound(self):
@@ -136,8 +141,8 @@ class Pools:
             if d.kind not in ("endorsement", "state_form", "bulletin"):
                 continue
             text = render_question("cb_date", refkind=KIND_WORD[d.kind], doc=d.key)
-            yield Instance("cb_date", text,
-                           date_forms(d.date), (f.id,), (f"document:{d.key}",), None)
+            yield Instance("cb_date", text, date_forms(d.date), tuple(self.rules.when(d.key)),
+                           (f"document:{d.key}",), None)
 
     # -- connected -------------------------------------------------------------------------
     def _situations(self):

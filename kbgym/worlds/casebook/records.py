@@ -12,7 +12,9 @@ class Doc:
     """One document. ``key`` is its label (``CP-10 (2019 edition)`` for a form edition, the
     code otherwise); ``date`` when it takes effect; ``target`` the form edition an endorsement
     or state form attaches to; ``supersedes`` the document it replaces from ``date`` on;
-    ``by_title`` whether its header names its target by the form's title."""
+    ``by_title`` whether its header names its target by the form's title; ``filed`` whether
+    its header leaves the date to the manual's filing schedule; ``scheduled`` whether its
+    header leaves the form it attaches to to its own Schedule (§ 1)."""
 
     key: str
     code: str
@@ -25,17 +27,23 @@ class Doc:
     target: str | None = None
     supersedes: str | None = None
     by_title: bool = False
+    filed: bool = False
+    scheduled: bool = False
 
 
 @dataclass(frozen=True)
 class Fact:
     """One ledger fact. ``doc`` is the document that states it and ``at`` the section it is
     stated in; ``target``/``concept`` name a provision (a form edition and a concept);
-    ``ref``/``item`` a referenced document and section; ``correct`` marks a memo's or FAQ's
-    statement that agrees with the effective value on its date."""
+    ``ref``/``item`` a referenced document and section; ``para`` the paragraph of the form's
+    section that holds the provision (a ``sets`` fact's own paragraph, the paragraph an
+    ``amends`` or ``replaces`` fact points at: ``§ 3.2`` is section 3, paragraph 2);
+    ``correct`` marks a memo's or FAQ's statement that agrees with the effective value on its
+    date."""
 
     id: str
-    kind: str  # issued sets amends replaces bound supersedes states refers defines precedence
+    kind: str  # issued filed attaches sets amends replaces bound supersedes states refers
+    #            defines precedence
     doc: str
     at: int = 0
     concept: str | None = None
@@ -50,6 +58,7 @@ class Fact:
     correct: bool | None = None
     chain: int | None = None  # the chain a refers fact belongs to
     hop: int | None = None  # its position in the chain (1 = the start)
+    para: int | None = None  # the provision's paragraph in its form section
 
 
 @dataclass

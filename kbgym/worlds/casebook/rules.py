@@ -41,6 +41,7 @@ class Rules:
         self.bounds: dict[tuple[str, int, str], list[Fact]] = defaultdict(list)
         self.issued: dict[str, Fact] = {}
         self.supersedes: dict[str, Fact] = {}
+        self.filed: dict[str, Fact] = {}  # document -> its entry in the filing schedule
         for f in ledger.facts:
             if f.kind == "sets":
                 self.sets[(f.target, f.concept)] = f
@@ -54,6 +55,8 @@ class Rules:
                 self.issued[f.doc] = f
             elif f.kind == "supersedes":
                 self.supersedes[f.ref] = f
+            elif f.kind == "filed":
+                self.filed[f.ref] = f
         prec = ledger.by_kind.get("precedence") or []
         self.precedence = prec[0].id if prec else None
 
@@ -64,12 +67,20 @@ class Rules:
         newer = self.ledger.superseded_by.get(key)
         return not (newer is not None and self.ledger.doc[newer].date <= date)
 
+    def when(self, key: str) -> list[str]:
+        """The facts that say when ``key`` takes effect: its header, and its entry in the
+        manual's filing schedule where the header leaves the date to it."""
+        out = [self.issued[key].id]
+        if key in self.filed:
+            out.append(self.filed[key].id)
+        return out
+
     def _why(self, key: str, date: str) -> list[str]:
         """The facts that say whether ``key`` is in force on ``date``."""
-        out = [self.issued[key].id]
+        out = self.when(key)
         sup = self.supersedes.get(key)
         if sup is not None:
-            out += [sup.id, self.issued[sup.doc].id]
+            out += [sup.id] + self.when(sup.doc)
         return out
 
     def _latest(self, facts: list[Fact], date: str, support: list[str]) -> tuple[Fact | None, bool]:

@@ -11,10 +11,11 @@ from kbgym.protocol.limits import MAX_TEXT_CHARS
 from kbgym.worlds.casebook import CasebookConfig, generate, ledger_of, where_of
 from kbgym.worlds.casebook.grammar import parse_paragraph
 from kbgym.worlds.casebook.questions import CONNECTED, TEMPLATES
+from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
 
 #: The statement kinds a fact of each kind may be read back as.
-READ_AS = {"sets": ("sets", "row"), "amends": ("amends", "amends_chain", "amends_schedule"),
-           "replaces": ("replaces", "replaces_schedule"), "bound": ("bound",),
+READ_AS = {"sets": ("sets", "row"), "amends": ("amends_ref", "amends_ref_chain"),
+           "replaces": ("replaces_ref",), "bound": ("bound",),
            "states": ("states",), "refers": ("refers",)}
 
 
@@ -37,12 +38,39 @@ def test_every_fact_is_written_where_the_ledger_says_and_reads_back(casebook, se
     u = casebook(seed)
     ledger, where = ledger_of(u), where_of(u)
     text = {n.id: n.text for n in u.nodes}
+    form_para = {}  # (form edition, section, paragraph) -> its note
+    for n in u.nodes:
+        loc = parse_paragraph(n.text)[0]
+        if loc[1] is not None:
+            form_para[(f"{loc[0]} ({loc[1]} edition)", loc[2], loc[3])] = n.id
     for f in ledger.facts:
         assert where.get(f.id), f"fact {f.id} ({f.kind}) is written nowhere"
         if f.kind not in READ_AS:
             continue
         for nid in where[f.id]:
             found = parse_paragraph(text[nid])[1]
+            if f.kind in ("amends", "replaces"):
+                # by place only: § {section}.{para} of the form, whose own paragraph there
+                # sets the concept (a revision: by the amendment it revises, which amends the
+                # same provision); the amending paragraph never names it
+                place = (CONCEPT_BY_ID[f.concept].section, f.para)
+                if f.ref:
+                    assert any(s.kind == "amends_ref_chain" and s.get("ref") == f.ref
+                               and s.get("item") == f.item and s.get("value") == f.value
+                               for s in found), (f, text[nid])
+                    prev = [g for g in ledger.of_doc[f.ref] if g.at == f.item]
+                    assert [(g.kind, g.target, g.concept) for g in prev] == [
+                        ("amends", f.target, f.concept)]
+                else:
+                    assert any(s.kind in READ_AS[f.kind] and (s.get("section"), s.get("para"))
+                               == place and s.get("value") == f.value
+                               and "concept" not in s.fields for s in found), (f, text[nid])
+                assert not any(n.lower() in text[nid].lower()
+                               for n in CONCEPT_BY_ID[f.concept].names), (f, text[nid])
+                at = form_para[(f.target, *place)]
+                assert any(s.kind == "sets" and s.get("concept") == f.concept
+                           for s in parse_paragraph(text[at])[1]), (f, text[at])
+                continue
             assert any(s.kind in READ_AS[f.kind] and s.get("concept") == f.concept
                        and s.get("value") == f.value for s in found), (f, text[nid])
 
@@ -82,8 +110,8 @@ def test_a_bad_config_is_one_line():
 #:   python -c "from kbgym.worlds.casebook import *; from kbgym.worlds.casebook.drift import drift;
 #:   u = generate(CasebookConfig(seed=0, forms=4, endorsements=10, state_forms=4, bulletins=5,
 #:   memos=4, faqs=3, sizes=(30, 20, 10), eval_sizes=(6, 4))); print(u.hash, drift(u, 4, 0).hash)"
-GOLDEN = ("sha256:c92835c881faa6525e70bb0a080ba9f3e1d9eb287d9533dfb3b7c1bbef381b59",
-          "sha256:4222465ae0a26f73a8980070292bc730cd9b45ccf0c20f098063b6bbdf4ce6a6")
+GOLDEN = ("sha256:11415fd8d0f29b90b1e64eaa7a5a55ecd1a711dced2787288452e45bf7b61a09",
+          "sha256:de7c62b5bb5a4b9f4edadfd4f1ea2fde7bf3d0fc47a75b79947f4bb5313beba0")
 
 
 def test_the_small_world_matches_its_golden_hash(casebook):
