@@ -9,8 +9,8 @@ from kbgym.errors import ConfigError, first_error
 
 class CasebookConfig(BaseModel):
     """The generator's inputs. At ``scale=1`` (the default): 12 form codes with 1–3 editions
-    each, 60 endorsements, 18 state amendatory endorsements, 18 bulletins, 12 memos, 8 FAQs
-    and one manual — about 140 documents, 1,000 ledger facts and 1,700 paragraphs. ``scale``
+    each, 80 endorsements, 24 state amendatory endorsements, 18 bulletins, 12 memos, 8 FAQs
+    and one manual — about 170 documents, 1,200 ledger facts and 1,750 paragraphs. ``scale``
     multiplies every count.
 
     ``provisions`` is the number of concepts each form code sets; ``chains`` the reference
@@ -29,8 +29,8 @@ class CasebookConfig(BaseModel):
     scale: int = Field(1, ge=1, le=1000)
     forms: int = Field(12, ge=2, le=100_000)
     provisions: int = Field(12, ge=3, le=20)
-    endorsements: int = Field(60, ge=1)
-    state_forms: int = Field(18, ge=1)
+    endorsements: int = Field(80, ge=1)
+    state_forms: int = Field(24, ge=1)
     bulletins: int = Field(18, ge=1)
     memos: int = Field(12, ge=1)
     faqs: int = Field(8, ge=1)
