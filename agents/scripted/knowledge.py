@@ -548,6 +548,18 @@ class LinkJudgedKnowledge(Knowledge):
             self.splits = True
         return parts >= 2 and all(nid not in self.facts for nid, _ in hits)
 
+    def note_index_of_parts(self, nid: str, key: str) -> bool:
+        """Whether ``nid`` (read) links two or more authored notes that all name ``key`` and
+        another value (``Friends of X (Oakhaven)``): an index of parts, and the library
+        splits its sets (:attr:`splits`)."""
+        subs = [lid for lid in self.links.get(nid, ())
+                if lid in self.notes and lid not in self.facts]
+        if len(subs) >= 2 and all(names_key(own_text(self.notes[lid]), key)
+                                  and names_other_value(own_text(self.notes[lid]), key)
+                                  for lid in subs):
+            self.splits = True
+        return self.splits
+
     def note_rejected(self, nid: str, rel: str, key: str) -> None:
         """``nid`` was read and judged not to be ``(rel, key)``: remember what it says it is.
 
@@ -558,10 +570,7 @@ class LinkJudgedKnowledge(Knowledge):
           read again for ``rel`` under another key's name (:attr:`rejected_shapes`)."""
         if (nid, rel, key) not in self.judged:
             return  # not judged (links unread, a grandchild awaiting children): no lesson
-        subs = [lid for lid in self.links.get(nid, ()) if lid in self.notes and lid not in self.facts]
-        if (rel, key) in self.parts_seen or (len(subs) >= 2 and all(
-                names_key(own_text(self.notes[lid]), key)
-                and names_other_value(own_text(self.notes[lid]), key) for lid in subs)):
+        if (rel, key) in self.parts_seen or self.note_index_of_parts(nid, key):
             self.splits = True
             return
         shape = title_shape(self.notes.get(nid, ""), key)

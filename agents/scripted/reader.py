@@ -32,6 +32,8 @@ from kbgym_agents.scripted.knowledge import (
     LinkJudgedKnowledge,
     Tier,
     answers_only,
+    names_key,
+    own_text,
     plural_forms,
 )
 from kbgym_agents.scripted.queries import (
@@ -122,6 +124,7 @@ class ScriptedReader(BaseAgent):
             self.kb.rng = self._rng
         self._discovered: set[tuple[str, str]] = set()  # (relation, key) looked up
         self._bare: set[str] = set()  # keys whose look-up showed statements only
+        self._second: set[str] = set()  # keys searched by their bare name after the look-up
         self._plan: Plan | None = None
         self._task: str | None = None
         self._question: ParsedQuestion | None = None
@@ -240,6 +243,9 @@ class ScriptedReader(BaseAgent):
         page = 1
         irel = index_rel or rel
         if done is None:
+            if (yield from self._indexed(irel, key, read_only=True)):  # free: read already
+                kb.complete.add((rel, key))
+                return "complete"
             yield from self._discover(irel, key)
         while True:
             if (rel, key) in kb.complete:
@@ -249,6 +255,8 @@ class ScriptedReader(BaseAgent):
             if (yield from self._indexed(irel, key)):
                 kb.complete.add((rel, key))
                 return "complete"
+            if page == 1 and done is None and (yield from self._second_look(irel, key)):
+                continue  # new candidates in sight: judged before paging
             if page > self.max_page:
                 return ""
             if page > 2 and self.explore and self._can_spare():  # a big set: worth a try
@@ -267,16 +275,19 @@ class ScriptedReader(BaseAgent):
             if fallback is not None and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
                 (query, tier), fallback, page = fallback, None, 1
 
-    def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None) -> Plan:
+    def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None,
+                 read_only: bool = False) -> Plan:
         """Read and judge the candidates for ``(rel, key)`` in sight; ``True`` when one is the
         complete set. A rejected candidate costs its read and changes nothing else.
-        ``stop`` ends the reading early (what was wanted showed up in a read)."""
+        ``stop`` ends the reading early (what was wanted showed up in a read); ``read_only``
+        judges only notes read already (no step)."""
         tried: set[str] = set()
         deferred: list[str] = []  # read, but judging them needs several more reads
         while True:  # asked again after each judgement: what a read showed reorders the rest
             cands = [c for c in self.kb.index_candidates(rel, key, ((rel, key),))
-                     if c not in tried and c not in deferred]
-            expand = not cands
+                     if c not in tried and c not in deferred
+                     and (not read_only or c in self.kb.links)]
+            expand = not cands and not read_only
             if expand:  # nothing cheaper left: the deferred ones, in the order read
                 cands = [c for c in deferred if c not in tried]
             if not cands or (cands[0] not in self.kb.links and not self._can_spare()):
@@ -314,6 +325,8 @@ class ScriptedReader(BaseAgent):
         if fresh:
             kb.note_candidate_read(rel, key)
         yield from self._read(nid)
+        if isinstance(kb, LinkJudgedKnowledge):
+            kb.note_index_of_parts(nid, key)
         if not expand and len(kb.unread_subnotes(nid, rel, key)) >= 2:
             return None
         reads = 0
@@ -361,6 +374,28 @@ class ScriptedReader(BaseAgent):
         if all(nid in self.kb.facts for nid, _ in hits):
             self._bare.add(key)
         return ""
+
+    def _second_look(self, rel: str, key: str) -> Plan:
+        """Once per person, when the discovery page showed notes about ``key`` but none of
+        them was its set: the bare name, whose first page ranks the person's short notes
+        (``About X.``, ``Two generations below X.``) above their statements, where under
+        ``X friends`` other people's notes using the relation word can crowd them out (the
+        navigator searches the bare name too). ``True`` when it shows a note about the key
+        not read yet."""
+        q, kb = self._question, self.kb
+        word = DISCOVERY_WORDS.get(rel)
+        if (q is None or key not in (q.X, q.Y) or word is None or key in self._bare
+                or key in self._second or not self._can_spare()):
+            return False
+        first = kb.pages.get((f"{key} {plural(word)}", 1)) or []
+        if not any(nid not in kb.facts and names_key(own_text(text), key)
+                   for nid, text in first):
+            return False
+        self._second.add(key)
+        yield from self._search(key)
+        hits = kb.pages.get((key, 1)) or []
+        return any(nid not in kb.facts and nid not in kb.links
+                   and names_key(own_text(text), key) for nid, text in hits)
 
     def _value_query(self, value: str) -> tuple[str, Tier]:
         """A value's set query: the value and its plural (only index titles hold the plural)."""
@@ -655,6 +690,10 @@ class ScriptedReader(BaseAgent):
         if (yield from self._indexed("grandchildren", x,
                                      stop=lambda: x in kb.awaiting_children)):
             return str(len(kb.index_members[("grandchildren", x)]))
+        if x not in kb.awaiting_children and (yield from self._second_look("grandchildren", x)):
+            if (yield from self._indexed("grandchildren", x,
+                                         stop=lambda: x in kb.awaiting_children)):
+                return str(len(kb.index_members[("grandchildren", x)]))
         kids = yield from self._children(x)
         if (yield from self._indexed("grandchildren", x)):
             return str(len(kb.index_members[("grandchildren", x)]))
