@@ -106,37 +106,34 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
     from kbgym.library.graph import NodeColumns
 
     src, pos = base.source, base._pos
-    ids, nums, texts = list(src.ids), list(src.nums), list(src.texts)
+    ids, nums = list(src.ids), list(src.nums)
     origins = None if src.origins is None else list(src.origins)
     flags = None if src.flags is None else list(src.flags)
     absorbed = dict(src.absorbed or {})
-    dead: list[int] = []
-    extra = []
     linked = [n for k, n in base._made.items() if n.links and k not in over]
-    for k, node in over.items():
-        p = pos.get(k)
-        if p is None:
-            if node is not None:
-                extra.append(node)
-            continue
-        if node is None:
-            dead.append(p)
-            continue
-        texts[p] = node.text
-        if node.origin != k and origins is None:
-            origins = list(ids)
-        if origins is not None:
-            origins[p] = node.origin
-        if node.flag is not None and flags is None:
-            flags = [None] * len(ids)
-        if flags is not None:
-            flags[p] = node.flag
-        if node.absorbed:
-            absorbed[p] = node.absorbed
-        else:
+    # the changes classified at once (a change to every note is the case to be fast for)
+    keys, vals = list(over), list(over.values())
+    get = pos.get
+    at = np.array([get(k, -1) for k in keys], dtype=np.int64)
+    gone = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
+    dead = at[(at >= 0) & gone].tolist()
+    extra = [vals[i] for i in np.flatnonzero((at < 0) & ~gone).tolist()]
+    upd = np.flatnonzero((at >= 0) & ~gone)
+    nodes = [vals[i] for i in upd.tolist()]
+    where = at[upd]
+    texts = _scatter(src.texts, where, [n.text for n in nodes])
+    og = [n.origin for n in nodes]
+    if origins is not None or og != [n.id for n in nodes]:
+        origins = _scatter(ids if origins is None else origins, where, og)
+    fl = [n.flag for n in nodes]
+    if flags is not None or fl.count(None) != len(fl):
+        flags = _scatter([None] * len(ids) if flags is None else flags, where, fl)
+    wl = where.tolist()
+    if absorbed:
+        for p in wl:
             absorbed.pop(p, None)
-        if node.links:
-            linked.append(node)
+    absorbed.update((p, n.absorbed) for p, n in zip(wl, nodes) if n.absorbed)
+    linked.extend(n for n in nodes if n.links)
     if extra:
         if any(n.origin != n.id for n in extra) and origins is None:
             origins = list(ids)
@@ -170,6 +167,20 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
             absorbed = {int(new_pos[i]): a for i, a in absorbed.items() if keep[i]}
     linked.sort(key=lambda n: n.num)
     return NodeColumns(ids, nums, texts, origins, flags, absorbed or None), linked
+
+
+def _scatter(column: Any, where: np.ndarray, values: list) -> list:
+    """A copy of ``column`` (a sequence) with ``values`` at the positions ``where``."""
+    if not isinstance(column, list):
+        column = list(column)
+    if len(where) == len(column) and bool((where == np.arange(len(column))).all()):
+        return values  # (every entry replaced, in order)
+    out = np.array(column, dtype=object) if len(column) else np.zeros(0, dtype=object)
+    if len(where):
+        vals = np.empty(len(values), dtype=object)
+        vals[:] = values
+        out[where] = vals
+    return out.tolist()
 
 
 _PLAIN = '{"absorbed":[],"flag":%s,"id":"%s","links":[],"origin":%s,"text":%s}'
@@ -225,6 +236,11 @@ def _strings(items: list[str]) -> tuple[np.ndarray, np.ndarray]:
     a NUL the items are joined with NUL (the reader splits instead of slicing), which the
     offsets tell apart: they then count a separator after every item (the last ends one past
     the text)."""
+    from kbgym.library.columns import StrColumn
+
+    if isinstance(items, StrColumn):  # (a loaded column written again: no join)
+        blob = np.frombuffer(items.text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        return blob, np.frombuffer(items.off, dtype=np.int64)
     joined = "\x00".join(items)
     sep = joined.count("\x00") == max(0, len(items) - 1)
     if not sep:
@@ -238,9 +254,11 @@ def _strings(items: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return blob, off
 
 
-def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
+def _unstrings(blob: np.ndarray, off: np.ndarray, what: str, column: bool = False) -> Any:
+    """The strings of ``_strings``' blob and offsets: a list, or with ``column`` a
+    :class:`~kbgym.library.columns.StrColumn` (one string, cut on access) when NUL-joined."""
     try:
-        text = blob.tobytes().decode("utf-8", "surrogatepass")
+        text = str(memoryview(np.ascontiguousarray(blob)), "utf-8", "surrogatepass")
     except UnicodeDecodeError:
         raise SnapshotIntegrityError(f"{what} is not UTF-8") from None
     n = len(off) - 1
@@ -249,6 +267,13 @@ def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
     if n == 0:
         return []
     if int(off[-1]) == len(text) + 1:  # NUL-joined
+        if column and text.isascii():  # (character offsets are byte offsets)
+            from kbgym.library.columns import StrColumn
+
+            o = np.ascontiguousarray(off, dtype=np.int64)
+            if text.count("\x00") != n - 1 or (n > 1 and bool(blob[o[1:-1] - 1].any())):
+                raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
+            return StrColumn(text, o, True)
         items = text.split("\x00")
         if len(items) != n:
             raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
@@ -259,30 +284,55 @@ def _unstrings(blob: np.ndarray, off: np.ndarray, what: str) -> list[str]:
     return [text[a:b] for a, b in zip(o, o[1:])]
 
 
+def _positions(nums: np.ndarray, ids: Any, want: list[str], want_nums: Any) -> np.ndarray:
+    """The positions of the notes ``want`` (ids, with their numbers ``want_nums``) in the
+    table whose increasing numbers are ``nums``: found by number, checked by id. KeyError
+    when one is missing."""
+    q = np.asarray(want_nums, dtype=np.int64)
+    p = np.searchsorted(nums, q)
+    if len(p) and (int(p.max()) >= len(nums) or bool((nums[p] != q).any())):
+        raise KeyError("a note is not in the table")
+    for i, x in zip(p.tolist(), want):
+        if ids[i] != x:
+            raise KeyError(x)
+    return p
+
+
+def _objects(items: Any) -> np.ndarray:
+    """``items`` as a 1-D object array (elementwise comparisons run in C)."""
+    out = np.empty(len(items), dtype=object)
+    out[:] = items if isinstance(items, list) else list(items)
+    return out
+
+
 def library_columns(lib: Any, notes: tuple[Any, list] | None = None
-                    ) -> tuple[dict, dict[str, np.ndarray], dict[str, int]]:
-    """(header fields, columns, id -> position) of a library (``notes``: its
-    :func:`note_table`, if the caller has it)."""
+                    ) -> tuple[dict, dict[str, np.ndarray]]:
+    """(header fields, columns) of a library (``notes``: its :func:`note_table`, if the
+    caller has it). Positions are found by note number: no id -> position map is made."""
+    from kbgym.protocol.ids import id_num
+
     table, linked = notes if notes is not None else note_table(lib)
     ids, n = table.ids, len(table.ids)
-    pos = dict(zip(ids, range(n)))
     cols: dict[str, np.ndarray] = {}
-    cols["num"] = np.asarray(table.nums, dtype=np.int64)
+    cols["num"] = nums = np.asarray(table.nums, dtype=np.int64)
     cols["id_blob"], cols["id_off"] = _strings(ids)
     cols["text_blob"], cols["text_off"] = _strings(table.texts)
     if table.flags is None:
         cols["flag"] = np.zeros(n, dtype=np.uint8)
     else:
-        code = {f: i for i, f in enumerate(_FLAGS)}
-        cols["flag"] = np.fromiter(map(code.__getitem__, table.flags), dtype=np.uint8, count=n)
+        fa = _objects(table.flags)
+        if not bool(np.isin(fa, _FLAGS).all()):
+            raise ValueError("unknown flag")
+        cols["flag"] = ((fa == _FLAGS[1]) + 2 * (fa == _FLAGS[2])).astype(np.uint8)
     # origins: 1 = the note's own id (most originals), 0 = none, 2 = another (listed in order)
     if table.origins is None:
         okind = np.ones(n, dtype=np.uint8)
         others: list[str] = []
     else:
-        okind = np.fromiter((0 if o is None else 1 if o == x else 2
-                             for o, x in zip(table.origins, ids)), dtype=np.uint8, count=n)
-        others = [o for o, k in zip(table.origins, okind.tolist()) if k == 2]
+        oa = _objects(table.origins)
+        okind = np.where(np.equal(oa, None), 0, np.where(oa == _objects(ids), 1, 2)
+                         ).astype(np.uint8)
+        others = oa[okind == 2].tolist()
     cols["origin_kind"] = okind
     cols["origin_blob"], cols["origin_off"] = _strings(others)
     absorbed = table.absorbed or {}
@@ -294,12 +344,14 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
     cols["abs_off"] = np.concatenate(([0], np.cumsum(acount))).astype(np.int64)
     cols["abs_blob"], cols["abs_soff"] = _strings(flat_abs)
     lcount = np.zeros(n, dtype=np.int64)
-    dst, typ, hsh, has = [], [], [], []
+    targets = [t for node in linked for t in node.links]
+    tpos = _positions(nums, ids, targets, [id_num(t) for t in targets]).tolist()
+    lcount[_positions(nums, ids, [x.id for x in linked], [x.num for x in linked])] = \
+        [len(x.links) for x in linked]
+    dst, typ, hsh, has = tpos, [], [], []
     for node in linked:
-        lcount[pos[node.id]] = len(node.links)
         types, hashes = node.link_types, node._hashes or {}
         for t in node.links:
-            dst.append(pos[t])
             typ.append(_TYPES.index(types.get(t)))
             h = hashes.get(t)
             if h is not None and len(h) != 16:
@@ -311,17 +363,18 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
     cols["link_type"] = np.array(typ, dtype=np.uint8)
     cols["link_hash"] = np.array(hsh, dtype=np.uint64)
     cols["link_has_hash"] = np.array(has, dtype=np.uint8)
-    same = list(lib.origins) == ids  # (B1 and most libraries: the origins are the note ids)
+    same = len(lib.origins) == n and list(lib.origins) == list(ids)  # (B1, most libraries)
     cols["origins_blob"], cols["origins_off"] = _strings([] if same else list(lib.origins))
     head = {"next_id": int(lib.next_id), "merges": int(lib.merges), "n_nodes": n,
             "origins_are_ids": same}
-    return head, cols, pos
+    return head, cols
 
 
-def index_columns(lib: Any, pos: dict[str, int], table: Any = None
+def index_columns(lib: Any, nums: np.ndarray, table: Any = None
                   ) -> tuple[dict | None, dict[str, np.ndarray]]:
     """The compacted BM25 state, when the index is a BM25Index fully in step with the notes
-    (nothing pending); else (None, {}) and the index is rebuilt on load."""
+    (nothing pending); else (None, {}) and the index is rebuilt on load. ``nums``: the note
+    table's numbers (slots are matched to notes by number)."""
     from kbgym.library.search import BM25Index
 
     ix = lib.search_backend
@@ -340,9 +393,8 @@ def index_columns(lib: Any, pos: dict[str, int], table: Any = None
         alive = ~ix._dead[:n_old]
         live = np.flatnonzero(alive)
         remap = np.cumsum(alive) - 1
-        ids = ix._ids(live.tolist())
         try:  # (nothing pending: every indexed text is its note's current text)
-            slot_node = np.fromiter(map(pos.__getitem__, ids), dtype=np.int64, count=len(ids))
+            slot_node = _positions(nums, table.ids, [], ix._nums(live))
         except KeyError:
             return None, {}
         post_s, post_c, lens = [], [], []
@@ -377,9 +429,9 @@ def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
     snapshot ``content_hash`` goes into the header only when the caller knows it."""
     notes = note_table(lib)
     digest = lib.digest()
-    head, cols, pos = library_columns(lib, notes)
+    head, cols = library_columns(lib, notes)
     head.update(note_sum=f"{lib._note_sum():064x}", origins_digest=lib._odg)
-    ihead, icols = index_columns(lib, pos, notes[0])
+    ihead, icols = index_columns(lib, cols["num"], notes[0])
     cols.update(icols)
     sections, offset = [], 0
     for name, arr in cols.items():
@@ -496,14 +548,45 @@ def read_binary(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Any, di
     return lib, out
 
 
+def _ids_are_numbers(blob: np.ndarray, off: np.ndarray, nums: np.ndarray, ids: list) -> bool:
+    """Whether every id is ``s`` + the decimal digits of its note number (with the numbers
+    increasing this makes the ids unique, without a set of them): over the id blob at once
+    when the ids are short NUL-joined ASCII, else id by id."""
+    from kbgym.protocol.ids import id_num
+
+    n = len(nums)
+    if n == 0:
+        return True
+    o = np.asarray(off, dtype=np.int64)
+    starts, ends = o[:-1], o[1:] - 1
+    lens = ends - starts
+    if int(o[-1]) == len(blob) + 1 and int(lens.min()) >= 2 and int(lens.max()) <= 19:
+        b = np.asarray(blob, dtype=np.uint8)
+        if not bool((b[starts] == ord("s")).all()) or bool(b[ends[:-1]].any()):
+            return False
+        d = b - np.uint8(48)  # (wraps: a non-digit byte is >= 10)
+        if not bool((np.add.reduceat((d < 10).view(np.uint8), starts + 1) == lens - 1).all()):
+            return False  # (each segment runs to the next id's "s", its NUL included)
+        val = np.zeros(n, dtype=np.int64)
+        for k in range(int(lens.max()) - 1):  # the k-th digit from the right of each id
+            has = lens - 1 > k
+            val[has] += d[ends[has] - 1 - k].astype(np.int64) * 10 ** k
+        return bool((val == np.asarray(nums, dtype=np.int64)).all())
+    try:
+        return [id_num(x) for x in ids] == np.asarray(nums).tolist()
+    except ValueError:
+        return False
+
+
 def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     from kbgym.library.graph import AUTHORED, Library, NodeColumns, gc_paused
+    from kbgym.library.columns import LazyDict
     from kbgym.library.layers import LayeredMap
 
     head = header["library"]
     n = head["n_nodes"]
     ids = _unstrings(cols["id_blob"], cols["id_off"], "note ids")
-    texts = _unstrings(cols["text_blob"], cols["text_off"], "note texts")
+    texts = _unstrings(cols["text_blob"], cols["text_off"], "note texts", column=True)
     numa = cols["num"]
     flags = cols["flag"]
     okind = cols["origin_kind"]
@@ -514,15 +597,22 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     if n and (int(numa.min()) < 0 or int(numa.max()) >= head["next_id"]
               or bool((np.diff(numa) <= 0).any())):
         raise SnapshotIntegrityError("note numbers are not increasing below next_id")
+    if not _ids_are_numbers(cols["id_blob"], cols["id_off"], numa, ids):
+        raise SnapshotIntegrityError("note ids do not match their numbers")
     nums = array("q", numa.astype(np.int64).tobytes())
     origins_of = None
     if n and not bool((okind == 1).all()):
-        others = iter(_unstrings(cols["origin_blob"], cols["origin_off"], "origins"))
-        origins_of = [None if k == 0 else ids[i] if k == 1 else next(others)
-                      for i, k in enumerate(okind.tolist())]
+        others = _unstrings(cols["origin_blob"], cols["origin_off"], "origins")
+        oa = _objects(ids)
+        oa[okind == 0] = None
+        if len(others) != int(np.count_nonzero(okind == 2)):
+            raise SnapshotIntegrityError("origins disagree with their kinds")
+        if others:
+            oa[okind == 2] = _objects(others)
+        origins_of = oa.tolist()
     flag_of = None
     if n and bool(flags.any()):
-        flag_of = [_FLAGS[f] for f in flags.tolist()]
+        flag_of = np.array(_FLAGS, dtype=object)[flags].tolist()
     ab = _unstrings(cols["abs_blob"], cols["abs_soff"], "absorbed origins")
     aoff = cols["abs_off"]
     origins = ids if head.get("origins_are_ids") else \
@@ -571,14 +661,18 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
                 t._in[src.id] = None
                 if src.flag == AUTHORED:
                     t._ain += 1
-        lazy = table.lazy(made)
-        if len(lazy._pos) != n:
-            raise SnapshotIntegrityError("duplicate note ids")
+        lazy = table.lazy(made)  # (ids are unique: they spell the increasing numbers)
         lib._nodes = LayeredMap.over(lazy, private=True)
         # counters (the values _insert and _add_edge would have counted)
         valid = lib._origin_set
-        if origins_of is None and flag_of is None and not absorbed and origins == ids:
-            carriers = dict.fromkeys(ids, 1)  # every note an untouched original of its own
+        if not absorbed and not bool((okind == 2).any()) and (origins is ids or origins == ids):
+            # every original carries its own id, unless edited (the map made when first needed)
+            own = np.flatnonzero((okind == 1) & (flags != 1))
+            if len(own) == n:
+                carriers = LazyDict(lambda: dict.fromkeys(ids, 1), n)
+            else:
+                kl = own.tolist()
+                carriers = LazyDict(lambda: dict.fromkeys([ids[i] for i in kl], 1), len(kl))
         else:
             count: Counter[str] = Counter()
             for i in range(n):
@@ -602,7 +696,8 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
             sep = int(toff[-1] - toff[-2]) - len(texts[-1])  # 1: a NUL counted after each
             lib._tokens = int(((np.diff(toff) - sep) // 4).sum())
         lib._alive = len(carriers)
-        lib._dup = sum(1 for c in carriers.values() if c > 1)
+        lib._dup = 0 if isinstance(carriers, LazyDict) else \
+            sum(1 for c in carriers.values() if c > 1)
         lib._n_links = len(dl)
         has_in = np.zeros(n, dtype=bool)
         if len(dst):

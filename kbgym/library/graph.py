@@ -46,6 +46,7 @@ from kbgym.protocol.errors import (
 )
 from kbgym.protocol.ids import format_id, id_num, is_note_id
 from kbgym.protocol.limits import LINK_TYPES
+from kbgym.library.columns import LazyDict, LazySet
 from kbgym.library.digest import DigestBase, library_digest, note_digest, origins_digest
 from kbgym.library.layers import LayeredMap, LazyMap
 
@@ -232,8 +233,10 @@ class NodeColumns:
                     self.absorbed.get(i, ()) if self.absorbed else ())
 
     def lazy(self, made: dict | None = None) -> LazyMap:
-        pos = dict(zip(self.ids, range(len(self.ids))))
-        return LazyMap(self.ids, pos, self.make, made, source=self)
+        """A LazyMap over the columns; its id -> position map is made on first lookup."""
+        ids, n = self.ids, len(self.ids)
+        pos = LazyDict(lambda: dict(zip(ids, range(n))), n)
+        return LazyMap(ids, pos, self.make, made, source=self)
 
 
 class AddOutcome(NamedTuple):
@@ -291,7 +294,7 @@ class Library:
             raise ValueError(f"refresh must be 'immediate' or 'iteration', not {refresh!r}")
         self._nodes: LayeredMap = LayeredMap()  # id -> Node, shared with forks
         self.origins: tuple[str, ...] = tuple(origins)
-        self._origin_set = frozenset(self.origins)
+        self._origin_set = LazySet(self.origins)  # (made when first asked: loads skip it)
         self.next_id = int(next_id)
         self.merges = int(merges)
         self.version = 0
@@ -370,15 +373,15 @@ class Library:
             items = sorted(((id_num(i), i, t) for i, t in nodes))
             ids = [i for _, i, _ in items]
             lib = cls(origins=ids, **kwargs)
-            if len(lib._origin_set) != len(ids):
-                dup = next(i for i, j in zip(ids, ids[1:]) if i == j)
+            dup = next((i for i, j in zip(ids, ids[1:]) if i == j), None)  # (sorted: adjacent)
+            if dup is not None:
                 raise ValueError(f"duplicate node id {dup} in the universe nodes")
             # columns: Node objects are made only for the notes something touches
             cols = NodeColumns(ids, array("q", [num for num, _, _ in items]),
                                [t for _, _, t in items])
             lib._nodes = LayeredMap.over(cols.lazy(), private=True)
             lib._dbase = DigestBase(cols)  # (summed when a digest is first asked for)
-            lib._carriers = LayeredMap.over(dict.fromkeys(ids, 1))
+            lib._carriers = LayeredMap.over(LazyDict(lambda: dict.fromkeys(ids, 1), len(ids)))
             lib._alive = lib._orph = len(ids)
             lib._tokens = sum(len(t) // 4 for t in cols.texts)
             lib.next_id = max(lib.next_id, (items[-1][0] + 1) if items else 1)

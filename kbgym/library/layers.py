@@ -26,6 +26,7 @@ from typing import Any
 
 #: A mid of at most this many entries is never folded into the base.
 FOLD_MIN = 65_536
+_MISS: Any = object()
 
 
 class LayeredMap:
@@ -111,7 +112,20 @@ class LayeredMap:
     def keys(self) -> Iterator[Any]:
         if not self._mid and not self._top:
             return iter(self._base.keys())
-        return (k for k, _ in self.items())
+        return self._keys_over()
+
+    def _keys_over(self) -> Iterator[Any]:
+        """:meth:`keys` over changes, without reading the base's values (a LazyMap base
+        would make every note to be iterated)."""
+        base, over = self._base, self._over()
+        get, miss = over.get, _MISS
+        for k in base.keys():
+            w = get(k, miss)
+            if w is miss or w is not None:
+                yield k
+        for k, w in over.items():
+            if w is not None and k not in base:
+                yield k
 
     __iter__ = keys
 
@@ -169,7 +183,7 @@ class LayeredMap:
         for k in [k for k, v in mid.items() if v is None and k not in base]:
             del mid[k]  # deleted again before ever reaching the base: nothing to hide
         if len(mid) > max(FOLD_MIN, len(base) // 4):
-            merged = dict(base)
+            merged = base.to_dict().copy() if hasattr(base, "to_dict") else dict(base)
             for k, v in mid.items():
                 if v is None:
                     merged.pop(k, None)
@@ -233,7 +247,10 @@ class LazyMap:
         return v
 
     def __contains__(self, key: object) -> bool:
-        return key in self._pos
+        pos = self._pos
+        if type(pos) is not dict:  # (a LazyDict: made now, and kept as the dict it made)
+            pos = self._pos = pos.to_dict() if hasattr(pos, "to_dict") else pos
+        return key in pos
 
     def __len__(self) -> int:
         return len(self._keys)
