@@ -108,7 +108,7 @@ class Knowledge:
                 self.headers.setdefault(doc, Known(st.kind[7:], doc, 0, f, cites))
                 if st.kind == "header_form":
                     self.title_code[f["title"]] = f["doc"]
-            elif st.kind == "attaches" and doc is not None:
+            elif st.kind in ("attaches", "attaches_current") and doc is not None:
                 self.attached.setdefault(doc, Known(st.kind, doc, section, f, cites))
             elif st.kind == "filed":
                 self.filed.setdefault(f["doc"], Known(st.kind, doc, section, f, cites))
@@ -131,6 +131,8 @@ class Knowledge:
     def target(self, f: dict) -> str | None:
         """The form edition label a statement's target names (a title through a form
         header), or None when not resolvable yet."""
+        if "edition" not in f:  # a form named alone (a Schedule: the edition then in force)
+            return None
         if "form" in f:
             return G.form_label(f["form"], f["edition"])
         code = self.title_code.get(f.get("title", ""))
@@ -191,12 +193,42 @@ class Knowledge:
 
     def form_of(self, doc: str | None) -> str | None:
         """The form edition an endorsement or state form attaches to: named in its header, or
-        where the header leaves it to the Schedule, in the Schedule (None until read)."""
+        where the header leaves it to the Schedule, in the Schedule — which may name the form
+        alone, meaning the edition in force on the date the document takes effect (None
+        until what decides it has been read)."""
         for src in (self.headers.get(doc), self.attached.get(doc)):
             t = self.target(src.f) if src is not None else None
             if t is not None:
                 return t
+        att = self.attached.get(doc)
+        if att is not None and att.kind == "attaches_current":
+            return self.current_edition(self.code_of(att.f), self.date_of(doc))
         return None
+
+    def code_of(self, f: dict) -> str | None:
+        """The form code a statement names (by code, or by title through a form header)."""
+        return f.get("form") or self.title_code.get(f.get("title", ""))
+
+    def current_edition(self, code: str | None, date: str | None) -> str | None:
+        """The edition of form ``code`` in force on ``date``, among the editions whose header
+        has been read (the latest to take effect by then)."""
+        if code is None or date is None:
+            return None
+        eds = [h for h in self.headers.values() if h.kind == "form" and h.f["doc"] == code
+               and h.f["date"] <= date]
+        if not eds:
+            return None
+        h = max(eds, key=lambda h: h.f["date"])
+        return G.form_label(code, h.f["edition"])
+
+    def edition_cites(self, doc: str) -> list[str]:
+        """The form headers that place a Schedule naming the form alone on an edition."""
+        att = self.attached.get(doc)
+        if att is None or att.kind != "attaches_current":
+            return []
+        code = self.code_of(att.f)
+        return [c for h in self.headers.values() if h.kind == "form" and h.f["doc"] == code
+                for c in h.cites]
 
     def kind_of(self, doc: str) -> str | None:
         h = self.headers.get(doc)
@@ -219,7 +251,7 @@ class Knowledge:
                                                                             ())).f:
             out += list(self.filed[doc].cites)
         if doc in self.attached:
-            out += list(self.attached[doc].cites)
+            out += list(self.attached[doc].cites) + self.edition_cites(doc)
         return out
 
     def in_force(self, doc: str, date: str) -> bool | None:
@@ -348,8 +380,18 @@ class Resolver:
         of whose statements about ``concept`` has been seen: each body is worth a look."""
         kind = "state_form" if state else "endorsement"
         out = []
+        code = _code(form)[0]
         for doc in list(dict.fromkeys([*self.kb.headers, *self.kb.attached])):
-            if self.kb.kind_of(doc) != kind or self.kb.form_of(doc) != form:
+            if self.kb.kind_of(doc) != kind:
+                continue
+            att = self.kb.attached.get(doc)
+            if self.kb.form_of(doc) is None and att is not None \
+                    and att.kind == "attaches_current" and self.kb.code_of(att.f) in (code, None):
+                # the Schedule names the form alone: which edition takes the document's date
+                # and the dates of the form's editions
+                out += [("header", doc), ("editions", form)]
+                continue
+            if self.kb.form_of(doc) != form:
                 continue
             h = self.kb.headers.get(doc)
             if h is None:  # known from its Schedule only: its header says when (and where)
@@ -439,6 +481,8 @@ class Resolver:
 
 
 AMENDS = ("amends", "amends_ref", "amends_ref_chain")
+#: The deepest result page a search reader reads of one query.
+MAX_PAGES = 4
 REPLACES = ("replaces", "replaces_ref")
 LOOKUPS = ("cb_form_value", "cb_endorsement_value", "cb_bound", "cb_date")
 
@@ -466,8 +510,11 @@ class SearchReader(BaseAgent):
         self.kb = Knowledge()
         self.q: tuple[str, dict] | None = None
         self.asked: set[tuple] = set()
+        self.paged: dict[str, int] = {}  # query -> the last page asked of it
+        self.spent: set[str] = set()  # queries whose last page showed nothing new
         self.queue: list[dict] = []
         self.last_action: str | None = None
+        self.last_query: str | None = None
 
     # -- helpers ---------------------------------------------------------------------------
     def _shuffle(self, items: list) -> list:
@@ -481,7 +528,10 @@ class SearchReader(BaseAgent):
         name = self.last_action
         if name == "search":
             page = parse_search(result)
-            for h in page.hits if page else []:
+            hits = page.hits if page else []
+            if self.last_query is not None and all(h.id in self.kb.seen for h in hits):
+                self.spent.add(self.last_query)
+            for h in hits:
                 self.kb.absorb(h.id, h.text)
         elif name == "read":
             r = parse_read(result)
@@ -525,10 +575,19 @@ class SearchReader(BaseAgent):
         if kind == "endorsements_of":
             code, ed = _code(want[1])
             title = next((t for t, c in kb.title_code.items() if c == code), None)
-            out = [f"Endorsement modifies insurance provided under form {code} ({ed} edition)"]
+            out = [f"Endorsement modifies insurance provided under form {code} ({ed} edition)",
+                   f"Schedule form {code} the edition in force when this endorsement takes "
+                   f"effect"]
             if title:
-                out.append(f"endorsement changes the {title} ({ed} edition)")
+                out += [f"endorsement changes the {title} ({ed} edition)",
+                        f"Schedule the {title} the edition in force when this endorsement "
+                        f"takes effect"]
             return self._shuffle(out)
+        if kind == "editions":
+            code, _ = _code(want[1])
+            title = next((t for t, c in kb.title_code.items() if c == code), None)
+            return [f"form {code} edition takes effect"] + (
+                [f"the {title} edition effective"] if title else [])
         if kind == "state":
             code, ed = _code(want[1])
             place = kb.locus(want[1], want[2])
@@ -568,6 +627,7 @@ class SearchReader(BaseAgent):
     def act(self, observation: dict, info: dict | None = None) -> dict:
         action = self._act(observation, info)
         self.last_action = action["action"]
+        self.last_query = action.get("query") if action["action"] == "search" else None
         return action
 
     def _act(self, observation: dict, info: dict | None = None) -> dict:
@@ -594,6 +654,19 @@ class SearchReader(BaseAgent):
                 for query in self.queries(w):
                     if (query,) not in self.asked:
                         self.queue.append({"action": "search", "query": query})
+                        break
+                if self.queue:
+                    break
+        if not self.queue:
+            # every query asked: read further pages of them, in the order of what is still
+            # wanted, while the budget lasts and a page still shows something new
+            for w in wants:
+                for query in self.queries(w):
+                    if (query,) in self.asked and query not in self.spent \
+                            and self.paged.get(query, 1) < MAX_PAGES:
+                        self.paged[query] = self.paged.get(query, 1) + 1
+                        self.queue.append({"action": "search", "query": query,
+                                           "page": self.paged[query]})
                         break
                 if self.queue:
                     break

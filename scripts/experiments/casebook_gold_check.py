@@ -218,10 +218,23 @@ class Checker:
                     bad.append(f"{f['id']}: {nid} is not a paragraph of {f['doc']}")
                 if f["kind"] == "attaches":  # the Schedule names the form
                     form = self.docs[f["target"]]
-                    names = (f"form {form['code']} ({form['edition']} edition)",
-                             f"the {form['title']} ({form['edition']} edition)")
-                    if not any(x in text for x in names):
-                        bad.append(f"{f['id']}: {nid} names no {f['target']}")
+                    if f.get("by_date"):  # the form alone: the edition in force on its date
+                        names = (f"form {form['code']}", f"the {form['title']}")
+                        if not any(x + "," in text or x + " in force" in text for x in names) \
+                                or "in force" not in text:
+                            bad.append(f"{f['id']}: {nid} names no {form['code']} in force")
+                        when = self.docs[f["doc"]]["date"]
+                        current = max((d for d in self.docs.values() if d["kind"] == "form"
+                                       and d["code"] == form["code"] and d["date"] <= when),
+                                      key=lambda d: d["date"], default=None)
+                        if current is None or current["key"] != f["target"]:
+                            bad.append(f"{f['id']}: {f['doc']} attaches to {f['target']}, "
+                                       f"not the edition in force on {when}")
+                    else:
+                        names = (f"form {form['code']} ({form['edition']} edition)",
+                                 f"the {form['title']} ({form['edition']} edition)")
+                        if not any(x in text for x in names):
+                            bad.append(f"{f['id']}: {nid} names no {f['target']}")
                 if f["kind"] == "filed":  # the filing schedule gives the date
                     d = f["date"]
                     y, mo, dd = (int(x) for x in d.split("-"))

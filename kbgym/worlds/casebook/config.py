@@ -20,7 +20,8 @@ class CasebookConfig(BaseModel):
     ``filed`` the share of endorsements and state amendatory endorsements whose header gives
     no date: the date they take effect is in the filing schedule of the manual (§ 3);
     ``scheduled`` the share of them whose header names no form: the form they attach to is
-    in their own Schedule (§ 1);
+    in their own Schedule (§ 1); ``by_date`` the share of those Schedules that name the form
+    alone, not its edition: the edition in force on the date the document takes effect;
     ``pool`` the most questions kept per template; ``sizes``/``eval_sizes`` the splits."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -39,6 +40,7 @@ class CasebookConfig(BaseModel):
     by_title: float = Field(0.6, ge=0.0, le=1.0)
     filed: float = Field(1.0, ge=0.0, le=1.0)
     scheduled: float = Field(1.0, ge=0.0, le=1.0)
+    by_date: float = Field(0.7, ge=0.0, le=1.0)
     pool: int = Field(400, ge=10)
     sizes: tuple[int, int, int] = (150, 100, 50)
     eval_sizes: tuple[int, int] = (20, 10)

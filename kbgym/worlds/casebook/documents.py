@@ -138,6 +138,10 @@ class _Writer:
         if f.kind == "precedence":
             return G.render(G.FORM_BY_NAME["prec"])
         if f.kind == "attaches":
+            if f.by_date:  # the form alone: the edition in force on the document's date
+                d = self.ledger.doc[f.target]
+                return G.render(self.pick(("att3", "att4")),
+                                formonly=f"the {d.title}" if f.by_title else f"form {d.code}")
             return G.render(self.pick(("att", "att2")),
                             target=self.target(f.target, f.by_title))
         if f.kind == "filed":

@@ -19,7 +19,7 @@ from kbgym.worlds.casebook.ledger import Ledger, build_ledger
 from kbgym.worlds.casebook.questions import RESERVED, TEMPLATES, TRAINED, Pools
 
 SOURCE = "casebook"
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")
 
 

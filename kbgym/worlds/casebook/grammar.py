@@ -248,6 +248,11 @@ FORMS: tuple[Form, ...] = tuple(Form(*r) for r in (
      "to the form shown in the Schedule from the date given for it in Manual GM-1."),
     ("att", "attaches", "Form shown in the Schedule: {target}."),
     ("att2", "attaches", "This endorsement applies to {target} only."),
+    # … or the form alone: the edition in force on the date the document takes effect
+    ("att3", "attaches_current", "Form shown in the Schedule: {formonly}, the edition in force "
+     "on the date this endorsement takes effect."),
+    ("att4", "attaches_current", "This endorsement applies to the edition of {formonly} in "
+     "force when it takes effect."),
     ("h_bull", "header_bulletin", "Bulletin {doc} of the {state} Department of Insurance "
      "applies to {line} policies from {date}."),
     ("h_bull2", "header_bulletin", "The {state} Department of Insurance issues Bulletin {doc} "
@@ -327,6 +332,7 @@ _SLOTS = {
     "title": r"(?P<title>" + TITLE_RE + r")",
     "edition": r"(?P<edition>\d{4})", "doc": r"(?P<doc>" + DOC_CODE + r")",
     "target": _TARGET, "ref": _REF, "side": r"(?P<side>below|above)",
+    "formonly": r"(?:form (?P<form>" + FORM_CODE + r")|the (?P<title>" + TITLE_RE + r"))",
     "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
     "bound": r"(?P<bound>minimum|maximum)",
 }

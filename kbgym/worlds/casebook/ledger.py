@@ -122,6 +122,13 @@ class _Builder:
                     self.fact(kind="sets", doc=d.key, at=sec, concept=c, value=values[c],
                               target=d.key, para=used[sec])
                 self.sections[d.key] = 8
+        # an edition's life: until the day before the next edition of its code takes effect
+        # (endorsements and state forms are written against the edition then current, so a
+        # Schedule may name the form alone: "the edition in force when it takes effect")
+        self.until: dict[str, str] = {}
+        for a, b in zip(self.editions, self.editions[1:] + [None]):
+            same = b is not None and b.code == a.code
+            self.until[a.key] = add_days(b.date, -1) if same else LAST_DATE
 
     def concepts_of(self, fe: str) -> list[str]:
         return self.provisions_of[fe]
@@ -155,14 +162,14 @@ class _Builder:
             if live[fe.key] and rng.random() < 0.5:
                 old = live[fe.key].pop(0)
             if old is not None:
-                date = _after(rng, old.date, 180, 1000)
+                date = min(_after(rng, old.date, 180, 1000), self.until[fe.key])
                 prior = [f.concept for f in self.amends_of[old.key]]
                 concepts = rng.sample(prior, rng.randint(1, len(prior)))
                 extra = [c for c in self.concepts_of(fe.key) if c not in concepts]
                 if extra and rng.random() < 0.4:
                     concepts.append(rng.choice(extra))
             else:
-                date = _after(rng, fe.date, 30, 1500)
+                date = min(_after(rng, fe.date, 30, 1500), self.until[fe.key])
                 concepts = self.hot_concepts(fe.key, rng.choice((1, 1, 2, 2, 3)))
             d = self.add_doc(Doc(code, code, "endorsement", date, target=fe.key,
                                  supersedes=old.key if old else None,
@@ -191,7 +198,8 @@ class _Builder:
             state = rng.choice(STATES)
             prefix = fe.code.split("-")[0]
             code = f"{prefix}-S{self.code(prefix + '-S'):02d}"
-            d = self.add_doc(Doc(code, code, "state_form", _after(rng, fe.date, 60, 1800),
+            date = min(_after(rng, fe.date, 60, 1800), self.until[fe.key])
+            d = self.add_doc(Doc(code, code, "state_form", date,
                                  state=state, target=fe.key,
                                  by_title=rng.random() < self.cfg.by_title))
             self.section(d.key)  # § 1: the schedule
@@ -286,14 +294,16 @@ class _Builder:
 
     def schedules(self) -> None:
         """A share of endorsements and state forms name no form in their header: their
-        Schedule (§ 1) names it (own stream ``universe/casebook/schedule``)."""
+        Schedule (§ 1) names it (own stream ``universe/casebook/schedule``) — a share of those
+        by the form alone, the edition being the one in force on the document's date."""
         rng = stream(self.cfg.seed, "universe/casebook/schedule")
         for i, d in enumerate(self.docs):
             if d.kind in ("endorsement", "state_form") and rng.random() < self.cfg.scheduled:
                 self.docs[i] = replace(d, scheduled=True)
                 self.by_key[d.key] = self.docs[i]
                 self.fact(kind="attaches", doc=d.key, at=1, target=d.target,
-                          by_title=rng.random() < self.cfg.by_title)
+                          by_title=rng.random() < self.cfg.by_title,
+                          by_date=rng.random() < self.cfg.by_date)
 
     def build(self) -> Ledger:
         self.manual()

@@ -59,6 +59,7 @@ class Fact:
     chain: int | None = None  # the chain a refers fact belongs to
     hop: int | None = None  # its position in the chain (1 = the start)
     para: int | None = None  # the provision's paragraph in its form section
+    by_date: bool = False  # an attaches fact naming the form alone: the edition then in force
 
 
 @dataclass

@@ -113,3 +113,26 @@ def test_the_supervised_curator_writes_verified_pages_for_trained_keys(casebook,
     assert all(n.links for n in pages)
     claims = {c: claim_sources(lib.get(c).text) for p in pages for c in p.links}
     assert claims and all(srcs for srcs in claims.values())
+
+
+def test_the_search_reader_reads_further_pages_once_its_queries_are_spent(world):
+    """A search-only reader that has asked every query it knows reads the next result pages
+    of them while its budget lasts (it is budget-bound, not out of ideas), and a page only
+    while the last one showed something new."""
+    u, _ = world
+    actions = []
+
+    class Spy(SearchReader):
+        def act(self, observation, info=None):
+            a = super().act(observation, info)
+            actions.append(a)
+            return a
+
+    rows = _exam(u, Library.from_universe(u), Spy(), KBGymConfig(m=30), per=3)
+    paged = [a for a in actions if a["action"] == "search" and a.get("page", 1) > 1]
+    assert paged and max(a["page"] for a in paged) <= 4
+    for a in paged:  # every page before it of the same query was asked first
+        earlier = [b.get("page", 1) for b in actions[:actions.index(a)]
+                   if b["action"] == "search" and b["query"] == a["query"]]
+        assert set(range(1, a["page"])) <= set(earlier)
+    assert rows

@@ -110,8 +110,8 @@ def test_a_bad_config_is_one_line():
 #:   python -c "from kbgym.worlds.casebook import *; from kbgym.worlds.casebook.drift import drift;
 #:   u = generate(CasebookConfig(seed=0, forms=4, endorsements=10, state_forms=4, bulletins=5,
 #:   memos=4, faqs=3, sizes=(30, 20, 10), eval_sizes=(6, 4))); print(u.hash, drift(u, 4, 0).hash)"
-GOLDEN = ("sha256:29fb64bfd8acfacca0e3284375d24372e46576f5f9427ddc807acdb90febf242",
-          "sha256:8f6bbd12b7fe7e95b0020b38736457a5ea7a6ea2d3e9d4af909e9340b09f0e46")
+GOLDEN = ("sha256:20c1cad1e895de863ad231e3fff0b3003b80657707afb96ce08c301fb08c302a",
+          "sha256:c6df01cc1a1ff2fb5c271be6074fe714099b17d89cf389b892eb2450fa83b379")
 
 
 def test_the_small_world_matches_its_golden_hash(casebook):

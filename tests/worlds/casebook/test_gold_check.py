@@ -46,3 +46,30 @@ def test_a_paragraph_missing_its_value_is_caught(casebook, checker):
              if n.id == nid else n for n in u.nodes]
     _, _, bad = checker.check(_copy(u, nodes=tuple(nodes)))
     assert any(fact["id"] in line and "does not state" in line for line in bad)
+
+
+def test_an_amendment_naming_its_concept_is_caught(casebook, checker):
+    """Version 2's rule: the paragraph that governs never names the provision it changes."""
+    from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
+
+    u = casebook(0)
+    fact = next(f for f in u.meta["casebook"]["facts"] if f["kind"] == "amends")
+    nid = u.meta["casebook"]["where"][fact["id"]][0]
+    name = CONCEPT_BY_ID[fact["concept"]].name
+    nodes = [Node(n.id, n.text + f" The {name} is amended.", n.fact) if n.id == nid else n
+             for n in u.nodes]
+    _, _, bad = checker.check(_copy(u, nodes=tuple(nodes)))
+    assert any(fact["id"] in line and f"names {name}" in line for line in bad)
+
+
+def test_a_schedule_on_the_wrong_edition_is_caught(casebook, checker):
+    """A Schedule naming the form alone attaches to the edition in force on its date."""
+    u = casebook(0)
+    cb = u.meta["casebook"]
+    att = next(f for f in cb["facts"] if f["kind"] == "attaches" and f.get("by_date"))
+    other = next(d["key"] for d in cb["docs"] if d["kind"] == "form"
+                 and d["key"] != att["target"])
+    facts = [dict(f, target=other) if f is att else f for f in cb["facts"]]
+    meta = {**u.meta, "casebook": {**cb, "facts": facts}}
+    _, _, bad = checker.check(_copy(u, meta=meta))
+    assert any(att["id"] in line for line in bad)
