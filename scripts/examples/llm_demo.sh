@@ -33,7 +33,10 @@
 # Settings (environment): LLM_MODEL=qwen|smollm2, LLM_DEMO=exam|curator|serve, LLM_PORT (8765),
 # LLM_THREADS, LLM_M (8), LLM_VARIANTS, LLM_OUT (runs/llm-demo), LLM_VENV (.venv-llm),
 # LLM_PLAN_ONLY=1 (say what it would cost, then stop),
-# PYTHON (python3), KBGYM_PYTHON (.venv/bin/python), and LLM_DEMO_ARGS for extra flags of the
+# LLM_SERVER_ARGS (extra flags of llama_cpp.server, e.g. "--cache true": a RAM cache of prompt
+# states, so a curator alternating between its retrieval and curation prompts does not
+# re-read each from scratch), PYTHON (python3), KBGYM_PYTHON (.venv/bin/python), and
+# LLM_DEMO_ARGS for extra flags of the
 # demo's script (exam: scripts/experiments/llm_variants.py, e.g. "--max-tokens 320"; curator:
 # scripts/examples/llm_demo.py, e.g. "--train-size 2 --per-group 1").
 set -euo pipefail
@@ -165,9 +168,10 @@ esac
 # -- 3. server -------------------------------------------------------------------------
 mkdir -p "$LLM_OUT"
 say "starting llama.cpp's server for $ALIAS on 127.0.0.1:$LLM_PORT, $LLM_THREADS threads (log: $LLM_OUT/server.log)"
+# shellcheck disable=SC2086
 "$LPY" -m llama_cpp.server --model "$MODEL_FILE" --model_alias "$ALIAS" \
     --host 127.0.0.1 --port "$LLM_PORT" --n_ctx 4096 --n_threads "$LLM_THREADS" --n_threads_batch "$LLM_THREADS" \
-    >"$LLM_OUT/server.log" 2>&1 &
+    ${LLM_SERVER_ARGS:-} >"$LLM_OUT/server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
