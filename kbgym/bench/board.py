@@ -149,7 +149,8 @@ def _tokens(e: Mapping) -> int:
 
 def _cells(e: Mapping) -> list[str]:
     s = e["scores"]
-    return [e["curator"], e.get("model") or "–", _f(s.get("f1_tight")),
+    name = e["curator"] + (f" (reduced: {len(e['seeds'])} seeds)" if e.get("seeds") else "")
+    return [name, e.get("model") or "–", _f(s.get("f1_tight")),
             _f(s.get("f1_tight_b1")), _f(e.get("gain"), "+.3f"), _f(s.get("f1")),
             _f(s.get("rho")) + _ci(s.get("rho_ci")), _f(s.get("rho_nav")),
             str(s.get("curation_steps", 0)), str(_tokens(e)), _f(s.get("usd"), ".4f"),
