@@ -779,13 +779,15 @@ def _shared_key(facts: list[Fact], members: set[str], rel: str, key: str, kids: 
 
 #: Words of a set's own sentences and their common variants: a reading-order hint only.
 REL_HINTS = {
-    "friends": frozenset({"friend", "friends", "friendship", "friendships"}),
+    "friends": frozenset({"friend", "friends", "friendship", "friendships", "circle",
+                          "social", "knows", "acquaintances", "companions", "pals"}),
     "children": frozenset({"child", "children", "kids", "sons", "daughters", "father",
-                           "mother", "parent", "offspring"}),
+                           "mother", "parent", "offspring", "descendants"}),
     "grandchildren": frozenset({"grandchildren", "grandchild", "grandkids", "grandsons",
-                                "granddaughters"}),
-    "parents": frozenset({"parent", "parents", "father", "mother"}),
-    "spouse": frozenset({"spouse", "married", "husband", "wife"}),
+                                "granddaughters", "generations", "descendants"}),
+    "parents": frozenset({"parent", "parents", "father", "mother", "parentage"}),
+    "spouse": frozenset({"spouse", "married", "husband", "wife", "marriage", "partner",
+                         "wedded"}),
 }
 
 
