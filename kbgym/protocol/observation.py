@@ -20,8 +20,10 @@ unchanged under the other.
 from __future__ import annotations
 
 import ast
+import copy
 import numbers
 import re
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,6 +148,26 @@ def _split_call(line: str) -> tuple[str, dict | None, str] | None:
     return name, None, line.split(") -> ", 1)[-1]
 
 
+@lru_cache(maxsize=8192)
+def _call_line(line: str) -> tuple[str, tuple | None, str] | None:
+    """A memory line's call (name, arguments as frozen items, first result line), or None
+    for a line that continues the previous entry. Cached: each observation repeats the last
+    K lines, and parsing a call's arguments (``ast``) is most of what reading one costs."""
+    if parse_hit(line) is not None:
+        return None
+    call = _split_call(line)
+    if call is None:
+        return None
+    name, args, first = call
+    return name, None if args is None else tuple(args.items()), first
+
+
+def _thaw(items: tuple) -> dict:
+    """The arguments of a cached line as a dict of the caller's own (containers copied)."""
+    return {k: v if isinstance(v, (str, int, float, type(None))) else copy.deepcopy(v)
+            for k, v in items}
+
+
 def parse_history(lines: str) -> list[Entry]:
     """The memory lines (the text under the header) as entries. A line that opens a call
     (``- name(`` … ``) -> ``) starts an entry; any other line — a hit of a multi-line result,
@@ -154,12 +176,11 @@ def parse_history(lines: str) -> list[Entry]:
     if lines == NO_ACTIONS:
         return entries
     for line in lines.split("\n"):
-        if parse_hit(line) is None:
-            call = _split_call(line)
-            if call is not None:
-                name, args, first = call
-                entries.append(Entry(name, args, first))
-                continue
+        call = _call_line(line)
+        if call is not None:
+            name, args, first = call
+            entries.append(Entry(name, None if args is None else _thaw(args), first))
+            continue
         if entries:
             entries[-1].result += "\n" + line
     return entries

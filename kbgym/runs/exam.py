@@ -83,9 +83,10 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
     return out
 
 
-#: The ideal navigator's figures, per (universe, library state, search backend, budget and
-#: paging, question): a library state examined again (concurrent examiners, repeats, the same
-#: state in a probe and a curve) reuses them instead of navigating again. Least recently used
+#: The ideal navigator's figures, per (universe, library content (``Library.digest``) and
+#: pending re-indexing, search backend, budget and paging, question): the same content
+#: examined again (concurrent examiners, repeats, the same state in a probe and a curve, B1
+#: built again for another arm) reuses them instead of navigating again. Least recently used
 #: entries go first beyond NAV_CACHE_SIZE.
 NAV_CACHE_SIZE = 20_000
 _NAV_CACHE: OrderedDict[tuple, tuple[int | None, float | None]] = OrderedDict()
@@ -156,9 +157,11 @@ class Examiner:
         """The ideal navigator's (steps, F1) for ``q`` on the examined library, from the
         cache when this library state was navigated before (see :data:`NAV_CACHE_SIZE`)."""
         lib, cfg = self.env.library, self.env.config
-        key = (self.env.universe.hash, lib.state_key(), type(lib.search_backend).__name__,
-               cfg.m, cfg.page_size, cfg.max_page, q.text, q.support, q.keys,
-               q.support_status)
+        # (keyed by content: the same notes loaded or built again navigate alike; the
+        # pending re-indexing, if any, is part of what the search shows)
+        key = (self.env.universe.hash, lib.digest(), tuple(lib.dirty),
+               type(lib.search_backend).__name__, cfg.m, cfg.page_size, cfg.max_page,
+               q.text, q.support, q.keys, q.support_status)
         hit = _NAV_CACHE.get(key)
         if hit is None:
             nav = self.navigator.run(q)

@@ -187,6 +187,36 @@ def test_navigator_figures_are_cached_per_library_state(monkeypatch):
     assert got[1] == 0.0 and want[0][1] == 1.0
 
 
+def test_the_same_content_built_again_takes_the_cached_figures(monkeypatch):
+    """The cache is keyed by content: B1 built a second time (the prior arm's library) is not
+    navigated again; the same content reached by other edits neither; other content is."""
+    from kbgym.library.graph import Library
+    from kbgym.metrics.navigator import Navigator
+    from kbgym.runs import exam as E
+    from kbgym.worlds.people import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=5, n_people=24, n_cities=4, sizes=(20, 15, 10),
+                                eval_sizes=(4, 4)))
+    qs = [q for q in u.split("test_in") if q.support]
+    E._NAV_CACHE.clear()
+    want = [E.Examiner(u, qs, library=Library.from_universe(u)).nav_figures(q) for q in qs]
+    calls = []
+    real = Navigator.run
+    monkeypatch.setattr(Navigator, "run", lambda self, q: calls.append(q) or real(self, q))
+    assert [E.Examiner(u, qs, library=Library.from_universe(u)).nav_figures(q)
+            for q in qs] == want and not calls
+    a, b = Library.from_universe(u), Library.from_universe(u)
+    x, y = a.ids()[:2]
+    a.link(x, y)
+    b.link(x, y)
+    b.unlink(x, y)
+    b.link(x, y)  # same content as a, by another history
+    E.Examiner(u, qs, library=a).nav_figures(qs[0])
+    assert len(calls) == 1
+    E.Examiner(u, qs, library=b).nav_figures(qs[0])
+    assert len(calls) == 1
+
+
 def test_a_curve_without_the_navigator_leaves_its_figures_out(tmp_path):
     """training_curve(navigate=False) (the demo's: nothing it shows reads them) gives the same
     curve as with the navigator, less nav_steps / nav_f1."""
