@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # (numpy is imported by np_stream only: generating a universe needs none)
+    import numpy as np
 
 STREAM_NAMES = ("universe", "questions", "splits", "probe", "order", "metrics", "drift")
 
@@ -30,4 +32,6 @@ def stream(seed: int, name: str) -> random.Random:
 
 def np_stream(seed: int, name: str) -> np.random.Generator:
     """A numpy Generator for analysis-side sampling (the bootstrap)."""
+    import numpy as np
+
     return np.random.default_rng(derive(seed, name))

@@ -27,19 +27,30 @@ COMMANDS = ("build", "train", "test", "probe", "baseline", "sweep", "reproduce",
 __all__ = ["CLIError", "build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only`` (one of :data:`COMMANDS`), a parser that knows
+    that command alone: what ``main`` parses a command line naming it with, so a command
+    imports its own module and not every other command's (nor the worlds' commands)."""
     parser = A.OneLineParser(prog="kbgym", description="KBGym: train a knowledge base, examine it, "
                              "compare arms (docs/protocol.md)")
     parser.add_argument("--version", action="version", version=f"kbgym {version_line()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"kbgym.cli.{name}").add_parser(sub)
+    if only is not None:
+        return parser
     from kbgym.worlds import worlds
 
     for w in worlds().values():
         for module in w.commands:
             importlib.import_module(module).add_parser(sub)
     return parser
+
+
+def _command(argv: list[str]) -> str | None:
+    """The command ``argv`` names, when it starts with one of :data:`COMMANDS` (else None:
+    --help, --version, a world's command or a typo get the whole parser)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 # The world commands' modules of before the worlds move, for one release (kbgym/_moved.py).
@@ -55,7 +66,7 @@ def version_line() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else list(argv)))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

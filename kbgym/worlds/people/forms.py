@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 #: template -> question text, in the table order of §4.2.
 QUESTION_FORMS: dict[str, str] = {
@@ -79,11 +80,23 @@ def form_pattern(form: str, *, loose: bool = False) -> str:
     return "".join(out)
 
 
-_EXACT = tuple((t, re.compile("^" + form_pattern(f) + "$")) for t, f in QUESTION_FORMS.items())
-_ANY_CASE = {t: re.compile(r"^\s*" + form_pattern(f, loose=True) + r"\s*$", re.IGNORECASE)
-             for t, f in QUESTION_FORMS.items()}
-_EMBEDDED = tuple(re.compile(form_pattern(f, loose=True).replace(r"\?", r"\??"), re.IGNORECASE)
-                  for f in QUESTION_FORMS.values())
+# The patterns are compiled on first use, not at import (every command loads every world;
+# compiling the 78 patterns was most of this world's import time).
+@cache
+def _exact() -> tuple:
+    return tuple((t, re.compile("^" + form_pattern(f) + "$")) for t, f in QUESTION_FORMS.items())
+
+
+@cache
+def _any_case() -> dict:
+    return {t: re.compile(r"^\s*" + form_pattern(f, loose=True) + r"\s*$", re.IGNORECASE)
+            for t, f in QUESTION_FORMS.items()}
+
+
+@cache
+def _embedded() -> tuple:
+    return tuple(re.compile(form_pattern(f, loose=True).replace(r"\?", r"\??"), re.IGNORECASE)
+                 for f in QUESTION_FORMS.values())
 
 
 @dataclass(frozen=True)
@@ -116,7 +129,7 @@ def parse_question(text: str) -> ParsedQuestion | None:
     """Which of the 26 shapes ``text`` has (as the environment prints it, surrounding
     whitespace aside), and its slots; None for any other text."""
     text = text.strip()
-    for template, pattern in _EXACT:
+    for template, pattern in _exact():
         m = pattern.match(text)
         if m is not None:
             return ParsedQuestion(template, {k: v for k, v in m.groupdict().items()})
@@ -126,11 +139,11 @@ def parse_question(text: str) -> ParsedQuestion | None:
 def question_slots(template: str, text: str) -> dict[str, str] | None:
     """The slots of ``text`` read as a question of ``template`` in any letter case (a
     question quoted in a note), or None when it has another shape."""
-    m = _ANY_CASE[template].match(text)
+    m = _any_case()[template].match(text)
     return None if m is None else {k: v for k, v in m.groupdict().items() if v is not None}
 
 
 def embeds_question(text: str) -> bool:
     """Whether ``text`` contains one of the 26 question shapes anywhere, in any letter case
     (its ``?`` optional): a question quoted in a note, however the note is cased."""
-    return any(p.search(text) for p in _EMBEDDED)
+    return any(p.search(text) for p in _embedded())

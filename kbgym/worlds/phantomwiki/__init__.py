@@ -6,16 +6,28 @@
 
 Neither phantom-wiki nor SWI-Prolog is needed: answers' support is recomputed by a small
 evaluator over facts parsed back from the article sentences (:mod:`.query`).
+
+The names below are imported on first use, so that loading the world (every command lists
+the worlds) does not import the adapter and the probe maker.
 """
 
-from kbgym.worlds.phantomwiki.adapt import (
-    adapt_phantomwiki,
-    adapter_report,
-    build_universe,
-    summarize,
-)
-from kbgym.worlds.phantomwiki.probe import make_pw_probe, make_pw_probe_from_run
-from kbgym.worlds.phantomwiki.source import PWSourceError, read_source
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {"adapt_phantomwiki": "adapt", "adapter_report": "adapt", "build_universe": "adapt",
+          "summarize": "adapt", "make_pw_probe": "probe", "make_pw_probe_from_run": "probe",
+          "PWSourceError": "source", "read_source": "source"}
 
 __all__ = ["adapt_phantomwiki", "adapter_report", "build_universe", "summarize",
            "make_pw_probe", "make_pw_probe_from_run", "PWSourceError", "read_source"]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value

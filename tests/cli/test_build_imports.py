@@ -1,0 +1,35 @@
+"""The build path stays light (issue 39): ``kbgym build`` imports neither gymnasium nor numpy
+nor the environment, and ``import kbgym`` still registers the environment ids whether
+gymnasium is imported before or after it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def _run(code: str) -> str:
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_build_imports_no_gymnasium_numpy_or_env(tmp_path):
+    path = tmp_path / "u.json"
+    got = json.loads(_run(
+        "import json, sys\n"
+        "from kbgym.cli import main\n"
+        f"rc = main(['build', '--people', '30', '--out', {str(path)!r}, '--quiet'])\n"
+        "print(json.dumps([rc, sorted(m for m in ('gymnasium', 'numpy', 'kbgym.env', "
+        "'kbgym.worlds.corpus.documents', 'kbgym.worlds.phantomwiki.adapt') "
+        "if m in sys.modules)]))"))
+    assert got == [0, []] and path.stat().st_size > 0
+
+
+def test_import_kbgym_registers_the_ids_before_or_after_gymnasium():
+    for order in ("import kbgym, gymnasium", "import gymnasium, kbgym"):
+        got = _run(f"{order}\n"
+                   "print(all(i in gymnasium.registry for i in (kbgym.ENV_ID, *kbgym.LEGACY_ENV_IDS)),"
+                   " gymnasium.__loader__ is gymnasium.__spec__.loader)")
+        assert got == "True True", order
