@@ -1,4 +1,4 @@
-"""``kbgym build`` as a whole process: CPU, peak RSS and what it imported (issue 39, the
+"""``kbgym build`` as a whole process: CPU and what it imported (issue 39, the
 build path: no gymnasium, numpy or environment for a build; worlds loaded lazily).
 
     python scripts/benchmarks/bench_build_cli.py [--people 460,4600] [--rounds 5]
@@ -40,8 +40,7 @@ def run_build(root: Path, people: int, out: Path) -> dict:
                     "--out", str(out), "--quiet", "--overwrite"], check=True, env=env,
                    cwd=str(root), capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "rss_mb": after.ru_maxrss / 1024}
+    return {"cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
 
 
 def imported(root: Path, out: Path) -> list[str]:
@@ -71,11 +70,10 @@ def main(argv: list[str] | None = None) -> None:
     load = os.getloadavg()
     print(f"kbgym build, whole process; medians of {a.rounds}; load {load[0]:.2f} "
           f"{load[1]:.2f} on {os.cpu_count()} cores")
-    print("| run | --people | CPU s | peak RSS MB | imports gymnasium / numpy / kbgym.env |")
-    print("|---|---|---|---|---|")
+    print("| run | --people | CPU s | imports gymnasium / numpy / kbgym.env |")
+    print("|---|---|---|---|")
     for (name, n), rs in res.items():
         print(f"| {name} | {n} | {statistics.median(r['cpu_s'] for r in rs):.2f} | "
-              f"{statistics.median(r['rss_mb'] for r in rs):.0f} | "
               f"{', '.join(mods[name]) or 'none'} |")
     if a.baseline:
         for n in sizes:

@@ -94,9 +94,12 @@ def _any_case() -> dict:
 
 
 @cache
-def _embedded() -> tuple:
-    return tuple(re.compile(form_pattern(f, loose=True).replace(r"\?", r"\??"), re.IGNORECASE)
-                 for f in QUESTION_FORMS.values())
+def _embedded() -> re.Pattern:
+    """One pattern for all 26 shapes (their groups unnamed): a text is searched once, not 26
+    times."""
+    alts = (re.sub(r"\(\?P<[A-Za-z]+>", "(?:", form_pattern(f, loose=True)).replace(r"\?", r"\??")
+            for f in QUESTION_FORMS.values())
+    return re.compile("|".join(f"(?:{a})" for a in alts), re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -146,4 +149,4 @@ def question_slots(template: str, text: str) -> dict[str, str] | None:
 def embeds_question(text: str) -> bool:
     """Whether ``text`` contains one of the 26 question shapes anywhere, in any letter case
     (its ``?`` optional): a question quoted in a note, however the note is cased."""
-    return any(p.search(text) for p in _embedded())
+    return _embedded().search(text) is not None
