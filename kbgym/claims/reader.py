@@ -115,8 +115,8 @@ for _chars, _words in (
     ("R", "parent parents"),
     ("A", "father fathers dad"),
     ("O", "mother mothers mom mum"),
-    ("S", "spouse spouses husband wife partner"),
-    ("Y", "married marriage wed wedded weds"),
+    ("S", "spouse spouses husband wife partner marriage"),
+    ("Y", "married wed wedded weds"),
     ("G", "grandchild grandchildren grandkid grandkids grandson grandsons granddaughter "
           "granddaughters"),
     ("Z", "sibling siblings"),
@@ -992,8 +992,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             got_key = True
     named = [it.value for it in items if it.char == "P"]
     if len(set(named)) == 1 and not got_key and not values_alone and (title or heading) \
-            and not out.facts and not any(used) and "".join(sorted(set(chars) - set("Pw:,.'"))) \
-            in ("", "k"):
+            and not out.facts and not any(used) and not set(chars) - set("Pw:,.'ko"):
         key = Key("hub", named[0])
         out.key(key, pointer)
         ctx.subject = ctx.topic = named[0]

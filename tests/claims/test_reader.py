@@ -465,7 +465,7 @@ def test_relation_words_are_the_words_the_reader_takes():
     assert relation_words("hub") == () and relation_words("nonsense") == ()
     for rel in ("friends", "children", "parents", "spouse"):
         for w in relation_words(rel):  # each word, as a key title, names that relation
-            title = f"{FA}'s {w}." if w not in ("married", "marriage", "wed", "wedded", "weds") \
+            title = f"{FA}'s {w}." if w not in ("married", "wed", "wedded", "weds") \
                 else None
             if title:
                 assert Key(rel, FA) in read_claims(title, V).keys, title
@@ -570,3 +570,14 @@ def test_truthful_prose_about_several_people_reads_nothing_false(crowded, data, 
     for f in read_claims(text, vocab).facts:
         role = f.kind.removesuffix("_of") if f.relation == "parent_of" else None
         assert truth.fact(f.relation, f.subj, f.obj, role) == "true", (text, f)
+
+
+@pytest.mark.parametrize("title", ["Index of notes about {x}.", "Notes on {x}", "All about {x}",
+                                   "{x}", "About {x}.", "Everything on {x}."])
+def test_a_title_naming_one_person_and_nothing_else_is_their_hub(title):
+    assert read_claims(title.format(x=FA), V).keys == (Key("hub", FA),)
+
+
+def test_a_title_with_a_relation_is_not_a_hub():
+    assert read_claims(f"Index of friends of {FA}.", V).keys == (Key("friends", FA),)
+    assert read_claims(f"{FA}'s marriage.", V).keys == (Key("spouse", FA),)
