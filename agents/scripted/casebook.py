@@ -483,6 +483,8 @@ class Resolver:
 AMENDS = ("amends", "amends_ref", "amends_ref_chain")
 #: The deepest result page a search reader reads of one query.
 MAX_PAGES = 4
+#: The steps a supervised curator keeps for writing a page (its claims, the page, the links).
+WRITE_RESERVE = 12
 REPLACES = ("replaces", "replaces_ref")
 LOOKUPS = ("cb_form_value", "cb_endorsement_value", "cb_bound", "cb_date")
 
@@ -874,6 +876,20 @@ class WikiCurator(SearchReader):
                     f"{WIKI_WORD} page: the {concept_name(q['concept'])} of form {q['form']},")
         return None
 
+    def _gold_queries(self) -> list[str]:
+        """Searches for where the gold is written: a document's own paragraphs and its
+        filing entry, or a value in the voices documents write it in (next to the words an
+        amendment uses)."""
+        gold = self.gold or ""
+        if re.fullmatch(G.DOC_CODE, gold):
+            return [gold, f"Manual GM-1 table of effective dates {gold}"]
+        parsed = G.parse_value(gold)
+        if parsed is None:
+            return []
+        unit, value = parsed
+        return [f"figure {G.format_value(unit, value, v)} entry Coverage Form"
+                for v in ("digits", "words")]
+
     def _act(self, observation: dict, info: dict | None = None) -> dict:
         from kbgym.protocol.tasks import parse_task
 
@@ -884,7 +900,9 @@ class WikiCurator(SearchReader):
             if parsed is None or task.gold is None:
                 return {"action": "done"}
             self.q, self.gold, self.budget = parsed, task.gold, left
-            if self._key() is None:
+            if self._key() is None or parsed[0] in LOOKUPS:
+                # a lookup is verified by one paragraph: a page written from it would hold
+                # that one claim, and the wiki reader trusts a page as complete
                 self.stats["skipped"] += 1
                 return {"action": "done"}
             return {"action": "search", "query": self._key()[1]}
@@ -899,12 +917,18 @@ class WikiCurator(SearchReader):
         shape, q = self.q
         ans, wants = Resolver(self.kb).answer(shape, q)
         verified = ans is not None and ans.text == self.gold
-        if not verified and left > self.budget // 2:
+        if not verified and left > WRITE_RESERVE:
+            # the gold first (a document code, a value: where the answer is written), then
+            # the search reader's queries for what is still wanted, then their next pages
+            for query in self._gold_queries() + [x for w in wants for x in self.queries(w)]:
+                if (query,) not in self.asked:
+                    self.asked.add((query,))
+                    return {"action": "search", "query": query}
             for w in wants:
                 for query in self.queries(w):
-                    if (query,) not in self.asked:
-                        self.asked.add((query,))
-                        return {"action": "search", "query": query}
+                    if query not in self.spent and self.paged.get(query, 1) < MAX_PAGES:
+                        self.paged[query] = self.paged.get(query, 1) + 1
+                        return {"action": "search", "query": query, "page": self.paged[query]}
         if not verified:
             self.stats["unverified"] += 1
             return {"action": "done"}
