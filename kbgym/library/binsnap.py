@@ -38,6 +38,8 @@ import json
 import os
 from array import array
 from collections import Counter
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -111,29 +113,31 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
     flags = None if src.flags is None else list(src.flags)
     absorbed = dict(src.absorbed or {})
     linked = [n for k, n in base._made.items() if n.links and k not in over]
-    # the changes classified at once (a change to every note is the case to be fast for)
+    # the changes classified at once (a change to every note is the case to be fast for;
+    # map with a C getter, not a comprehension, per column)
     keys, vals = list(over), list(over.values())
-    get = pos.get
-    at = np.array([get(k, -1) for k in keys], dtype=np.int64)
-    gone = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
+    at = np.fromiter(map(pos.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    gone = np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
     dead = at[(at >= 0) & gone].tolist()
     extra = [vals[i] for i in np.flatnonzero((at < 0) & ~gone).tolist()]
     upd = np.flatnonzero((at >= 0) & ~gone)
-    nodes = [vals[i] for i in upd.tolist()]
+    nodes = vals if len(upd) == len(vals) else list(map(vals.__getitem__, upd.tolist()))
     where = at[upd]
-    texts = _scatter(src.texts, where, [n.text for n in nodes])
-    og = [n.origin for n in nodes]
-    if origins is not None or og != [n.id for n in nodes]:
+    texts = _scatter(src.texts, where, list(map(_TEXT, nodes)))
+    og = list(map(_ORIGIN, nodes))
+    if origins is not None or og != list(map(_ID, nodes)):
         origins = _scatter(ids if origins is None else origins, where, og)
-    fl = [n.flag for n in nodes]
+    fl = list(map(_FLAG, nodes))
     if flags is not None or fl.count(None) != len(fl):
         flags = _scatter([None] * len(ids) if flags is None else flags, where, fl)
     wl = where.tolist()
     if absorbed:
         for p in wl:
             absorbed.pop(p, None)
-    absorbed.update((p, n.absorbed) for p, n in zip(wl, nodes) if n.absorbed)
-    linked.extend(n for n in nodes if n.links)
+    ab = list(map(_ABSORBED, nodes))
+    if any(ab):
+        absorbed.update((p, a) for p, a in zip(wl, ab) if a)
+    linked.extend(compress(nodes, map(_LINKS, nodes)))
     if extra:
         if any(n.origin != n.id for n in extra) and origins is None:
             origins = list(ids)
@@ -167,6 +171,10 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
             absorbed = {int(new_pos[i]): a for i, a in absorbed.items() if keep[i]}
     linked.sort(key=lambda n: n.num)
     return NodeColumns(ids, nums, texts, origins, flags, absorbed or None), linked
+
+
+_TEXT, _ORIGIN, _ID, _FLAG, _ABSORBED, _LINKS = map(
+    attrgetter, ("text", "origin", "id", "flag", "absorbed", "links"))
 
 
 def _scatter(column: Any, where: np.ndarray, values: list) -> list:
