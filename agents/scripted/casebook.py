@@ -1232,3 +1232,20 @@ def typed_wiki_trainer():
     from kbgym_agents.scripted.train import TrainAgent
 
     return TrainAgent(WikiReader(), WikiCurator(typed=True))
+
+
+#: The LLM reader's skill for this world (``agents/prompts/retrieval_casebook.md``): how the
+#: documents are written, the manual's order of precedence, and ``answer(text, cites)``.
+LLM_SKILL = "retrieval_casebook"
+
+
+@agent_factory
+def llm_reader(**opts):
+    """An LLM reader for the casebook world (``--reader kbgym_agents.scripted.casebook:
+    llm_reader --model M --base-url URL``): the ``openai-reader`` with the casebook skill as
+    its system message, which asks it to state the paragraphs its answer rests on
+    (``answer(text, cites)``). Takes every option ``openai-reader`` takes."""
+    from kbgym_agents.llm.factories import reader
+
+    skills = {"probe": LLM_SKILL, "forward": LLM_SKILL, **(opts.pop("skills", None) or {})}
+    return reader(skills=skills, **opts)
