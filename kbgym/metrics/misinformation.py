@@ -334,18 +334,24 @@ def wrong_members(library: Library, universe: Universe, truth: Truth | None = No
 
 class _Sets:
     """The universe's sets of people, for :func:`incomplete_sets`: a person's children,
-    parents and friends, and everyone with a job, hobby or city
+    parents, friends and grandchildren, and everyone with a job, hobby or city
     (:func:`kbgym.worlds.people.relations.memberships`)."""
 
     def __init__(self, universe: Universe):
         self.by_pid = {p.pid: p for p in universe.people}
         self.of = memberships(universe)
+        # a child's statement of its parent places the child among the grandparents'
+        # grandchildren too (``C is the father of G.``: G is a grandchild of C's parents)
+        self.grand = {o: tuple((("grandchildren", gp), who)
+                               for (kind, parent), who in pairs if kind == "children"
+                               for gp in getattr(self.by_pid.get(parent), "parents", ()))
+                      for o, pairs in self.of.items()}
 
     def members(self, origins) -> dict[tuple[str, str], set[str]]:
         """set -> the members the facts ``origins`` state."""
         out: dict[tuple[str, str], set[str]] = defaultdict(set)
         for o in origins:
-            for key, who in self.of.get(o, ()):
+            for key, who in (*self.of.get(o, ()), *self.grand.get(o, ())):
                 out[key].add(who)
         return out
 
@@ -381,7 +387,7 @@ def _reach(library: Library, node) -> list:
 
 
 #: The sets :func:`incomplete_sets` judges, as the claim reader names their keys.
-_SET_RELATIONS = ("children", "parents", "friends", *VALUE_KINDS)
+_SET_RELATIONS = ("children", "parents", "friends", "grandchildren", *VALUE_KINDS)
 
 
 def _text_sets(claims, truth: Truth) -> set[tuple[str, str]]:

@@ -215,6 +215,24 @@ def test_incomplete_sets_are_judged_by_links(u):
     assert incomplete_sets(lib, u) == []
 
 
+def test_a_grandchildren_index_missing_one_is_incomplete(u):
+    """Grandchildren are judged like the other sets: an index linking each grandchild's
+    statement of its parent is whole; one that drops a grandchild is flagged."""
+    by = {p.pid: p for p in u.people}
+    x = max(u.real_people, key=lambda q: sum(len(by[c].children) for c in q.children
+                                              if c in by))
+    grand = sorted(n.id for n in u.nodes if n.fact.kind == "parent_of"
+                   and n.fact.subject in x.children)
+    assert len(grand) >= 3
+    lib = Library.from_universe(u)
+    whole = lib.add(f"Grandchildren of {x.name}.").id
+    lib.link_many(whole, grand)
+    assert incomplete_sets(lib, u) == []
+    short = lib.add(f"{x.name}'s grandkids.").id
+    lib.link_many(short, grand[1:])
+    assert incomplete_sets(lib, u) == [(short, ("grandchildren", x.pid))]
+
+
 def test_the_report_line_names_incomplete_sets(u):
     from kbgym.runs.report import misinformation_line
 
