@@ -89,11 +89,13 @@ def _branch(kind: str) -> str:
 _SENTENCE = re.compile("|".join(_branch(k) for k in KINDS))
 
 
+@lru_cache(maxsize=65536)
 def parse_fact(text: str, *, drift: bool = True) -> Fact | None:
     """The fact a §3 sentence states, or None for any other text (an authored note, say).
 
     The whole text must be the sentence. With ``drift`` (the default) a sentence behind the
-    drift prefix counts too."""
+    drift prefix counts too. (Cached: agents read the same notes again and again; a Fact is
+    immutable.)"""
     if drift and text.startswith(DRIFT_PREFIX):
         text = text[len(DRIFT_PREFIX):]
     m = _SENTENCE.fullmatch(text)

@@ -13,6 +13,7 @@ strings.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Mapping
 
 from kbgym.worlds.people.forms import QUESTION_FORMS, form_pattern, question_slots
@@ -83,14 +84,21 @@ def parse_statement(text: str) -> tuple[str, dict[str, str], str] | None:
     """``(template, slots, answer)`` when ``text`` is one answer statement, else ``None``.
 
     The form matches in any letter case (slots are returned as written). The answer is what
-    follows the form's closing ``is``, without a final period.
+    follows the form's closing ``is``, without a final period. (Read once per text: agents
+    read the same notes again and again; the caller gets its own slots dict.)
     """
+    got = _parse_statement(text)
+    return None if got is None else (got[0], dict(got[1]), got[2])
+
+
+@lru_cache(maxsize=65536)
+def _parse_statement(text: str) -> tuple[str, tuple, str] | None:
     for name, pattern in _PARSE:
         m = pattern.match(text)
         if m is not None:
             g = m.groupdict()
             answer = g.pop("answer").strip()
-            return name, {k: v for k, v in g.items() if v is not None}, answer
+            return name, tuple((k, v) for k, v in g.items() if v is not None), answer
     return None
 
 
