@@ -33,9 +33,9 @@
 # Settings (environment): LLM_MODEL=qwen|smollm2, LLM_DEMO=exam|curator|serve, LLM_PORT (8765),
 # LLM_THREADS, LLM_M (8), LLM_VARIANTS, LLM_OUT (runs/llm-demo), LLM_VENV (.venv-llm),
 # LLM_PLAN_ONLY=1 (say what it would cost, then stop),
-# LLM_SERVER_ARGS (extra flags of llama_cpp.server, e.g. "--cache true": a RAM cache of prompt
-# states, so a curator alternating between its retrieval and curation prompts does not
-# re-read each from scratch), PYTHON (python3), KBGYM_PYTHON (.venv/bin/python), and
+# LLM_SERVER_ARGS (extra flags of llama_cpp.server; not "--cache true": its RAM cache of prompt
+# states grew this server to 22 GB within 15 minutes of an LLM curator and the kernel killed
+# it, whatever --cache_size said), PYTHON (python3), KBGYM_PYTHON (.venv/bin/python), and
 # LLM_DEMO_ARGS for extra flags of the
 # demo's script (exam: scripts/experiments/llm_variants.py, e.g. "--max-tokens 320"; curator:
 # scripts/examples/llm_demo.py, e.g. "--train-size 2 --per-group 1").
