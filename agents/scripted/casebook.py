@@ -85,6 +85,8 @@ class Knowledge:
     texts: dict[str, str] = field(default_factory=dict)  # every note shown, by id
     filed: dict[str, Known] = field(default_factory=dict)  # doc -> its filing entry
     attached: dict[str, Known] = field(default_factory=dict)  # doc -> its Schedule's form
+    #: (form edition, concept) -> the statement putting it in a regulatory class
+    classes: dict[tuple[str, str], Known] = field(default_factory=dict)
     #: (form edition, section, paragraph) -> the concept its provision paragraph sets
     place: dict[tuple[str, int, int], str] = field(default_factory=dict)
 
@@ -110,6 +112,9 @@ class Knowledge:
                     self.title_code[f["title"]] = f["doc"]
             elif st.kind in ("attaches", "attaches_current") and doc is not None:
                 self.attached.setdefault(doc, Known(st.kind, doc, section, f, cites))
+            elif st.kind == "classifies" and doc is not None:
+                self.classes.setdefault((doc, f["concept"]), Known(st.kind, doc, section, f,
+                                                                   cites))
             elif st.kind == "filed":
                 self.filed.setdefault(f["doc"], Known(st.kind, doc, section, f, cites))
             elif st.kind == "supersedes":
@@ -315,9 +320,15 @@ class Resolver:
                 out.append(k)
         return out
 
-    def bounds(self, line: str, concept: str, state: str) -> list[Known]:
-        return [k for k in self.kb.values if k.kind == "bound" and k.f.get("concept") == concept
-                and k.f.get("state") == state and k.f.get("line") == line]
+    def bounds(self, form: str, concept: str, state: str) -> list[Known]:
+        """Bulletins' bounds on the provision's regulatory class (the form says which) for
+        its form's line in ``state``; none until the form's class paragraph was read."""
+        cls, line = self.kb.classes.get((form, concept)), self.kb.line_of(form)
+        if cls is None or line is None:
+            return []
+        return [k for k in self.kb.values if k.kind == "bound"
+                and k.f.get("klass") == cls.f["klass"] and k.f.get("state") == state
+                and k.f.get("line") == line]
 
     def _latest(self, items: list[Known], date: str, cites: list[str], wants: list) -> Known | None:
         live = []
@@ -366,13 +377,16 @@ class Resolver:
                 cites += list(rep.cites) + kb.when_cites(rep.doc)
             line = kb.line_of(form)
             if line is not None:
-                wants.append(("bounds", line, concept, state))
-                bd = self._latest(self.bounds(line, concept, state), date, cites, wants)
+                if (form, concept) not in kb.classes:
+                    wants.append(("class", form, concept))
+                wants.append(("bounds", line, concept, state, form))
+                bd = self._latest(self.bounds(form, concept, state), date, cites, wants)
                 if bd is not None:
                     low = CONCEPT_BY_ID[concept].bound == "minimum"
                     if (low and value < bd.f["value"]) or (not low and value > bd.f["value"]):
                         value, who = bd.f["value"], bd.doc
-                        cites += list(bd.cites) + kb.when_cites(bd.doc)
+                        cites += (list(bd.cites) + kb.when_cites(bd.doc)
+                                  + list(kb.classes[(form, concept)].cites))
         return (value, who), list(dict.fromkeys(cites)), wants
 
     def _unread_bodies(self, form: str, concept: str, state: str | None) -> list:
@@ -452,8 +466,8 @@ class Resolver:
         if shape == "cb_bound":
             ks = [k for k in kb.values if k.doc == q["doc"] and k.kind == "bound"]
             k = self._pick(ks)
-            return (Answer(_value(c, k.f["value"]), list(k.cites)) if k else None,
-                    [("doc_values", q["doc"], c, None)])
+            return (Answer(G.format_value(k.f["unit"], k.f["value"]), list(k.cites))
+                    if k else None, [("doc_values", q["doc"], q.get("klass"), None)])
         if shape == "cb_date":
             d = kb.date_of(q["doc"])
             return (Answer(G.format_date(d), kb.when_cites(q["doc"])) if d else None,
@@ -597,10 +611,18 @@ class SearchReader(BaseAgent):
             return [f"{want[3]} {code} ({ed} edition) amendatory {what}",
                     f"State Amendatory Endorsement applies in {want[3]} to form {code} "
                     f"({ed} edition)"]
-        if kind == "bounds":
+        if kind == "bounds":  # a bulletin bounds the provision's class, not the provision
             c = CONCEPT_BY_ID[want[2]]
-            return [f"{want[3]} Department of Insurance {want[1]} {c.bound} {c.name}"]
+            cls = kb.classes.get((want[4], want[2]))
+            what = cls.f["klass"] if cls is not None else c.name
+            return [f"{want[3]} Department of Insurance {want[1]} {c.bound} {what}"]
+        if kind == "class":
+            code, ed = _code(want[1])
+            return [f"regulatory purposes {concept_name(want[2])} Class form {code} {ed} "
+                    f"edition"]
         if kind == "doc_values":
+            if want[2] is None or want[2] not in CONCEPT_BY_ID:  # a class, or nothing named
+                return [f"{want[1]} {want[2] or ''}".strip(), f"{want[1]} Requirement"]
             if len(want) > 3 and want[3]:  # an endorsement's body: the provision's place
                 s, p = want[3]
                 return [f"{want[1]} § {s}.{p}", f"{want[1]} Amendment § {s}.{p} Coverage Form",
@@ -1084,9 +1106,10 @@ def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = Non
             st = kb.headers[k.doc].f.get("state")
             body = G.render(G.FORM_BY_NAME["r2"], state=st, concept=cname, section=sec,
                             target=G.form_ref(code, int(ed), "", False), value=val)
-        else:  # bound
+        else:  # bound, on the provision's class
             body = G.render(G.FORM_BY_NAME["b2"], bound=CONCEPT_BY_ID[concept].bound,
-                            concept=cname, line=k.f["line"], state=k.f["state"], value=val)
+                            klass=k.f["klass"], line=k.f["line"], state=k.f["state"],
+                            value=val)
         sources = tuple(dict.fromkeys(hc + k.cites))
         sup_text, sup_cites = superseded(k.doc)
         if sup_text:
@@ -1114,11 +1137,19 @@ def compile_pages(paragraphs: list[tuple[str, str]], keys: set[str] | None = Non
                     and k.doc in kb.headers and kb.doc_target(k) == form:
                 claims.append(value_claim(k, form, concept))
         line = kb.line_of(form)
-        for k in kb.values:
-            if k.kind == "bound" and k.f["concept"] == concept and k.f["line"] == line \
-                    and k.doc in kb.headers:
-                states.add(k.f["state"])
-                claims.append(value_claim(k, form, concept))
+        cls = kb.classes.get((form, concept))
+        if cls is not None:  # the provision's class, then the bounds on that class
+            head, hc = header_sentence(form)
+            body = G.render(G.FORM_BY_NAME["cls"], concept=concept_name(concept),
+                            klass=cls.f["klass"])
+            sources = tuple(dict.fromkeys(hc + cls.cites))
+            claims.append(Claim(f"{WIKI_WORD} claim. {head} {body} {_src(sources, texts)}",
+                                sources))
+            for k in kb.values:
+                if k.kind == "bound" and k.f["klass"] == cls.f["klass"] \
+                        and k.f["line"] == line and k.doc in kb.headers:
+                    states.add(k.f["state"])
+                    claims.append(value_claim(k, form, concept))
         title = kb.headers[form].f["title"]
         text = (f"{WIKI_WORD} page: the {concept_name(concept)} of form {form}, the {title} "
                 f"({line} line). Its claims give the form's value, every endorsement that "

@@ -212,14 +212,15 @@ class Checklist:
             return [paras(fact)], (f["form"], c)
         if shape in ("cb_endorsement_value", "cb_bound"):
             kinds = ("amends",) if shape == "cb_endorsement_value" else ("bound",)
-            facts = [x for x in L.of_doc[f["doc"]] if x.kind in kinds and x.concept == c]
+            facts = [x for x in L.of_doc[f["doc"]] if x.kind in kinds
+                     and (x.concept == c or x.kind == "bound")]  # a bound is on a class
             return [paras(x) for x in facts[:1]], None
         if shape == "cb_date":
             return [paras(self.rules.issued[f["doc"]])], None
         if shape in ("cb_effective", "cb_controls"):
             res = self.rules.effective(f["form"], c, f.get("state"), f["date"])
             who = res.controls
-            facts = [x for x in L.of_doc[who] if x.concept == c
+            facts = [x for x in L.of_doc[who] if (x.concept == c or x.kind == "bound")
                      and x.kind in ("sets", "amends", "replaces", "bound")]
             return [paras(x) for x in facts[:1]], (f["form"], c)
         if shape == "cb_chain":

@@ -17,7 +17,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 
-from kbgym.worlds.casebook.vocab import CONCEPTS, MONTHS
+from kbgym.worlds.casebook.vocab import CLASS_NOUN, CONCEPTS, MONTHS
 
 NAME_TO_CONCEPT = {c.name: c for c in CONCEPTS}
 ALL_NAMES = sorted(((n, c) for c in CONCEPTS for n in c.names), key=lambda t: -len(t[0]))
@@ -121,9 +121,14 @@ class Checker:
             s = newest("replaces", lambda f: f.get("state") == state)
             if s:
                 value, who = s["value"], s["doc"]
+            # a bulletin bounds a regulatory class (A or B of a kind of provision: its unit
+            # and bound direction); the form says which class each provision is in
             line = self.docs[form]["line"]
+            mine = next(f["item"] for f in self.facts if f["kind"] == "classifies"
+                        and f["doc"] == form and f["concept"] == cid)
             bs = [f for f in self.facts if f["kind"] == "bound" and f["state"] == state
-                  and f["line"] == line and f["concept"] == cid and self.live(f["doc"], date)]
+                  and f["line"] == line and f["item"] == mine
+                  and same_kind(f["concept"], cid) and self.live(f["doc"], date)]
             bs.sort(key=lambda f: self.docs[f["doc"]]["date"])
             if bs:
                 b = bs[-1]
@@ -159,11 +164,12 @@ class Checker:
                      and f["concept"] == c.id and f["target"] == m.group(5)
                      and f["para"] == int(m.group(3)))
             return canonical(c.unit, f["value"])
-        m = re.fullmatch(r"What (minimum|maximum) (.+) does Bulletin (\S+) set\?", t)
+        m = re.fullmatch(r"What (minimum|maximum) Class ([AB]) (.+) does Bulletin (\S+) set\?", t)
         if m:
-            c = NAME_TO_CONCEPT[m.group(2)]
-            assert c.bound == m.group(1)
-            f = next(f for f in self.facts if f["kind"] == "bound" and f["doc"] == m.group(3))
+            f = next(f for f in self.facts if f["kind"] == "bound" and f["doc"] == m.group(4))
+            c = NAME_TO_CONCEPT_ID[f["concept"]]
+            assert (c.bound, CLASS_NOUN[(c.unit, c.bound)], "AB"[f["item"]]) == (
+                m.group(1), m.group(3), m.group(2)), t
             return canonical(c.unit, f["value"])
         m = re.fullmatch(r"When does (?:Endorsement|State Amendatory Endorsement|Bulletin) "
                          r"(\S+) take effect\?", t)
@@ -244,7 +250,24 @@ class Checker:
                     if d != self.docs[f["ref"]]["date"]:
                         bad.append(f"{f['id']}: filed {d}, {f['ref']} takes effect "
                                    f"{self.docs[f['ref']]['date']}")
-                if f.get("concept") and "value" in f:
+                if f["kind"] in ("classifies", "bound"):  # a class: "Class A limit"
+                    c = NAME_TO_CONCEPT_ID[f["concept"]]
+                    label = f"Class {'AB'[f['item']]} {CLASS_NOUN[(c.unit, c.bound)]}"
+                    if label not in text:
+                        bad.append(f"{f['id']}: {nid} does not name {label}")
+                if f["kind"] == "bound":  # … and never a provision of that kind by name
+                    low = text.lower()
+                    named = [x.name for x in CONCEPTS if same_kind(x.id, f["concept"])
+                             and any(n.lower() in low for n in x.names)]
+                    if named:
+                        bad.append(f"{f['id']}: {nid} names {named[0]}")
+                    if (NAME_TO_CONCEPT_ID[f["concept"]].unit, f["value"]) not in amounts(text):
+                        bad.append(f"{f['id']}: {nid} does not state {f['value']}")
+                if f["kind"] == "classifies":
+                    c = NAME_TO_CONCEPT_ID[f["concept"]]
+                    if not any(n.lower() in text.lower() for n in c.names):
+                        bad.append(f"{f['id']}: {nid} names no {c.name}")
+                if f.get("concept") and "value" in f and f["kind"] != "bound":
                     c = NAME_TO_CONCEPT_ID[f["concept"]]
                     low = text.lower()
                     named = any(name.lower() in low for name in c.names)
@@ -288,6 +311,12 @@ class Checker:
 
 
 NAME_TO_CONCEPT_ID = {c.id: c for c in CONCEPTS}
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Two concepts of one kind (unit and bound direction): a class bound covers both."""
+    x, y = NAME_TO_CONCEPT_ID[a], NAME_TO_CONCEPT_ID[b]
+    return (x.unit, x.bound) == (y.unit, y.bound)
 
 
 def check(universe) -> tuple[Counter, int, list[str]]:

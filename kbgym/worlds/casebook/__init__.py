@@ -4,7 +4,7 @@ that reference, amend, supersede and contradict each other, split into paragraph
 a ledger of every fact as the truth (docs/casebook.md).
 
     from kbgym.worlds.casebook import CasebookConfig, generate
-    u = generate(CasebookConfig(seed=0))   # ~170 documents, ~1,200 facts, ~1,750 paragraphs
+    u = generate(CasebookConfig(seed=0))   # ~170 documents, ~1,500 facts, ~1,800 paragraphs
 
 Modules: :mod:`.vocab` (concepts, states, lines, boilerplate), :mod:`.grammar` (the one table
 every fact sentence is rendered from and parsed with), :mod:`.config`, :mod:`.ledger`,

@@ -10,7 +10,7 @@ from kbgym.errors import ConfigError, first_error
 class CasebookConfig(BaseModel):
     """The generator's inputs. At ``scale=1`` (the default): 12 form codes with 1–3 editions
     each, 80 endorsements, 24 state amendatory endorsements, 18 bulletins, 12 memos, 8 FAQs
-    and one manual — about 170 documents, 1,200 ledger facts and 1,750 paragraphs. ``scale``
+    and one manual — about 170 documents, 1,500 ledger facts and 1,800 paragraphs. ``scale``
     multiplies every count.
 
     ``provisions`` is the number of concepts each form code sets; ``chains`` the reference

@@ -26,7 +26,7 @@ from kbgym.types import Node
 from kbgym.worlds.casebook import grammar as G
 from kbgym.worlds.casebook.ledger import Doc, Fact, Ledger
 from kbgym.worlds.casebook.vocab import (CONCEPT_BY_ID, CONCEPTS, DEFINITIONS, FILLER, LINES,
-                                         SECTIONS)
+                                         SECTIONS, class_label)
 
 #: The share of concept mentions written by the concept's name (the rest by a synonym).
 NAME_SHARE = 0.4
@@ -34,6 +34,8 @@ NAME_SHARE = 0.4
 SOFT_CHARS = 620
 #: Entries per paragraph of the manual's filing schedule.
 FILING_ROWS = 5
+#: Regulatory-class sentences per paragraph of a form's § 1.
+CLASS_ROWS = 4
 _HEADER = {"form": ("h_form", "h_form2"), "endorsement": ("h_end", "h_end2"),
            "state_form": ("h_state", "h_state2"), "bulletin": ("h_bull", "h_bull2"),
            "memo": ("h_memo",), "faq": ("h_faq",), "manual": ("h_manual",)}
@@ -122,9 +124,9 @@ class _Writer:
             names = ("a8", "a9") if f.kind == "amends" else ("r5", "r6")
             return G.render(self.pick(names), value=value, section=CONCEPT_BY_ID[c].section,
                             para=f.para)
-        if f.kind == "bound":
+        if f.kind == "bound":  # on a class of provisions, never one by name
             low = CONCEPT_BY_ID[c].bound == "minimum"
-            return G.render(self.pick(self.forms_of("bound")), concept=self.concept(c),
+            return G.render(self.pick(self.forms_of("bound")), klass=class_label(c, f.item),
                             value=self.value(c, f.value), state=f.state,
                             line=LINES[f.line][1], side="below" if low else "above",
                             bound=CONCEPT_BY_ID[c].bound)
@@ -137,6 +139,9 @@ class _Writer:
                             item=f.item)
         if f.kind == "precedence":
             return G.render(G.FORM_BY_NAME["prec"])
+        if f.kind == "classifies":
+            return G.render(G.FORM_BY_NAME["cls"], concept=self.concept(c),
+                            klass=class_label(c, f.item))
         if f.kind == "attaches":
             if f.by_date:  # the form alone: the edition in force on the document's date
                 d = self.ledger.doc[f.target]
@@ -192,6 +197,11 @@ class _Writer:
         rng = self.rng
         own = sorted({f.concept for f in facts if f.concept})
         self.avoid = set()
+        if d.kind == "bulletin":
+            # a bulletin bounds a class: its boilerplate never names a provision of that kind
+            kinds = {(CONCEPT_BY_ID[c].unit, CONCEPT_BY_ID[c].bound) for c in own}
+            self.avoid = {c.id for c in CONCEPTS if (c.unit, c.bound) in kinds}
+            own = []
         if d.kind in ("endorsement", "state_form"):
             # an endorsement's boilerplate never names what it amends (its amendments give
             # only the provision's place in the form): it talks about the form's other
@@ -246,6 +256,11 @@ class _Writer:
         defs = [f for f in facts if f.kind == "defines"]
         self.para(d, 1, 1, [f"Section 1 \u2014 {SECTIONS[0]}."]
                   + [self.sentence(f) for f in defs], defs, own, pad=False)
+        classes = [f for f in facts if f.kind == "classifies"]
+        for i in range(0, len(classes), CLASS_ROWS):  # § 1.2 …: the regulatory classes
+            rows = classes[i:i + CLASS_ROWS]
+            self.para(d, 1, 2 + i // CLASS_ROWS, [self.sentence(f) for f in rows], rows, own,
+                      pad=False)
         sets = [f for f in facts if f.kind == "sets"]
         for s in range(2, 8):
             n = 1

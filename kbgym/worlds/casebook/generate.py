@@ -19,7 +19,7 @@ from kbgym.worlds.casebook.ledger import Ledger, build_ledger
 from kbgym.worlds.casebook.questions import RESERVED, TEMPLATES, TRAINED, Pools
 
 SOURCE = "casebook"
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")
 
 
@@ -78,7 +78,7 @@ def assemble(config: CasebookConfig, ledger: Ledger, meta_extra: dict | None = N
 
 
 def generate(config: CasebookConfig | None = None) -> Universe:
-    """A casebook universe (defaults: about 170 documents, 1,200 facts, 1,750 paragraphs)."""
+    """A casebook universe (defaults: about 170 documents, 1,500 facts, 1,800 paragraphs)."""
     config = config or CasebookConfig()
     return assemble(config, build_ledger(config))
 

@@ -21,7 +21,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from kbgym.worlds.casebook.vocab import CONCEPTS, LINES, MONTHS, ROMAN, STATES
+from kbgym.worlds.casebook.vocab import (CLASS_LETTERS, CLASS_NOUN, CONCEPTS, LINES, MONTHS,
+                                         ROMAN, STATES)
 
 # -- numbers, values and dates ---------------------------------------------------------------
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -165,6 +166,9 @@ CONCEPT_OF_NAME: dict[str, str] = {n.lower(): c.id for c in CONCEPTS for n in c.
 CONCEPT_RE = _alt(CONCEPT_OF_NAME)
 STATE_RE = _alt(STATES)
 LINE_RE = _alt(name for _, name, _ in LINES)
+#: A regulatory class: ``Class A limit``, ``Class B waiting period`` (vocab.class_label).
+KLASS_RE = (r"(?P<klass>Class (?:" + "|".join(CLASS_LETTERS) + r") "
+            + _alt(CLASS_NOUN.values()) + r")")
 FORM_CODE = r"[A-Z]{2}-\d{2,}"
 #: Every document code: form, endorsement, state form, bulletin, memo, FAQ, manual.
 DOC_CODE = (r"(?:[A-Z]{2}-E\d{2,}|[A-Z]{2}-S\d{2,}|[A-Z]{2}-B\d{2}-\d{2,}|M-\d{4}-\d{2,}"
@@ -294,9 +298,12 @@ FORMS: tuple[Form, ...] = tuple(Form(*r) for r in (
     ("r2", "replaces", "For policies in {state}, the {concept} stated in § {section} of {target} "
      "is {value}."),
     # a bulletin's bound
-    ("b1", "bound", "No {line} policy issued in {state} may provide a {concept} {side} "
+    ("b1", "bound", "No {line} policy issued in {state} may provide a {klass} {side} "
      "{value}."),
-    ("b2", "bound", "The {bound} {concept} for {line} policies in {state} is {value}."),
+    ("b2", "bound", "The {bound} {klass} for {line} policies in {state} is {value}."),
+    # a form's regulatory classes (§ 1): which of its provisions a bulletin's class bounds
+    ("cls", "classifies", "For regulatory purposes the {concept} is a {klass} under this "
+     "form."),
     ("sup", "supersedes", "This document supersedes {ref} from its effective date."),
     ("sup2", "supersedes", "{ref} is withdrawn and replaced by this document once this "
      "document takes effect."),
@@ -333,6 +340,7 @@ _SLOTS = {
     "edition": r"(?P<edition>\d{4})", "doc": r"(?P<doc>" + DOC_CODE + r")",
     "target": _TARGET, "ref": _REF, "side": r"(?P<side>below|above)",
     "formonly": r"(?:form (?P<form>" + FORM_CODE + r")|the (?P<title>" + TITLE_RE + r"))",
+    "klass": KLASS_RE,
     "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
     "bound": r"(?P<bound>minimum|maximum)",
 }
@@ -442,7 +450,7 @@ QUESTIONS: dict[str, str] = {
     "cb_form_value": "What {concept} does § {section} of form {form} set?",
     "cb_endorsement_value": "What {concept} (§ {section}.{para}) does Endorsement {doc} set for "
                             "form {form}?",
-    "cb_bound": "What {bound} {concept} does Bulletin {doc} set?",
+    "cb_bound": "What {bound} {klass} does Bulletin {doc} set?",
     "cb_date": "When does {refkind} {doc} take effect?",
     "cb_effective": "As of {date}, what {concept} applies under form {form}{where}?",
     "cb_controls": "As of {date}, which document controls the {concept} of form {form}{where}?",
@@ -454,7 +462,7 @@ _Q_SLOTS = {
     "form": r"(?P<form>" + FORM_CODE + r" \(\d{4} edition\))", "doc": r"(?P<doc>" + DOC_CODE + r")",
     "bound": r"(?P<bound>minimum|maximum)", "refkind": r"(?P<refkind>" + _KINDWORDS + r")",
     "date": r"(?P<date>" + DATE_RE + r")", "where": r"(?: in (?P<state>" + STATE_RE + r"))?",
-    "item": r"(?P<item>\d+)", "para": r"(?P<para>\d+)",
+    "item": r"(?P<item>\d+)", "para": r"(?P<para>\d+)", "klass": KLASS_RE,
 }
 
 

@@ -59,6 +59,7 @@ class _Builder:
         self.sections: dict[str, int] = defaultdict(int)  # doc key -> last section used
         self.base: dict[tuple[str, str], int] = {}  # (form edition, concept) -> value
         self.para: dict[tuple[str, str], int] = {}  # (form edition, concept) -> its § s.para
+        self.cls: dict[tuple[str, str], int] = {}  # (form code, concept) -> its class (0, 1)
         self.editions: list[Doc] = []
         self.codes: dict[str, int] = defaultdict(int)
         self.by_key: dict[str, Doc] = {}
@@ -99,6 +100,9 @@ class _Builder:
                               key=lambda c: (CONCEPT_BY_ID[c].section, c))
             year = rng.randint(2014, 2018)
             values = {c: rng.choice(CONCEPT_BY_ID[c].grid) for c in concepts}
+            # each provision's regulatory class (A or B of its kind), fixed per form code
+            crng = stream(cfg.seed, f"universe/casebook/classes/{code}")
+            self.cls.update({(code, c): crng.randrange(2) for c in concepts})
             for e in range(rng.choice((1, 2, 2, 3))):
                 if e:
                     year += rng.randint(2, 4)
@@ -112,6 +116,9 @@ class _Builder:
                 self.sections[d.key] = 0
                 for n in rng.sample(range(len(DEFINITIONS)), 3):
                     self.fact(kind="defines", doc=d.key, at=1, item=n)
+                for c in concepts:
+                    self.fact(kind="classifies", doc=d.key, at=1, concept=c, target=d.key,
+                              item=self.cls[(code, c)])
                 used: dict[int, int] = defaultdict(lambda: 1)  # § n.1 is the heading
                 for c in concepts:
                     self.base[(d.key, c)] = values[c]
@@ -228,8 +235,11 @@ class _Builder:
                 code = f"{st}-B{year % 100:02d}-{self.code(st + str(year)):02d}"
                 d = self.add_doc(Doc(code, code, "bulletin", date, state=state, line=fe.line,
                                      supersedes=prev))
+                # the bound is on the provision's class (its kind, A or B), which the form
+                # defines; ``concept`` is the provision drawn (it gives the kind and the grid)
                 self.fact(kind="bound", doc=d.key, at=self.section(d.key), concept=c.id,
-                          value=value, state=state, line=fe.line)
+                          value=value, state=state, line=fe.line,
+                          item=self.cls[(fe.code, c.id)])
                 prev, date = d.key, _after(rng, date, 300, 1400)
 
     def memos_and_faqs(self) -> None:

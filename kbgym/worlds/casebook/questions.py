@@ -29,8 +29,8 @@ from kbgym.worlds.casebook.config import CasebookConfig
 from kbgym.worlds.casebook.grammar import (KIND_WORD, date_forms, format_date, render_question,
                                             value_forms)
 from kbgym.worlds.casebook.ledger import AS_OF, Ledger
-from kbgym.worlds.casebook.rules import Rules
-from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
+from kbgym.worlds.casebook.rules import Rules, kind_of
+from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, class_label
 
 #: The largest share of one template's questions about one concept a single gold may answer.
 MODE_CAP = 0.08
@@ -131,9 +131,10 @@ class Pools:
     def cb_bound(self):
         for f in self.ledger.by_kind["bound"]:
             c = CONCEPT_BY_ID[f.concept]
-            text = render_question("cb_bound", bound=c.bound, concept=c.name, doc=f.doc)
+            label = class_label(f.concept, f.item)
+            text = render_question("cb_bound", bound=c.bound, klass=label, doc=f.doc)
             yield Instance("cb_bound", text,
-                           _val(f.concept, f.value), (f.id,), (f"document:{f.doc}",), f.concept)
+                           _val(f.concept, f.value), (f.id,), (f"document:{f.doc}",), label)
 
     def cb_date(self):
         for f in self.ledger.by_kind["issued"]:
@@ -154,8 +155,10 @@ class Pools:
         r = self.rules
         for (form, concept) in sorted(r.sets):
             line = self.ledger.doc[form].line
+            cls = r.classes[(form, concept)].item
             states = sorted({s for (fm, c, s) in r.replaces if fm == form and c == concept}
-                            | {s for (s, ln, c) in r.bounds if ln == line and c == concept})
+                            | {s for (s, ln, k, x) in r.bounds
+                               if ln == line and k == kind_of(concept) and x == cls})
             if not states and not r.amends.get((form, concept)):
                 continue
             seen: dict[tuple, int] = defaultdict(int)

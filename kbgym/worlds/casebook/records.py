@@ -39,11 +39,13 @@ class Fact:
     section that holds the provision (a ``sets`` fact's own paragraph, the paragraph an
     ``amends`` or ``replaces`` fact points at: ``§ 3.2`` is section 3, paragraph 2);
     ``correct`` marks a memo's or FAQ's statement that agrees with the effective value on its
-    date."""
+    date. A ``classifies`` fact puts a form edition's provision in regulatory class ``item``
+    (0: A, 1: B) of its kind; a ``bound`` fact bounds class ``item`` of ``concept``'s kind
+    (:func:`~.vocab.class_label`) for every form of its line."""
 
     id: str
-    kind: str  # issued filed attaches sets amends replaces bound supersedes states refers
-    #            defines precedence
+    kind: str  # issued filed attaches classifies sets amends replaces bound supersedes states
+    #            refers defines precedence
     doc: str
     at: int = 0
     concept: str | None = None

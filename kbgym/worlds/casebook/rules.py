@@ -6,7 +6,8 @@
   replaced by the most recently effective endorsement in force that amends it, replaced in
   turn by the most recently effective state amendatory endorsement in force for that state,
   and finally held to the bound of the regulator's bulletin in force for that state, line
-  and concept (a minimum raises it, a maximum lowers it);
+  and the provision's regulatory class (a bulletin bounds "Class A limits"; the form says
+  which of its provisions are in which class; a minimum raises it, a maximum lowers it);
 - memos and FAQs never change a value (they may contradict it);
 - the document that *controls* is the one whose value stands.
 
@@ -32,13 +33,21 @@ class Resolution:
     tie: bool = False  # two candidates took effect on the same day (ambiguous: not asked)
 
 
+def kind_of(concept: str) -> tuple[str, str]:
+    """A provision's kind: its unit and the direction a regulator bounds it."""
+    c = CONCEPT_BY_ID[concept]
+    return c.unit, c.bound
+
+
 class Rules:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
         self.sets: dict[tuple[str, str], Fact] = {}
         self.amends: dict[tuple[str, str], list[Fact]] = defaultdict(list)
         self.replaces: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
-        self.bounds: dict[tuple[str, int, str], list[Fact]] = defaultdict(list)
+        #: (state, line, kind of provision, class) -> bulletins' bounds
+        self.bounds: dict[tuple[str, int, tuple[str, str], int], list[Fact]] = defaultdict(list)
+        self.classes: dict[tuple[str, str], Fact] = {}  # (form, concept) -> its class
         self.issued: dict[str, Fact] = {}
         self.supersedes: dict[str, Fact] = {}
         self.filed: dict[str, Fact] = {}  # document -> its entry in the filing schedule
@@ -50,7 +59,9 @@ class Rules:
             elif f.kind == "replaces":
                 self.replaces[(f.target, f.concept, f.state)].append(f)
             elif f.kind == "bound":
-                self.bounds[(f.state, f.line, f.concept)].append(f)
+                self.bounds[(f.state, f.line, kind_of(f.concept), f.item)].append(f)
+            elif f.kind == "classifies":
+                self.classes[(f.doc, f.concept)] = f
             elif f.kind == "issued":
                 self.issued[f.doc] = f
             elif f.kind == "supersedes":
@@ -113,14 +124,24 @@ class Rules:
             tie = tie or tie2
             if rep is not None:
                 value, controls = rep.value, rep.doc
-            line = self.ledger.doc[form].line
-            b, tie3 = self._latest(self.bounds.get((state, line, concept), []), date, support)
+            bounds = self.bounds_of(form, concept, state)
+            if bounds:
+                support.append(self.classes[(form, concept)].id)
+            b, tie3 = self._latest(bounds, date, support)
             tie = tie or tie3
             if b is not None:
                 low = CONCEPT_BY_ID[concept].bound == "minimum"
                 if (low and value < b.value) or (not low and value > b.value):
                     value, controls = b.value, b.doc
         return Resolution(value, controls, base.value, tuple(dict.fromkeys(support)), tie)
+
+    def bounds_of(self, form: str, concept: str, state: str) -> list[Fact]:
+        """The bulletins' bounds on the provision's class in ``state`` for its form's line."""
+        cls = self.classes.get((form, concept))
+        if cls is None:
+            return []
+        return self.bounds.get((state, self.ledger.doc[form].line, kind_of(concept), cls.item),
+                               [])
 
     def amenders(self, form: str, concept: str) -> list[str]:
         """Every endorsement that amends the provision (in force or not), sorted."""

@@ -120,6 +120,23 @@ CONCEPTS: tuple[Concept, ...] = tuple(Concept(*row) for row in (
 ))
 CONCEPT_BY_ID: dict[str, Concept] = {c.id: c for c in CONCEPTS}
 
+#: Regulatory classes: a form puts each of its provisions in class A or B of the provision's
+#: kind (its unit and the direction a regulator bounds it); a bulletin bounds a class, e.g.
+#: "Class A limit", never a provision by name.
+CLASS_NOUN: dict[tuple[str, str], str] = {
+    ("dollars", "minimum"): "limit", ("dollars", "maximum"): "deductible",
+    ("days", "minimum"): "time limit", ("days", "maximum"): "waiting period",
+    ("percent", "minimum"): "percentage", ("percent", "maximum"): "percentage deductible",
+}
+CLASS_LETTERS: tuple[str, ...] = ("A", "B")
+
+
+def class_label(concept_id: str, cls: int) -> str:
+    """The name of class ``cls`` (0 or 1) of a concept's kind: ``Class B limit``."""
+    c = CONCEPT_BY_ID[concept_id]
+    return f"Class {CLASS_LETTERS[cls]} {CLASS_NOUN[(c.unit, c.bound)]}"
+
+
 STATES: tuple[str, ...] = (
     "Texas", "Ohio", "Florida", "Georgia", "Illinois", "Arizona", "Oregon", "Virginia",
     "Colorado", "Kansas", "Nevada", "Maine", "Iowa", "Utah",

@@ -73,3 +73,19 @@ def test_a_schedule_on_the_wrong_edition_is_caught(casebook, checker):
     meta = {**u.meta, "casebook": {**cb, "facts": facts}}
     _, _, bad = checker.check(_copy(u, meta=meta))
     assert any(att["id"] in line for line in bad)
+
+
+def test_a_bulletin_naming_a_provision_or_the_wrong_class_is_caught(casebook, checker):
+    """A bulletin bounds a class ("Class A limit") and never names a provision of its kind."""
+    from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
+
+    u = casebook(0)
+    fact = next(f for f in u.meta["casebook"]["facts"] if f["kind"] == "bound")
+    nid = u.meta["casebook"]["where"][fact["id"]][0]
+    name = CONCEPT_BY_ID[fact["concept"]].name
+    other = "Class B" if "Class A" in next(n.text for n in u.nodes if n.id == nid) else "Class A"
+    nodes = [Node(n.id, n.text.replace("Class A", other).replace("Class B", other)
+                  + f" See the {name}.", n.fact) if n.id == nid else n for n in u.nodes]
+    _, _, bad = checker.check(_copy(u, nodes=tuple(nodes)))
+    assert any(fact["id"] in line and f"names {name}" in line for line in bad)
+    assert any(fact["id"] in line and "does not name Class" in line for line in bad)
