@@ -391,6 +391,8 @@ class ScriptedReader(BaseAgent):
         if not any(nid not in kb.facts and names_key(own_text(text), key)
                    for nid, text in first):
             return False
+        if not any(plural(word) in tokens(text) for _, text in first):
+            return False  # no note in sight holds the plural: that page is the bare name's
         self._second.add(key)
         yield from self._search(key)
         hits = kb.pages.get((key, 1)) or []
