@@ -7,14 +7,18 @@ the documents' paragraphs, and parses it with the world's published grammar
 (§ 1 of Manual GM-1) to what they have read; they never see golds or the ledger.
 
 - :class:`SearchReader` (``search``, ``read``, ``answer``): looks each dependency up by
-  keyword search — the form's own section, its header (title, line), endorsements naming the
-  form by code or by title, their headers and supersessions, state amendatory endorsements,
-  the state's bulletins — within the exam budget, then answers from what it found.
+  keyword search — the provision's own paragraph (its place, § 3.2, and its regulatory
+  class), the form's header and editions, the Schedules and headers of the documents that
+  attach to it, their amendments at that place and the amendments their revisions name, dates
+  in the manual's table of effective dates, supersessions, state amendatory endorsements, the
+  bulletins on the provision's class — then reads further result pages of its queries while
+  the exam budget lasts, and answers from what it found. It follows a reference the way a
+  search-only agent can: by searching for the code and section it names.
 - :class:`WikiReader`: the same, but first searches the compiled wiki (notes starting
   ``Wiki``): a page linking the claims about the question's provision or reference.
 - :class:`GraphReader` (evidence toolset): ``locate`` the wiki page, ``expand`` its ``cites``
   edges; falls back to search.
-- :func:`compile_wiki`: the unsupervised compile step, from the documents alone (no
+- :func:`compile_pages`: the unsupervised compile step, from the documents alone (no
   questions): one page per provision and per reference, claims restating the statements they
   rest on in the world's own sentences (titles resolved to codes, each statement next to its
   document's header) and citing paragraph ids with the hash of the paragraph's text.
@@ -35,7 +39,7 @@ from kbgym import agent_factory
 from kbgym.protocol.observation import parse_observation
 from kbgym.protocol.results import parse_expand, parse_locate, parse_read, parse_search
 from kbgym.worlds.casebook import grammar as G
-from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID, LINES
+from kbgym.worlds.casebook.vocab import CONCEPT_BY_ID
 
 from kbgym_agents.base import BaseAgent
 

@@ -8,7 +8,9 @@ A paragraph note starts with its locator, ``[CP-10 (2019 edition) § 3.2]`` or `
 written in digits or words (``$5,000``, ``5,000 dollars``, ``five thousand dollars``; ``60
 days``, ``sixty (60) days``; ``2%``, ``two percent``), a date three ways, a form by its code
 (``form CP-10 (2019 edition)``) or by its title (``the Builders Risk Coverage Form (2019
-edition)``), a concept by its name or a synonym.
+edition)``), a concept by its name or a synonym. The paragraph that changes a provision never
+names it: an amendment gives its place (``Paragraph § 3.2 of the Coverage Form …``), a
+revision the amendment it revises, a bulletin a regulatory class (``Class A limit``).
 
 :func:`parse_paragraph` returns the :class:`Statement` s of a paragraph; a statement's fields
 are raw (a concept id, a value as an int, a date as ``YYYY-MM-DD``, a form by code *or* title:

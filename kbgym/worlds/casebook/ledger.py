@@ -2,14 +2,17 @@
 
 Built by :func:`build_ledger` as a pure function of the config (stream
 ``universe/casebook/ledger``), in stages: base forms (editions of a form code, each setting
-its provisions), endorsements (attached to one edition, amending 1–3 provisions; some revise
-and supersede an earlier endorsement; an amendment of a provision another endorsement already
-amended names it, ``as amended by Endorsement CP-E04, § 2``), state amendatory endorsements
-(one state, one edition), regulator bulletins (a bound on one concept for one line of
-business in one state; a series' later bulletins supersede the earlier ones *from their
-effective date*), memos and FAQs (restating effective values, some wrongly; reference chains
-of 2–4 hops ending at the paragraph that sets a value), and the manual's rule of precedence.
-Where each fact is written is decided by :mod:`.documents`.
+its provisions at a place, § section.paragraph, and putting each in a regulatory class),
+endorsements (attached to one edition and dated within its life, amending 1–3 provisions;
+some revise and supersede an earlier endorsement; an amendment of a provision another
+endorsement already amended may revise it, ``The figure inserted by Endorsement CP-E04, §
+2 …``), state amendatory endorsements (one state, one edition), regulator bulletins (a bound
+on one regulatory class for one line of business in one state; a series' later bulletins
+supersede the earlier ones *from their effective date*), memos and FAQs (restating effective
+values, some wrongly; reference chains of 2–4 hops ending at the paragraph that sets a value),
+the manual's rule of precedence, and (own streams, so the rest does not move) the manual's
+table of effective dates and the Schedules naming the form a document attaches to. Where each
+fact is written is decided by :mod:`.documents`.
 """
 
 from __future__ import annotations
