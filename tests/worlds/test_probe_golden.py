@@ -16,8 +16,10 @@ GOLDEN = {
     "policies": ("sha256:ac1c522527b79bec9ab9f2f91553590eae158f3ba416db9c0ef3dded65447c64", "sha256:fcbf85cf3d49e3980c6618c79822ff6b5a6429649e412b041c3869ff60106070", 21),
     "phantomwiki": ("sha256:6bed1eae7c34e358b216de6539d125132743be28ab02ae1f7dde336f915b517d", "sha256:25af07c40f8a82bba6cfa229e65d825ce588b87f38694b95c68e9c16cf45aa36", 24),
     "phantomwiki-category": ("sha256:6bed1eae7c34e358b216de6539d125132743be28ab02ae1f7dde336f915b517d", "sha256:53b31de29830b8670eeeae6d8a15678386485db41a15d304b88d1e9e15d2876b", 18),
-    # taken from the casebook world's own probe code before it joined the assembler
-    "casebook": ("sha256:a3ef04b63cf20661dc8948db528cf054a8f6547fe9505749bac9c5bd4bb83fac", "sha256:f749ffbd7331055d87c300586b6504b1807f1de5ee468daff5beb70775332010", 21),
+    # taken from the casebook world's own probe code before it joined the assembler; re-pinned
+    # for generator version 5 (issue 36: a new universe, so a new probe; the assembler is the
+    # same code that matched version 1's bytes)
+    "casebook": ("sha256:bf1ba3f3c24868f038c7181df245d6e348ede748908596f7446a55068ba8c253", "sha256:3ed180fb1901090403f2cde8902e7694fc37659283bf8e3756746b49c7e828de", 18),
     "corpus": ("sha256:77746250f7387573279f7bcf43f9495b6a13e6622b3c13e5dfc7394edefc32e5", "sha256:d649bfc2930b2b31b5516bdbde538d892dfe579289347adbdcb8f9cb41b935d2", 18),
 }
 
