@@ -43,7 +43,9 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
          2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 STRUCTURE_KEYS = ("precision", "recall", "index_coverage", "n_links", "authored_statements",
-                  "false_statements")
+                  "false_statements", "wrong_members", "incomplete_sets")
+#: The keys read from the run's misinformation report (None where it was not checked).
+MISINFORMATION_KEYS = ("false_statements", "wrong_members", "incomplete_sets")
 
 
 # -- small statistics --------------------------------------------------------------------------
@@ -237,7 +239,7 @@ def structure(results: list[dict]) -> dict:
     def value(r, k):
         if k in ("precision", "recall"):
             return r["structure"].get(k)
-        if k == "false_statements":  # misinformation the curator wrote (None if unchecked)
+        if k in MISINFORMATION_KEYS:  # harm the curator wrote (None if unchecked)
             return (r.get("misinformation") or {}).get(k)
         return (r["train"]["final_stats"] or {}).get(k)
 
