@@ -45,6 +45,8 @@ def node_json(n: Any) -> str:
     escaping ``canonical`` applies to the whole file."""
     flag = "null" if n.flag is None else f'"{n.flag}"'
     origin = "null" if n.origin is None else _js(n.origin)
+    if not n.links and not n.absorbed and not n._hashes and not n._types:  # (most notes)
+        return _PLAIN % (flag, _js(n.id), origin, _js(n.text))
     parts = ['{"absorbed":[', ",".join(map(_js, n.absorbed)), '],"flag":', flag,
              ',"id":', _js(n.id)]
     if n._hashes:

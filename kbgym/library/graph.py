@@ -143,7 +143,7 @@ class Node:
     """
 
     __slots__ = ("id", "num", "text", "links", "_types", "origin", "flag", "absorbed",
-                 "_in", "_ain", "_hashes")  # fmt: skip
+                 "_in", "_ain", "_hashes", "_dg")  # fmt: skip
 
     def __init__(self, id: str, num: int, text: str, origin: str | None, flag: str | None,
                  absorbed: tuple[str, ...] = ()):  # fmt: skip
@@ -158,12 +158,14 @@ class Node:
         self._in: dict[str, None] | None = None  # in-adjacency: source ids (insertion order)
         self._ain = 0  # authored in-degree
         self._hashes: dict[str, str] | None = None  # target -> its text hash when linked
+        self._dg: int | None = None  # its digest (kbgym.library.digest), once computed
 
     def clone(self) -> "Node":
         """A copy whose link lists and maps are its own (copy-on-write of a shared node)."""
         m = Node.__new__(Node)
-        m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain = (
-            self.id, self.num, self.text, self.origin, self.flag, self.absorbed, self._ain)
+        m.id, m.num, m.text, m.origin, m.flag, m.absorbed, m._ain, m._dg = (
+            self.id, self.num, self.text, self.origin, self.flag, self.absorbed, self._ain,
+            self._dg)
         m.links = self.links.copy()
         m._types = self._types.copy() if self._types else None
         m._in = self._in.copy() if self._in else None
@@ -879,14 +881,19 @@ class Library:
             & ((1 << 256) - 1)
 
     def _dg_out(self, node: Node) -> None:
-        """Before ``node`` changes: its digest leaves the sum."""
+        """Before ``node`` changes: its digest leaves the sum (the one it keeps from its last
+        change, if any; untracked, the kept one is dropped: it is about to be stale)."""
         if self._dsum is not None:
-            self._dsum -= note_digest(node)
+            d = node._dg
+            self._dsum -= note_digest(node) if d is None else d
+        else:
+            node._dg = None
 
     def _dg_in(self, node: Node) -> None:
-        """After ``node`` changed (or was added): its digest joins the sum."""
+        """After ``node`` changed (or was added): its digest joins the sum, and is kept."""
         if self._dsum is not None:
-            self._dsum += note_digest(node)
+            d = node._dg = note_digest(node)
+            self._dsum += d
 
     # -- bookkeeping primitives -------------------------------------------------------------
     def _carry(self, origins: Iterable[str], delta: int) -> None:

@@ -100,3 +100,22 @@ def test_column_sum_matches_the_notes():
     lib = make_lib(SENTENCES + ["ünï ✓ \u2028 \"q\" \\"])
     cols = lib._nodes._base.source
     assert column_sum(cols) == sum(note_digest(n) for n in lib) % (1 << 256)
+
+
+@SETTINGS
+@given(st.lists(op_st, max_size=30), st.booleans())
+def test_a_notes_digest_is_over_its_canonical_json(ops, stale):
+    """node_json (what a note's digest hashes) is the note's canonical JSON object, for every
+    shape of note (plain, edited, authored, linked, typed, hashed, absorbing)."""
+    import json
+
+    lib = make_lib(SENTENCES + ['quote " back \\\\ ünï \u2028'])
+    if stale:
+        lib.enable_staleness()
+    for op in ops:
+        apply(lib, op)
+    from kbgym.library.digest import node_json
+
+    for n in lib:
+        assert node_json(n) == json.dumps(n.to_json(), sort_keys=True, separators=(",", ":"),
+                                          ensure_ascii=False)
