@@ -494,6 +494,7 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
                         "questions": exam_questions(u, files),
                         "log": read_jsonl(d / "test_log.jsonl")})
     episodes = episodes_section(sources, limits)
+    del sources, trace  # (every trace row: not needed for the library, which allocates more)
     keep = {i for e in episodes["list"] for i in e["read"]}
     keep |= set(lost)
     library = library_section(final, u, res=res, made=made, edited_at=edited_at, keep=keep,
