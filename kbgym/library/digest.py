@@ -8,9 +8,11 @@ in O(changed notes) per operation (:meth:`kbgym.library.graph.Library.digest`).
 
 Definition (``kbd1``):
 
-- a note's digest is the blake2b-256 of the UTF-8 bytes of its canonical JSON object (the
-  same object the JSON snapshot holds for it: id, text, links, link types and hashes,
-  origin, flag, absorbed), read as a little-endian integer;
+- a note's digest is the blake2b-256 of the UTF-8 bytes of its canonical encoding
+  (:func:`note_text`: every field the JSON snapshot holds for it, each string as
+  ``{length}:{string}``: id, text, origin or ``-``, the flag as ``n``/``e``/``a``, the
+  absorbed origins, the links in order each with its type and its target's hash or ``-``),
+  read as a little-endian integer;
 - the note sum is the sum of the note digests modulo 2^256 (order-free: the sum moves by
   ``new - old`` when one note changes);
 - the origins digest is the sha256 of the origin ids joined by NUL;
@@ -33,9 +35,6 @@ PREFIX = "kbd1:"
 
 _b2 = hashlib.blake2b
 _from = int.from_bytes
-#: The canonical JSON of an untouched original (origin = its id, no flag, nothing absorbed,
-#: no links); the id and text are given JSON-encoded.
-_SELF = '{"absorbed":[],"flag":null,"id":%s,"links":[],"origin":%s,"text":%s}'
 #: The same for a note without links or absorbed origins: flag, id, origin, text encoded.
 _PLAIN = '{"absorbed":[],"flag":%s,"id":%s,"links":[],"origin":%s,"text":%s}'
 
@@ -60,13 +59,36 @@ def node_json(n: Any) -> str:
     return "".join(parts)
 
 
+_FLAG = {None: "n", "edited": "e", "authored": "a"}
+
+
+def note_text(n: Any) -> str:
+    """The canonical encoding of a note that its digest hashes: length-prefixed fields, so
+    that two notes with different JSON objects never share an encoding (cheaper to make
+    than the JSON)."""
+    i, t, o = n.id, n.text, n.origin
+    head = f"{len(i)}:{i}{len(t)}:{t}{'-' if o is None else f'{len(o)}:{o}'}{_FLAG[n.flag]}"
+    ab, links = n.absorbed, n.links
+    if not ab and not links:
+        return head + "0.0."
+    parts = [head, f"{len(ab)}."]
+    parts += [f"{len(a)}:{a}" for a in ab]
+    parts.append(f"{len(links)}.")
+    types, hashes = n._types or {}, n._hashes or {}
+    for x in links:
+        ty, h = types.get(x), hashes.get(x)
+        parts.append(f"{len(x)}:{x}{'-' if ty is None else f'{len(ty)}:{ty}'}"
+                     f"{'-' if h is None else f'{len(h)}:{h}'}")
+    return "".join(parts)
+
+
 def _d(text: str) -> int:
     return _from(_b2(text.encode("utf-8", "surrogatepass"), digest_size=32).digest(), "little")
 
 
 def note_digest(n: Any) -> int:
     """One note's digest (an integer below 2^256)."""
-    return _d(node_json(n))
+    return _d(note_text(n))
 
 
 def column_sum(cols: Any, linked: dict | None = None) -> int:
@@ -78,21 +100,20 @@ def column_sum(cols: Any, linked: dict | None = None) -> int:
         special.update(i for i, x in enumerate(ids) if x in linked)
     total = 0
     step = 1 << 16
+    fl = _FLAG
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        eids = list(map(_js, ids[lo:hi]))
-        enc = map(_js, texts[lo:hi])
-        if cols.origins is None and cols.flags is None:
-            strs = list(map(_SELF.__mod__, zip(eids, eids, enc)))
+        cid, ctx = ids[lo:hi], texts[lo:hi]
+        if cols.origins is None and cols.flags is None:  # untouched originals
+            strs = [f"{len(i)}:{i}{len(x)}:{x}{len(i)}:{i}n0.0." for i, x in zip(cid, ctx)]
         else:
-            fl = ["null"] * (hi - lo) if cols.flags is None else \
-                ["null" if f is None else f'"{f}"' for f in cols.flags[lo:hi]]
-            og = eids if cols.origins is None else \
-                ["null" if o is None else _js(o) for o in cols.origins[lo:hi]]
-            strs = list(map(_PLAIN.__mod__, zip(fl, eids, og, enc)))
+            og = cid if cols.origins is None else cols.origins[lo:hi]
+            fs = [None] * (hi - lo) if cols.flags is None else cols.flags[lo:hi]
+            strs = [f"{len(i)}:{i}{len(x)}:{x}{'-' if o is None else f'{len(o)}:{o}'}"
+                    f"{fl[f]}0.0." for i, x, o, f in zip(cid, ctx, og, fs)]
         for i in special:
             if lo <= i < hi:
-                strs[i - lo] = node_json((linked or {}).get(ids[i]) or cols.make(i))
+                strs[i - lo] = note_text((linked or {}).get(ids[i]) or cols.make(i))
         total += sum(map(_d, strs))
     return total & MASK
 
@@ -123,4 +144,4 @@ class DigestBase:
 
 
 __all__ = ["DigestBase", "MASK", "PREFIX", "column_sum", "library_digest", "node_json",
-           "note_digest", "origins_digest"]
+           "note_digest", "note_text", "origins_digest"]

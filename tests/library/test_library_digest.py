@@ -102,20 +102,78 @@ def test_column_sum_matches_the_notes():
     assert column_sum(cols) == sum(note_digest(n) for n in lib) % (1 << 256)
 
 
+def _decode(enc: str) -> dict:
+    """A note's JSON object read back from its digest encoding (so the encoding loses
+    nothing: notes with different objects have different encodings)."""
+    pos = 0
+
+    def string() -> str | None:
+        nonlocal pos
+        if enc[pos] == "-":
+            pos += 1
+            return None
+        colon = enc.index(":", pos)
+        n = int(enc[pos:colon])
+        pos = colon + 1 + n
+        return enc[colon + 1: pos]
+
+    def count() -> int:
+        nonlocal pos
+        dot = enc.index(".", pos)
+        n, pos = int(enc[pos:dot]), dot + 1
+        return n
+
+    d: dict = {"id": string(), "text": string(), "origin": string()}
+    d["flag"] = {"n": None, "e": "edited", "a": "authored"}[enc[pos]]
+    pos += 1
+    d["absorbed"] = [string() for _ in range(count())]
+    links, types, hashes = [], {}, {}
+    for _ in range(count()):
+        x, ty, h = string(), string(), string()
+        links.append(x)
+        if ty is not None:
+            types[x] = ty
+        if h is not None:
+            hashes[x] = h
+    d["links"] = links
+    if types:
+        d["link_types"] = types
+    if hashes:
+        d["link_hashes"] = hashes
+    assert pos == len(enc)
+    return d
+
+
 @SETTINGS
 @given(st.lists(op_st, max_size=30), st.booleans())
-def test_a_notes_digest_is_over_its_canonical_json(ops, stale):
-    """node_json (what a note's digest hashes) is the note's canonical JSON object, for every
-    shape of note (plain, edited, authored, linked, typed, hashed, absorbing)."""
+def test_a_notes_digest_input_holds_its_whole_json_object(ops, stale):
+    """What a note's digest hashes (note_text) reads back as the note's JSON object, for every
+    shape of note (plain, edited, authored, linked, typed, hashed, absorbing), texts with
+    digits, colons and dashes included; node_json is that object's canonical JSON."""
     import json
 
-    lib = make_lib(SENTENCES + ['quote " back \\\\ ünï \u2028'])
+    from kbgym.library.digest import node_json, note_text
+
+    lib = make_lib(SENTENCES + ['quote " back \\ ünï \u2028', "12:3- 4:x- n0.0."])
     if stale:
         lib.enable_staleness()
     for op in ops:
         apply(lib, op)
-    from kbgym.library.digest import node_json
-
     for n in lib:
+        assert _decode(note_text(n)) == n.to_json()
         assert node_json(n) == json.dumps(n.to_json(), sort_keys=True, separators=(",", ":"),
                                           ensure_ascii=False)
+
+
+def test_column_sum_of_loaded_columns_with_flags_origins_and_links(tmp_path):
+    lib = make_lib(SENTENCES)
+    lib.edit("s0001", "Mara is a cooper.", dedup=False)
+    lib.add("Felix is a cooper.", dedup=False)
+    lib.link("s0002", "s0003", "refers_to")
+    lib.merge("s0004", "s0005")
+    write_snapshot(tmp_path / "kb.kbgs", lib, "x", UNI, format="binary")
+    back, _ = load_snapshot(tmp_path / "kb.kbgs")
+    base = back._nodes._base
+    linked = {k: n for k, n in base._made.items() if n.links}
+    assert base.source.flags is not None and base.source.origins is not None
+    assert column_sum(base.source, linked) == sum(note_digest(n) for n in lib) % (1 << 256)
