@@ -48,7 +48,7 @@ import numpy as np
 
 from kbgym.errors import SnapshotIntegrityError
 from kbgym.jsonio import _UNSAFE, _escape, atomic_file, canonical
-from kbgym.library.digest import MASK, PREFIX, library_digest, node_json
+from kbgym.library.digest import MASK, library_digest, node_json
 
 MAGIC = b"KBGSNAP1"
 TRAILER = b"KBGSEND1"
