@@ -116,7 +116,12 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
     # the changes classified at once (a change to every note is the case to be fast for;
     # map with a C getter, not a comprehension, per column)
     keys, vals = list(over), list(over.values())
-    at = np.fromiter(map(pos.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+    n0 = len(src.ids)
+    if len(keys) >= n0 and keys[:n0] == list(src.ids):  # every note changed, in id order
+        at = np.concatenate((np.arange(n0, dtype=np.int64), np.fromiter(
+            map(pos.get, keys[n0:], repeat(-1)), dtype=np.int64, count=len(keys) - n0)))
+    else:
+        at = np.fromiter(map(pos.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
     gone = np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
     dead = at[(at >= 0) & gone].tolist()
     extra = [vals[i] for i in np.flatnonzero((at < 0) & ~gone).tolist()]
