@@ -14,6 +14,15 @@ release must ship it under a new id, and the old one keeps its hash.
 The **reader** is pinned by name per seed, with the KBGym version that made the release and
 a fingerprint of its behaviour: the content hash of B1's exam rows on each probe at each
 budget. A KBGym whose reader examines B1 differently cannot run or verify the release.
+
+The **examiner** (reader, ideal navigator and the library metrics the scores use) is pinned
+on a curated library too, since B1 has no authored notes: ``examiner`` in release.json names
+a size; for every seed, the release's reference library (the seed's own scripted curator
+trained on that size's train slice, as ``bench run --curator scripted`` does; rebuilt
+deterministically) is recorded by its digest, with the content hash of its library metrics
+and of its exam rows on that size's probe at each budget. :func:`check_examiner` rebuilds and
+re-examines it; run, verify and rescore refuse a KBGym that does not reproduce it. A release
+made before examiner pinning (:data:`LEGACY_EXAMINER`) is refused by them in one line.
 """
 
 from __future__ import annotations
@@ -40,6 +49,13 @@ FROZEN: dict[str, str] = {
 }
 #: The release ``kbgym bench`` uses when none is named.
 DEFAULT = "kbgym-bench-2026.12"
+#: Shipped releases made before the examiner was pinned on a curated library: id -> the
+#: examiner they were made with. Their packages verify only with that KBGym; run, verify and
+#: rescore refuse them here (a newer release takes their packages by ``bench rescore``).
+LEGACY_EXAMINER: dict[str, str] = {
+    "kbgym-bench-2026.12": "the examiner before 2026-12-06's changes (issue 34: exam reader, "
+                           "incomplete_sets), KBGym 0.2.0 at commit 3928d31",
+}
 
 
 def file_hash(path: str | Path) -> str:
@@ -148,6 +164,12 @@ class Release:
         return json.loads((self.root / self.sized(name, size)["probe"]).read_text(
             encoding="utf-8"))
 
+    @property
+    def examiner(self) -> dict | None:
+        """{size, fingerprints: {seed: {library, metrics, exams: {m: hash}}}}, or None for a
+        release made before examiner pinning."""
+        return self.data.get("examiner")
+
     def summary(self) -> str:
         lines = [f"{self.id}  {self.hash}",
                  f"budgets: train n1={self.budgets['n1']} n2={self.budgets['n2']}, exam "
@@ -217,6 +239,90 @@ def b1_fingerprint(universe, probe: Mapping, reader_name: str, budgets: Mapping,
     return content_hash(rows)
 
 
+class ExaminerError(ConfigError):
+    """This KBGym's examiner is not the release's."""
+
+
+def examiner_refusal(release: "Release", why: str) -> ExaminerError:
+    made = release.data.get("made_with", {}).get("kbgym_version", "?")
+    return ExaminerError(f"this KBGym's examiner is not release {release.id}'s ({why}): verify "
+                         f"with the KBGym that made it (version {made}"
+                         + (f"; {LEGACY_EXAMINER[release.id]}" if release.id in LEGACY_EXAMINER
+                            else "")
+                         + "), or rescore into a newer release (kbgym bench rescore)")
+
+
+def reference_library(universe, curator: str, budgets: Mapping, epochs: int, train_size: int):
+    """The release's reference curated library of a seed: its scripted curator ``curator``
+    trained on ``train[:train_size]`` exactly as ``bench run`` trains (deterministic)."""
+    import tempfile
+
+    from kbgym.library.snapshot import load_snapshot
+    from kbgym.plugins import make_agent
+    from kbgym.runs.train import TrainConfig, train
+
+    with tempfile.TemporaryDirectory() as tmp:
+        train(universe, make_agent(curator), tmp, env_config=exam_config(budgets, budgets["m"]),
+              config=TrainConfig.make(epochs=epochs, train_size=train_size,
+                                      snapshot_every=10**6),
+              agent_spec={"name": curator, "options": {}})
+        return load_snapshot(Path(tmp) / f"kb_epoch_{epochs}.json")[0]
+
+
+def examiner_fingerprint(universe, seed: Mapping, size: Mapping, probe: Mapping,
+                         budgets: Mapping, epochs: int) -> dict:
+    """The examiner's behaviour on seed's reference library: the library's digest, the
+    content hash of its library metrics (what scores.json reports) and of its exam rows at
+    each budget."""
+    from kbgym.bench.scores import exam_row, library_metrics
+    from kbgym.plugins import make_agent
+    from kbgym.runs.gradient import examine_probe
+
+    lib = reference_library(universe, seed["curator"], budgets, epochs, size["train_size"])
+    out = {"library": lib.digest(), "metrics": content_hash(library_metrics(lib, universe)),
+           "exams": {}}
+    for m in (budgets["m"], budgets["tight_m"]):
+        rows = examine_probe(universe, lib, make_agent(seed["reader"]), probe,
+                             exam_config(budgets, m), label="reference")
+        out["exams"][str(m)] = content_hash([exam_row(r) for r in rows])
+    return out
+
+
+_CHECKED: set[tuple[str, str]] = set()
+
+
+def check_examiner(release: "Release", seeds=None) -> None:
+    """Refuse (one line, :class:`ExaminerError`) a KBGym whose examiner does not reproduce
+    the release's fingerprints on ``seeds`` (default all); a release made before examiner
+    pinning is refused outright. Checked once per seed and process."""
+    exm = release.examiner
+    if exm is None:
+        why = LEGACY_EXAMINER.get(release.id, "the release pins no examiner fingerprints")
+        raise examiner_refusal(release, f"it was made with {why}"
+                               if release.id in LEGACY_EXAMINER else why)
+    size = exm["size"]
+    names = seeds if isinstance(seeds, (list, tuple)) and seeds else release.seed_names
+    for name in names:
+        if name not in exm["fingerprints"] or (release.hash, name) in _CHECKED:
+            continue
+        want = exm["fingerprints"][name]
+        got = examiner_fingerprint(release.universe(name), release.seed(name),
+                                   release.sized(name, size), release.probe(name, size),
+                                   release.budgets, release.data["train"]["epochs"])
+        if got["library"] != want["library"]:
+            raise examiner_refusal(release, f"seed {name}: the reference curator "
+                                            f"{release.seed(name)['curator']} builds another "
+                                            "library, so the examiner cannot be checked")
+        if got["metrics"] != want["metrics"]:
+            raise examiner_refusal(release, f"seed {name}: the library metrics of the "
+                                            "reference library differ")
+        for m, h in want["exams"].items():
+            if got["exams"].get(m) != h:
+                raise examiner_refusal(release, f"seed {name}: the exam of the reference "
+                                                f"library at m = {m} differs")
+        _CHECKED.add((release.hash, name))
+
+
 def build_release(recipe: Mapping, out: str | Path) -> Release:
     """Write the release ``recipe`` describes into the empty folder ``out``.
 
@@ -235,7 +341,7 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
         raise ConfigError(f"{out}: not empty; a release is written into an empty folder")
     (out / "probes").mkdir(parents=True)
     budgets = dict(recipe["budgets"])
-    seeds = []
+    seeds, built = [], {}
     for s in recipe["seeds"]:
         spec = dict(s["universe"])
         if "file" in spec:
@@ -251,6 +357,7 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
 
             u = generate(spec["generate"], spec["seed"])
             uni = {"generate": dict(spec["generate"]), "seed": spec["seed"], "hash": u.hash}
+        built[s["name"]] = u
         train = list(u.splits["train"])
         sizes = {}
         for size, z in recipe["sizes"].items():
@@ -280,6 +387,21 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
         "seeds": seeds,
     }
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    if recipe.get("examiner"):
+        size = recipe["examiner"]["size"]
+        if size not in recipe["sizes"]:
+            raise ConfigError(f"examiner size {size!r} is not one of the recipe's sizes")
+        data["examiner"] = {
+            "size": size, "kbgym_version": kbgym.__version__,
+            "note": "per seed: the digest of the reference library (the seed's curator trained "
+                    "on the size's train slice), the hash of its library metrics and of its "
+                    "exam rows on the size's probe at each budget",
+            "fingerprints": {}}
+        for s in seeds:
+            u = built[s["name"]]
+            probe = json.loads((out / s["sizes"][size]["probe"]).read_text(encoding="utf-8"))
+            data["examiner"]["fingerprints"][s["name"]] = examiner_fingerprint(
+                u, s, s["sizes"][size], probe, budgets, recipe["train"]["epochs"])
     data["files"] = {f: file_hash(out / f) for f in files}
     data["hash"] = release_hash(data)
     write_canonical(out / "release.json", data)

@@ -233,8 +233,11 @@ def run_bench(release: Release, curator: Mapping, out: str | Path, *, size: str 
     only those seeds, marked in the package (:func:`new_package`)."""
     from kbgym.runs.lock import run_lock
 
+    from kbgym.bench.release import check_examiner
+
     release.check_size(size)
     subset = seed_subset(release, seeds)
+    check_examiner(release, subset)  # before anything is written
     root = Path(out)
     old = check_out(root, resume)
     pkg = new_package(release, size, curator, prices, subset)

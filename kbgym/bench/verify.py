@@ -2,6 +2,9 @@
 
 In order, each refusal one line naming what differs:
 
+0. **Examiner**: this KBGym's examiner reproduces the release's fingerprints on its
+   reference libraries (:func:`kbgym.bench.release.check_examiner`); a release made before
+   examiner pinning is refused in one line.
 1. **Release**: the package names a release this KBGym has (shipped, or given) with the
    same hash; its package.json must be exactly what ``bench run`` writes for that release,
    size and curator (budgets, readers, probe hashes, universe hashes, train sizes); a reduced
@@ -311,6 +314,9 @@ def verify_package(root: str | Path, release: Release | str | Path | None = None
         except ConfigError as err:
             raise VerifyError(f"release: {err}") from None
     priced = bool(pkg.get("priced"))
+    from kbgym.bench.release import check_examiner
+
+    check_examiner(release, pkg.get("seed_subset"))  # else every exam would differ
     check_release(pkg, release, priced)
     digest = check_manifest(root)
     prices = P.read_json(root / "prices.json", str(root)) if priced else None
