@@ -149,7 +149,8 @@ def _tokens(e: Mapping) -> int:
 
 def _cells(e: Mapping) -> list[str]:
     s = e["scores"]
-    name = e["curator"] + (f" (reduced: {len(e['seeds'])} seeds)" if e.get("seeds") else "")
+    n = len(e.get("seeds") or ())
+    name = e["curator"] + (f" (reduced: {n} seed{'s' if n > 1 else ''})" if n else "")
     return [name, e.get("model") or "–", _f(s.get("f1_tight")),
             _f(s.get("f1_tight_b1")), _f(e.get("gain"), "+.3f"), _f(s.get("f1")),
             _f(s.get("rho")) + _ci(s.get("rho_ci")), _f(s.get("rho_nav")),

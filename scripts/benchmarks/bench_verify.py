@@ -93,7 +93,7 @@ def main() -> int:
         llm = steps * args.seconds_per_call + produced
         cells = (f"{steps:8d}{llm:12.0f}{verified / llm:17.3f}" if steps and not called else
                  f"{steps:8d}{'-':>12s}{'-':>17s}")
-        print(f"{name:16s}{produced:11.1f}{verified:10.1f}{ratio:16.2f}{cells}")
+        print(f"{name:16s}{produced:11.1f}{verified:10.1f}{ratio:16.4f}{cells}")
         if args.entries:
             Path(args.entries).mkdir(parents=True, exist_ok=True)
             entry = make_entry(res, pkg, date=args.date)
@@ -102,7 +102,7 @@ def main() -> int:
                                              f"{entry['size']}{reduced}.json", entry)
     if ratios:
         ratios.sort()
-        print(f"median verify/produce: {ratios[len(ratios) // 2]:.2f}")
+        print(f"median verify/produce: {ratios[len(ratios) // 2]:.4f}")
     return 0
 
 
