@@ -46,6 +46,10 @@ RELEASES_DIR = Path(__file__).parent / "releases"
 FROZEN: dict[str, str] = {
     "kbgym-bench-2026.12":
         "sha256:8e8ad37414a181aab4597cf8b799ab363b4ac005ceac6c0337c9c82bb02751a8",
+    # 2026.12 plus the examiner's fingerprints (made after issue 34 changed the exam reader
+    # and incomplete_sets; 2026.12's packages reach it by ``kbgym bench rescore``)
+    "kbgym-bench-2026.12.1":
+        "sha256:94ad331618bfd99dfd26cc9580065bcce07dc70a9d2ef67df928e021375be163",
 }
 #: The release ``kbgym bench`` uses when none is named.
 DEFAULT = "kbgym-bench-2026.12"

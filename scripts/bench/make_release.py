@@ -1,11 +1,19 @@
 """Write a KBGym-Bench release folder from its recipe (docs/bench.md).
 
-    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.1
+    python scripts/bench/make_release.py --id kbgym-bench-2026.12 --out /tmp/kbgym-bench-2026.12
 
-The shipped release ``kbgym/bench/releases/kbgym-bench-2026.12`` was made by this command;
-rerunning it must give the same ``release.json`` hash (the frozen one in
-:data:`kbgym.bench.release.FROZEN`). A recipe that changes makes a NEW release: give it a
-new id and version, never reuse one.
+The shipped releases ``kbgym/bench/releases/<id>`` were made by this command; rerunning it
+must give the same ``release.json`` hash (the frozen one in
+:data:`kbgym.bench.release.FROZEN`) - with the examiner the release was made with
+(2026.12's: before 2026-12-06's examiner changes, see LEGACY_EXAMINER). A recipe that changes
+makes a NEW release: give it a new id and version, never reuse one.
+
+kbgym-bench-2026.12.1 is 2026.12 (the same seeds, probes, budgets and sizes) plus the
+examiner's fingerprints on each seed's reference library (``examiner``: the seed's scripted
+curator trained on the full size's slice, examined on its probe: 7.4 s for the five
+seeds on this machine, 2.3 s at the small size), made when the exam reader
+and incomplete_sets changed (issue 34).
 
 The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
 tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
@@ -28,7 +36,21 @@ PW_ARGS = ["--seed", "0", "--train", "24", "--test-in", "12", "--test-out", "12"
 PEOPLE = {"world": "people", "n_people": 300, "sizes": [60, 40, 30]}
 
 
-def recipe(pw_file: str) -> dict:
+#: Release id -> what it adds to the 2026.12 recipe.
+RELEASES = {
+    "kbgym-bench-2026.12": {},
+    "kbgym-bench-2026.12.1": {"examiner": {"size": "full"}},
+}
+
+
+def recipe(pw_file: str, rid: str = "kbgym-bench-2026.12.1") -> dict:
+    if rid not in RELEASES:
+        raise SystemExit(f"unknown release id {rid!r}; this script makes {', '.join(RELEASES)}")
+    return {**base_recipe(pw_file), "id": rid, "version": rid.removeprefix("kbgym-bench-"),
+            **RELEASES[rid]}
+
+
+def base_recipe(pw_file: str) -> dict:
     return {
         "id": "kbgym-bench-2026.12", "name": "kbgym-bench", "version": "2026.12",
         "description": "three generated people universes, the shipped PhantomWiki generation "
@@ -63,6 +85,8 @@ def recipe(pw_file: str) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="an empty or new folder")
+    ap.add_argument("--id", default="kbgym-bench-2026.12.1", choices=sorted(RELEASES),
+                    help="the release to make (default kbgym-bench-2026.12.1)")
     args = ap.parse_args()
     from kbgym.bench.release import build_release
 
@@ -70,7 +94,7 @@ def main() -> int:
         pw = Path(tmp) / "pw_universe.json"
         subprocess.run([sys.executable, "-m", "kbgym.cli", "adapt", "phantomwiki", "--src",
                         str(PW_SRC), "--out", str(pw), "--quiet", *PW_ARGS], check=True)
-        rel = build_release(recipe(str(pw)), args.out)
+        rel = build_release(recipe(str(pw), args.id), args.out)
     print(rel.summary())
     return 0
 

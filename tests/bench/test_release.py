@@ -16,6 +16,9 @@ SHIPPED = "kbgym-bench-2026.12"
 #: The hash kbgym-bench-2026.12 was published with. It must never change: a release that
 #: changes ships under a new id (this test is the guard, so the value is written out).
 SHIPPED_HASH = "sha256:8e8ad37414a181aab4597cf8b799ab363b4ac005ceac6c0337c9c82bb02751a8"
+#: kbgym-bench-2026.12.1 (2026.12 plus the examiner's fingerprints): the same guard.
+PINNED = "kbgym-bench-2026.12.1"
+PINNED_HASH = "sha256:94ad331618bfd99dfd26cc9580065bcce07dc70a9d2ef67df928e021375be163"
 
 
 def test_shipped_release_keeps_its_hash():
@@ -23,6 +26,30 @@ def test_shipped_release_keeps_its_hash():
     assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
     assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
     assert R.load_release().id == SHIPPED  # the default
+
+
+def test_pinned_release_keeps_its_hash_and_2026_12s_content():
+    """2026.12.1 is 2026.12 (seeds, universes, probes, budgets, sizes, B1 fingerprints) plus
+    the examiner's fingerprints on every seed's reference library."""
+    new, old = R.load_release(PINNED), R.load_release(SHIPPED)
+    assert new.hash == PINNED_HASH == R.FROZEN[PINNED] == R.release_hash(new.data)
+    for key in ("budgets", "train", "bootstrap", "sizes", "seeds"):
+        assert new.data[key] == old.data[key], key
+    assert {k: v for k, v in new.data["files"].items()} == old.data["files"]
+    assert old.examiner is None
+    assert new.examiner["size"] == "full"
+    fps = new.examiner["fingerprints"]
+    assert sorted(fps) == sorted(new.seed_names)
+    for fp in fps.values():
+        assert set(fp["exams"]) == {str(m) for m in new.exam_budgets}
+        assert fp["library"] and fp["metrics"]
+
+
+@pytest.mark.slow
+def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
+    """This KBGym's examiner reproduces 2026.12.1's fingerprints (about 8 s)."""
+    monkeypatch.setattr(R, "_CHECKED", set())
+    R.check_examiner(R.load_release(PINNED))
 
 
 def test_shipped_release_pins_what_the_issue_names():
