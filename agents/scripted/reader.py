@@ -31,7 +31,9 @@ from kbgym_agents.scripted.knowledge import (
     Knowledge,
     LinkJudgedKnowledge,
     Tier,
+    about_other_relations,
     answers_only,
+    hinted_relations,
     names_key,
     own_text,
     plural_forms,
@@ -377,7 +379,10 @@ class ScriptedReader(BaseAgent):
 
     def _second_look(self, rel: str, key: str) -> Plan:
         """Once per person, when the discovery page showed notes about ``key`` but none of
-        them was its set: the bare name, whose first page ranks the person's short notes
+        them was its set, and not all of them say they are about the key's other sets
+        (``Friends of X.`` when children are wanted: a curator that titles its notes so would
+        have titled a children note with the word, and it would have ranked first): the bare
+        name, whose first page ranks the person's short notes
         (``About X.``, ``Two generations below X.``) above their statements, where under
         ``X friends`` other people's notes using the relation word can crowd them out (the
         navigator searches the bare name too). ``True`` when it shows a note about the key
@@ -389,8 +394,9 @@ class ScriptedReader(BaseAgent):
             return False
         first = kb.pages.get((f"{key} {plural(word)}", 1)) or []
         if not any(nid not in kb.facts and names_key(own_text(text), key)
+                   and not about_other_relations(hinted_relations(text), rel)
                    for nid, text in first):
-            return False
+            return False  # the key's notes in sight say they are about its other sets
         if not any(plural(word) in tokens(text) for _, text in first):
             return False  # no note in sight holds the plural: that page is the bare name's
         self._second.add(key)
