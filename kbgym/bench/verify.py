@@ -112,6 +112,13 @@ def check_release(pkg: Mapping, release: Release, priced: bool) -> None:
             if g.get(key) != w[key]:
                 raise VerifyError(f"seed {name}: {what} differs: the package has "
                                   f"{g.get(key)!r}, release {release.id} pins {w[key]!r}")
+    if "rescored_from" in pkg:  # a package rescored from an older release (bench rescore)
+        frm = pkg["rescored_from"]
+        if not (isinstance(frm, dict) and isinstance(frm.get("package_hash"), str)
+                and (frm.get("release") or {}).get("id") not in (None, release.id)):
+            raise VerifyError("package.json: rescored_from must name the package hash and the "
+                              "older release it was rescored from")
+        want = {**want, "rescored_from": frm}
     d = first_key_difference(pkg, want)
     if d:
         raise VerifyError(f"package.json differs from what bench run writes: {d}")

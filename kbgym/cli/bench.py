@@ -51,6 +51,15 @@ def add_parser(subparsers) -> None:
     ver.add_argument("--quiet", action="store_true", help="print nothing")
     ver.set_defaults(func=cmd_verify)
 
+    res = sub.add_parser("rescore", help="rescore a package of an older release into a newer "
+                                         "one (replays the traces, re-runs the exams; no model)")
+    res.add_argument("package", help="the older release's package folder")
+    res.add_argument("--release", help="the release to rescore into (default: the newest "
+                                       "shipped)")
+    res.add_argument("--out", required=True, help="the new package folder (new or empty)")
+    res.add_argument("--quiet", action="store_true", help="print nothing")
+    res.set_defaults(func=cmd_rescore)
+
     board = sub.add_parser("board", help="render the leaderboard (HTML page, markdown table)")
     board.add_argument("--entries", default="leaderboard",
                        help="the folder of entry JSON files (default leaderboard)")
@@ -141,6 +150,19 @@ def cmd_verify(args) -> int:
         size = res["size"] + (f", seeds {','.join(res['seeds'])}" if res.get("seeds") else "")
         print(f"verified {args.package}: release {res['release']} ({size}), curator "
               f"{res['curator']['name']}, package {res['package_hash']}, {res['seconds']:.1f} s")
+    return 0
+
+
+def cmd_rescore(args) -> int:
+    from kbgym.bench.rescore import rescore_package
+
+    release = _release(args.release)
+    res = rescore_package(args.package, release, args.out, progress=_progress(args.quiet))
+    if not args.quiet:
+        _print_headline(res["headline"], release)
+        print(f"rescored {args.package} ({res['rescored_from']['release']['id']}, package "
+              f"{res['rescored_from']['package_hash']}) into release {release.id}: package "
+              f"{res['package_hash']} -> {args.out}, {res['seconds']:.1f} s")
     return 0
 
 
