@@ -449,11 +449,15 @@ def write_binary(path: str | os.PathLike, lib: Any, label: str, universe: dict,
     """Write ``lib`` as a ``kbgs-1`` file (temp file, fsync, os.replace); returns its
     digest (:meth:`Library.digest`, carried by the library: no pass over the notes). The
     snapshot ``content_hash`` goes into the header only when the caller knows it."""
-    notes = note_table(lib)
-    digest = lib.digest()
-    head, cols = library_columns(lib, notes)
-    head.update(note_sum=f"{lib._note_sum():064x}", origins_digest=lib._odg)
-    ihead, icols = index_columns(lib, cols["num"], notes[0])
+    from kbgym.library.graph import gc_paused
+
+    with gc_paused():  # (millions of short-lived lists and strings, none of them cyclic)
+        notes = note_table(lib)
+        digest = lib.digest()
+        head, cols = library_columns(lib, notes)
+        head.update(note_sum=f"{lib._note_sum():064x}", origins_digest=lib._odg)
+        ihead, icols = index_columns(lib, cols["num"], notes[0])
+        del notes
     cols.update(icols)
     sections, offset = [], 0
     for name, arr in cols.items():
@@ -554,8 +558,11 @@ def read_binary(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Any, di
         nbytes = s["n"] * dt.itemsize
         cols[s["name"]] = np.frombuffer(mm[at: at + nbytes], dtype=dt)
         at += nbytes
+    from kbgym.library.graph import gc_paused
+
     try:
-        lib = _build(cols, header, source, library_kwargs)
+        with gc_paused():
+            lib = _build(cols, header, source, library_kwargs)
     except SnapshotIntegrityError as err:
         msg = str(err)
         raise SnapshotIntegrityError(msg if msg.startswith(source) else f"{source}: {msg}") \
