@@ -263,7 +263,9 @@ def main() -> None:
     for seed in seeds:
         saved = out / f"seed{seed}" / "arms.json"
         if args.reuse and saved.exists():  # one seed per process, then one report over all
-            arms += json.loads(saved.read_text())
+            for a in json.loads(saved.read_text()):  # JSON lists back to the tuples they were
+                arms.append({k: tuple(v) if k in ("shapes", "forms", "harms", "noise") else v
+                             for k, v in a.items()})
             print(f"seed {seed} read from {saved}", flush=True)
             continue
         got = run_seed(seed, args, out, times)
