@@ -49,7 +49,7 @@ FROZEN: dict[str, str] = {
     # 2026.12 plus the examiner's fingerprints (made after issue 34 changed the exam reader
     # and incomplete_sets; 2026.12's packages reach it by ``kbgym bench rescore``)
     "kbgym-bench-2026.12.1":
-        "sha256:94ad331618bfd99dfd26cc9580065bcce07dc70a9d2ef67df928e021375be163",
+        "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637",
 }
 #: The release ``kbgym bench`` uses when none is named.
 DEFAULT = "kbgym-bench-2026.12"

@@ -18,7 +18,7 @@ SHIPPED = "kbgym-bench-2026.12"
 SHIPPED_HASH = "sha256:8e8ad37414a181aab4597cf8b799ab363b4ac005ceac6c0337c9c82bb02751a8"
 #: kbgym-bench-2026.12.1 (2026.12 plus the examiner's fingerprints): the same guard.
 PINNED = "kbgym-bench-2026.12.1"
-PINNED_HASH = "sha256:94ad331618bfd99dfd26cc9580065bcce07dc70a9d2ef67df928e021375be163"
+PINNED_HASH = "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637"
 
 
 def test_shipped_release_keeps_its_hash():
