@@ -53,6 +53,9 @@ def make_entry(res: Mapping, package: str | Path, *, model: str | None = None,
             seconds += float(timing.get("curate_s", 0)) + float(timing.get("exams_s", 0))
     cur = dict(res["curator"])
     reduced = {"seeds": list(res["seeds"])} if res.get("seeds") else {}
+    if "rescored_from" in pkg:  # bench rescore: the older release's package it came from
+        reduced["rescored_from"] = {"package_hash": pkg["rescored_from"]["package_hash"],
+                                    "release": pkg["rescored_from"]["release"]["id"]}
     return {
         **reduced,
         "schema_version": 1, "kind": KIND, "curator": display_name(cur), "curator_spec": cur,

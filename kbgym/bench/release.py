@@ -52,7 +52,7 @@ FROZEN: dict[str, str] = {
         "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637",
 }
 #: The release ``kbgym bench`` uses when none is named.
-DEFAULT = "kbgym-bench-2026.12"
+DEFAULT = "kbgym-bench-2026.12.1"
 #: Shipped releases made before the examiner was pinned on a curated library: id -> the
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).

@@ -25,7 +25,7 @@ def test_shipped_release_keeps_its_hash():
     rel = R.load_release(SHIPPED)
     assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
     assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
-    assert R.load_release().id == SHIPPED  # the default
+    assert R.load_release().id == PINNED  # the default: the newest, examiner pinned
 
 
 def test_pinned_release_keeps_its_hash_and_2026_12s_content():

@@ -44,6 +44,11 @@ def test_a_rescored_package_verifies(older, tiny_release, tmp_path, spec):
     assert new["curator"] == P.read_package(src)["curator"]
     ver = verify_package(tmp_path / "new", tiny_release)
     assert ver["package_hash"] == res["package_hash"] == P.package_hash(tmp_path / "new")
+    from kbgym.bench.board import make_entry
+
+    entry = make_entry(ver, tmp_path / "new", date="2026-12-06")
+    assert entry["rescored_from"] == {"package_hash": P.package_hash(src),
+                                      "release": "tiny-bench-0.0"}
     # the same examiner: the rescored scores are the old ones, curation and tokens kept
     old_scores = json.loads((src / "scores.json").read_text())
     assert ver["headline"] == old_scores["headline"]
