@@ -410,22 +410,13 @@ def index_columns(lib: Any, nums: np.ndarray, table: Any = None
             slot_node = _positions(nums, table.ids, [], ix._nums(live))
         except KeyError:
             return None, {}
-        # every term's head and tail at once (each term's postings stay in slot order:
-        # head, then tail), the dead dropped and the slots renumbered in a few numpy calls
-        V = len(terms)
-        tn = ix._tn
-        pieces_s = [x for tid in range(V) for x in
-                    ((ix._hs[tid], ix._ts[tid][: tn[tid]]) if tn[tid] else (ix._hs[tid],))]
-        pieces_c = [x for tid in range(V) for x in
-                    ((ix._hc[tid], ix._tc[tid][: tn[tid]]) if tn[tid] else (ix._hc[tid],))]
-        per_term = np.fromiter((len(ix._hs[t]) + tn[t] for t in range(V)), dtype=np.int64,
-                               count=V)
-        all_s = np.concatenate(pieces_s) if pieces_s else np.zeros(0, dtype=np.int64)
-        all_c = np.concatenate(pieces_c) if pieces_c else np.zeros(0, dtype=np.int64)
-        keep = alive[all_s]
-        post_s, post_c = [remap[all_s[keep]]], [all_c[keep]]
-        term_of = np.repeat(np.arange(V), per_term)
-        lens = np.bincount(term_of[keep], minlength=V).tolist()
+        post_s, post_c, lens = [], [], []
+        for tid in range(len(terms)):
+            slots, codes = ix._post(tid)
+            keep = alive[slots]
+            post_s.append(remap[slots[keep]])
+            post_c.append(codes[keep])
+            lens.append(int(keep.sum()))
     cols = {"ix_slot_node": slot_node}
     cols["ix_vocab_blob"], cols["ix_vocab_off"] = _strings(terms)
     cols["ix_post_off"] = np.concatenate(([0], np.cumsum(lens, dtype=np.int64))).astype(np.int64)
