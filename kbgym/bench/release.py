@@ -57,8 +57,8 @@ DEFAULT = "kbgym-bench-2026.12.1"
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).
 LEGACY_EXAMINER: dict[str, str] = {
-    "kbgym-bench-2026.12": "the examiner before 2026-12-06's changes (issue 34: exam reader, "
-                           "incomplete_sets), KBGym 0.2.0 at commit 3928d31",
+    "kbgym-bench-2026.12": "KBGym 0.2.0 at commit 3928d31, with the examiner before "
+                           "2026-12-06's changes: issue 34's exam reader and incomplete_sets",
 }
 
 
@@ -248,12 +248,12 @@ class ExaminerError(ConfigError):
 
 
 def examiner_refusal(release: "Release", why: str) -> ExaminerError:
-    made = release.data.get("made_with", {}).get("kbgym_version", "?")
+    made = LEGACY_EXAMINER.get(release.id) or \
+        f"version {release.data.get('made_with', {}).get('kbgym_version', '?')}"
+    newer = f"--release {DEFAULT} " if DEFAULT != release.id else ""
     return ExaminerError(f"this KBGym's examiner is not release {release.id}'s ({why}): verify "
-                         f"with the KBGym that made it (version {made}"
-                         + (f"; {LEGACY_EXAMINER[release.id]}" if release.id in LEGACY_EXAMINER
-                            else "")
-                         + "), or rescore into a newer release (kbgym bench rescore)")
+                         f"with the KBGym that made it ({made}), or rescore into a newer release "
+                         f"(kbgym bench rescore PACKAGE {newer}--out DIR)")
 
 
 def reference_library(universe, curator: str, budgets: Mapping, epochs: int, train_size: int):
@@ -301,9 +301,7 @@ def check_examiner(release: "Release", seeds=None) -> None:
     pinning is refused outright. Checked once per seed and process."""
     exm = release.examiner
     if exm is None:
-        why = LEGACY_EXAMINER.get(release.id, "the release pins no examiner fingerprints")
-        raise examiner_refusal(release, f"it was made with {why}"
-                               if release.id in LEGACY_EXAMINER else why)
+        raise examiner_refusal(release, "it was made before releases pinned the examiner")
     size = exm["size"]
     names = seeds if isinstance(seeds, (list, tuple)) and seeds else release.seed_names
     for name in names:
