@@ -271,7 +271,7 @@ def _unstrings(blob: np.ndarray, off: np.ndarray, what: str, column: bool = Fals
     """The strings of ``_strings``' blob and offsets: a list, or with ``column`` a
     :class:`~kbgym.library.columns.StrColumn` (one string, cut on access) when NUL-joined."""
     try:
-        text = str(memoryview(np.ascontiguousarray(blob)), "utf-8", "surrogatepass")
+        text = str(np.ascontiguousarray(blob).data, "utf-8", "surrogatepass")
     except UnicodeDecodeError:
         raise SnapshotIntegrityError(f"{what} is not UTF-8") from None
     n = len(off) - 1
@@ -334,7 +334,7 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
         cols["flag"] = np.zeros(n, dtype=np.uint8)
     else:
         fa = _objects(table.flags)
-        if not bool(np.isin(fa, _FLAGS).all()):
+        if not bool(np.isin(fa, np.array(_FLAGS, dtype=object)).all()):
             raise ValueError("unknown flag")
         cols["flag"] = ((fa == _FLAGS[1]) + 2 * (fa == _FLAGS[2])).astype(np.uint8)
     # origins: 1 = the note's own id (most originals), 0 = none, 2 = another (listed in order)
@@ -343,8 +343,8 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
         others: list[str] = []
     else:
         oa = _objects(table.origins)
-        okind = np.where(np.equal(oa, None), 0, np.where(oa == _objects(ids), 1, 2)
-                         ).astype(np.uint8)
+        none = np.equal(oa, None)  # type: ignore[call-overload]  # (numpy's stubs: no None)
+        okind = np.where(none, 0, np.where(oa == _objects(ids), 1, 2)).astype(np.uint8)
         others = oa[okind == 2].tolist()
     cols["origin_kind"] = okind
     cols["origin_blob"], cols["origin_off"] = _strings(others)
@@ -706,7 +706,7 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
                     count.update(o for o in group if o in valid)
                 elif own is not None and own in valid:
                     count[own] += 1
-            carriers = dict(count)
+            carriers = dict(count)  # type: ignore[assignment]  # a plain dict is a base too
         lib._carriers = LayeredMap.over(carriers)
         lib._authored = int(np.count_nonzero(flags == 2))
         lib._edited = int(np.count_nonzero(flags == 1))

@@ -89,7 +89,7 @@ class LazyDict:
         if d is None:
             d = self._d = self._make()  # type: ignore[misc]
             self._make = None
-            self.get = d.get  # type: ignore[method-assign]
+            self.get = d.get  # type: ignore[method-assign, assignment]
         return d
 
     def get(self, key: Any, default: Any = None) -> Any:

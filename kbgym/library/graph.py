@@ -877,6 +877,7 @@ class Library:
     def _note_sum(self) -> int:
         """The note sum behind :meth:`digest` (the binary snapshot stores it)."""
         self.digest()
+        assert self._dsum is not None  # digest() made it
         return (self._dsum + (self._dbase.sum() if self._dbase is not None else 0)) \
             & ((1 << 256) - 1)
 

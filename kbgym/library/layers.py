@@ -220,7 +220,7 @@ class LazyMap:
 
     __slots__ = ("_keys", "_pos", "_make", "_made", "_all", "source")
 
-    def __init__(self, keys: Sequence, pos: dict, make: Callable[[int], Any],
+    def __init__(self, keys: Sequence, pos: Any, make: Callable[[int], Any],
                  made: dict | None = None, source: Any = None):
         self._keys = keys
         self._pos = pos  # key -> index
