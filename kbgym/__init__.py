@@ -18,6 +18,7 @@ Ids (the version goes up whenever reward, budgets or observation semantics chang
 import sys
 
 from kbgym import registry as _registry
+from kbgym._lazy import lazy_attributes
 from kbgym.registry import agent_factory
 
 __version__ = "0.2.0"
@@ -84,14 +85,5 @@ _registry.register_reward("both", _curation_reward)
 
 __all__ = ["ENV_ID", "agent_factory", "parse_action", "KBGymEnv", "KBGymConfig", "__version__"]
 
-
-def __getattr__(name: str):
-    if name == "parse_action":
-        from kbgym.env.actions import parse_action
-
-        return parse_action
-    if name in ("KBGymEnv", "KBGymConfig"):
-        import kbgym.env
-
-        return getattr(kbgym.env, name)
-    raise AttributeError(f"module 'kbgym' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, {"parse_action": "kbgym.env.actions",
+                                         "KBGymEnv": "kbgym.env", "KBGymConfig": "kbgym.env"})

@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     "kbgym.protocol": 0, "kbgym.errors": 0, "kbgym.seeding": 0, "kbgym.jsonio": 0,
     "kbgym.registry": 0, "kbgym.scoring": 0, "kbgym.bounds": 0, "kbgym.safeload": 0,
     "kbgym._moved": 0,  # old import paths of moved modules (deprecated shims)
+    "kbgym._lazy": 0,  # package attributes imported on first use
     "kbgym.shipped": 0,
     "kbgym.types": 1, "kbgym.keys": 1, "kbgym.answers": 1, "kbgym.universe": 1, "kbgym.config": 1,
     "kbgym.claims": 1,

@@ -3,14 +3,9 @@
 ``KBGymEnv`` is imported lazily so that ``kbgym.env.actions`` stays light to import.
 """
 
+from kbgym._lazy import lazy_attributes
 from kbgym.env.config import KBGymConfig
 
 __all__ = ["KBGymEnv", "KBGymConfig"]
 
-
-def __getattr__(name: str):
-    if name == "KBGymEnv":
-        from kbgym.env.env import KBGymEnv
-
-        return KBGymEnv
-    raise AttributeError(f"module 'kbgym.env' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, {"KBGymEnv": "kbgym.env.env"})

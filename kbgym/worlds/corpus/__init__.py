@@ -6,8 +6,7 @@ the worlds) does not import the corpus reader."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kbgym._lazy import lazy_attributes
 
 _WHERE = {"read_corpus": "documents", "capitalized_runs": "universe",
           "import_corpus": "universe", "make_corpus_probe": "universe",
@@ -16,11 +15,4 @@ _WHERE = {"read_corpus": "documents", "capitalized_runs": "universe",
 __all__ = ["capitalized_runs", "import_corpus", "make_corpus_probe", "make_corpus_probe_from_run",
            "read_corpus", "summarize"]
 
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})

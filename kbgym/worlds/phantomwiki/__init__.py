@@ -13,8 +13,7 @@ the worlds) does not import the adapter and the probe maker.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kbgym._lazy import lazy_attributes
 
 _WHERE = {"adapt_phantomwiki": "adapt", "adapter_report": "adapt", "build_universe": "adapt",
           "summarize": "adapt", "make_pw_probe": "probe", "make_pw_probe_from_run": "probe",
@@ -23,11 +22,4 @@ _WHERE = {"adapt_phantomwiki": "adapt", "adapter_report": "adapt", "build_univer
 __all__ = ["adapt_phantomwiki", "adapter_report", "build_universe", "summarize",
            "make_pw_probe", "make_pw_probe_from_run", "PWSourceError", "read_source"]
 
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})
