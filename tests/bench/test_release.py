@@ -45,6 +45,14 @@ def test_pinned_release_keeps_its_hash_and_2026_12s_content():
         assert fp["library"] and fp["metrics"]
 
 
+def test_a_changed_examiner_fails_the_default_suite(monkeypatch):
+    """One seed of 2026.12.1's examiner fingerprints, in the default suite (a few seconds): a
+    change to the exam reader or the library metrics fails here, not only under ``-m slow``,
+    and then needs a new release id (docs/bench.md)."""
+    monkeypatch.setattr(R, "_CHECKED", set())
+    R.check_examiner(R.load_release(PINNED), seeds=["people-1"])
+
+
 @pytest.mark.slow
 def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
     """This KBGym's examiner reproduces 2026.12.1's fingerprints (about 8 s)."""
