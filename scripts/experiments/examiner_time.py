@@ -20,6 +20,7 @@ from pathlib import Path
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.plugins import make_agent
+from kbgym.runs import exam as exam_module
 from kbgym.runs.exam import examine
 from kbgym.runs.gradient import probe_questions
 from kbgym.runs.probe import GROUPS, make_probe_from_run
@@ -47,6 +48,7 @@ def main() -> None:
     times: dict[str, list[float]] = {k: [] for k in libs}
     for _ in range(args.reps):
         for arm, lib in libs.items():  # a fresh reader and navigator each time (cold)
+            getattr(exam_module, "_NAV_CACHE", {}).clear()  # figures kept across exams
             t = time.process_time()
             examine(u, lib, make_agent("scripted-reader"), split=names, questions=qs,
                     splits=splits, navigate=True)
