@@ -541,9 +541,7 @@ class LinkJudgedKnowledge(Knowledge):
         value (parts or intersections of the key's set): the library splits its sets, and
         such notes are not read as the set this episode (:attr:`splits`)."""
         hits = self.pages.get((query, 1)) or []
-        parts = sum(1 for nid, text in hits if nid not in self.facts
-                    and names_key(own_text(text), key)
-                    and names_other_value(own_text(text), key))
+        parts = sum(1 for nid, text in hits if nid not in self.facts and names_part(text, key))
         if parts >= 2:
             self.splits = True
         return parts >= 2 and all(nid not in self.facts for nid, _ in hits)
@@ -554,9 +552,7 @@ class LinkJudgedKnowledge(Knowledge):
         splits its sets (:attr:`splits`)."""
         subs = [lid for lid in self.links.get(nid, ())
                 if lid in self.notes and lid not in self.facts]
-        if len(subs) >= 2 and all(names_key(own_text(self.notes[lid]), key)
-                                  and names_other_value(own_text(self.notes[lid]), key)
-                                  for lid in subs):
+        if len(subs) >= 2 and all(names_part(self.notes[lid], key) for lid in subs):
             self.splits = True
         return self.splits
 
@@ -570,8 +566,9 @@ class LinkJudgedKnowledge(Knowledge):
           read again for ``rel`` under another key's name (:attr:`rejected_shapes`)."""
         if (nid, rel, key) not in self.judged:
             return  # not judged (links unread, a grandchild awaiting children): no lesson
-        if (rel, key) in self.parts_seen or self.note_index_of_parts(nid, key):
+        if (rel, key) in self.parts_seen:
             self.splits = True
+        if self.splits:  # (the reader asked note_index_of_parts right after the read)
             return
         shape = title_shape(self.notes.get(nid, ""), key)
         if shape is not None:
@@ -864,6 +861,13 @@ def plural_forms(value: str) -> tuple[str, ...]:
     head, _, last = value.rpartition(" ")
     pl = last + ("es" if last.endswith(("s", "sh", "ch", "x")) else "s")
     return value, (f"{head} {pl}" if head else pl)
+
+
+def names_part(text: str, key: str) -> bool:
+    """Whether a note's own text names ``key`` and another value (``Brewers: part
+    Dunmere.``): a part or an intersection of the key's set."""
+    own = own_text(text)
+    return names_key(own, key) and names_other_value(own, key)
 
 
 def names_other_value(text: str, key: str) -> bool:
