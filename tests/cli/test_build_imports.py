@@ -22,9 +22,21 @@ def test_build_imports_no_gymnasium_numpy_or_env(tmp_path):
         "from kbgym.cli import main\n"
         f"rc = main(['build', '--people', '30', '--out', {str(path)!r}, '--quiet'])\n"
         "print(json.dumps([rc, sorted(m for m in ('gymnasium', 'numpy', 'kbgym.env', "
-        "'kbgym.worlds.corpus.documents', 'kbgym.worlds.phantomwiki.adapt') "
+        "'kbgym.worlds.corpus.documents', 'kbgym.worlds.phantomwiki.adapt', "
+        "'kbgym.worlds.casebook.generate', 'kbgym.worlds.policies.generate') "
         "if m in sys.modules)]))"))
     assert got == [0, []] and path.stat().st_size > 0
+
+
+def test_a_lazy_world_package_exports_the_function_named_like_its_module():
+    # the generator submodule imported first (as a world's drift does) must not hide the
+    # package's generate function behind the module
+    got = _run("import kbgym.worlds.casebook.drift, kbgym.worlds.policies.drift\n"
+               "from kbgym.worlds.casebook import generate as c\n"
+               "from kbgym.worlds.policies import generate as p, PolicyConfig\n"
+               "print(callable(c), callable(p), c.__module__, p.__module__, PolicyConfig.__name__)")
+    assert got == ("True True kbgym.worlds.casebook.generate kbgym.worlds.policies.generate "
+                   "PolicyConfig")
 
 
 def test_import_kbgym_registers_the_ids_before_or_after_gymnasium():

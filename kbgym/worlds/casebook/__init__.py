@@ -12,7 +12,21 @@ every fact sentence is rendered from and parsed with), :mod:`.config`, :mod:`.le
 :mod:`.questions`, :mod:`.generate` and :mod:`.drift` (edited documents, for staleness).
 """
 
-from kbgym.worlds.casebook.config import CasebookConfig
-from kbgym.worlds.casebook.generate import generate, ledger_of, summarize, where_of
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbgym._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from kbgym.worlds.casebook.config import CasebookConfig
+    from kbgym.worlds.casebook.generate import generate, ledger_of, summarize, where_of
+
+# Imported on first use: every command loads every world (the registry lists them), and a
+# people build must not pay for this world's grammar and generator.
+_WHERE = {"CasebookConfig": "config", "generate": "generate", "ledger_of": "generate",
+          "summarize": "generate", "where_of": "generate"}
 
 __all__ = ["CasebookConfig", "generate", "ledger_of", "summarize", "where_of"]
+
+__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})

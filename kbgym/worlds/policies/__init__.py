@@ -12,7 +12,21 @@ mean), :mod:`.documents` (facts to notes), :mod:`.questions` (templates, golds, 
 editions, bulletins and endorsements).
 """
 
-from kbgym.worlds.policies.config import PolicyConfig
-from kbgym.worlds.policies.generate import generate, ledger_of, summarize
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbgym._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from kbgym.worlds.policies.config import PolicyConfig
+    from kbgym.worlds.policies.generate import generate, ledger_of, summarize
+
+# Imported on first use: every command loads every world (the registry lists them), and a
+# people build must not pay for this world's grammar and generator.
+_WHERE = {"PolicyConfig": "config", "generate": "generate", "ledger_of": "generate",
+          "summarize": "generate"}
 
 __all__ = ["PolicyConfig", "generate", "ledger_of", "summarize"]
+
+__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})
