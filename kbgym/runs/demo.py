@@ -21,7 +21,7 @@ from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.plugins import make_agent
-from kbgym.runs.gradient import examine_probe, training_curve
+from kbgym.runs.gradient import exam_key, examine_probe, training_curve
 from kbgym.runs.logs import read_jsonl
 from kbgym.runs.prior import examine_prior
 from kbgym.runs.probe import format_table, legend, make_probe_from_run, probe_table
@@ -91,7 +91,8 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
     for arm in ("B1", "trained", *demo.extra_arms, "prior"):  # exams append; reruns start afresh
         shutil.rmtree(out / f"exam_{arm}", ignore_errors=True)
     snapshot = str(run / f"kb_epoch_{epochs}.json")
-    arms = {"B1": examine_probe(u, Library.from_universe(u), reader, probe, exam_cfg,
+    b1 = Library.from_universe(u)
+    arms = {"B1": examine_probe(u, b1, reader, probe, exam_cfg,
                                 label="B1", out=out / "exam_B1", reader_name=reader_name,
                                 library_name="B1"),
             "trained": examine_probe(u, trained, reader, probe, exam_cfg, label="trained",
@@ -110,9 +111,11 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
     timings["probe"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    # (neither the plots nor the view show the curve's navigator figures: not computed)
+    # (neither the plots nor the view show the curve's navigator figures: not computed; its
+    # first and last states are B1 and the trained library, examined above by this reader)
     curve = training_curve(u, run, reader, probe, every=curve_every, env_config=exam_cfg,
-                           navigate=False)
+                           navigate=False, examined={exam_key(b1): arms["B1"],
+                                                     exam_key(trained): arms["trained"]})
     write_canonical(run / "curve.json", curve)
     timings["curve"] = time.perf_counter() - t
 

@@ -70,13 +70,27 @@ def group_means(rows: list[dict]) -> dict[str, dict]:
     return out
 
 
+def exam_key(library: Library) -> tuple:
+    """What an exam of ``library`` depends on besides the reader, the questions and the
+    config: its content (``Library.digest``) and the re-indexing still pending."""
+    return library.digest(), tuple(library.dirty)
+
+
 def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, probe: Mapping,
                    every: int = 20, env_config: KBGymConfig | None = None,
-                   progress: Callable[[int], None] | None = None, navigate: bool = True) -> dict:
+                   progress: Callable[[int], None] | None = None, navigate: bool = True,
+                   examined: Mapping[tuple, list[dict]] | None = None) -> dict:
     """Replay to iterations 0, every, 2·every, … (and the last) and examine each state: per
     group the mean steps and F1 at each point, and the ideal navigator's (``nav_steps``,
     ``nav_f1``) unless ``navigate`` is False (for a curve whose reader shows no navigator
-    figure: the navigator is most of an exam's cost)."""
+    figure: the navigator is most of an exam's cost).
+
+    With ``examined`` (for a deterministic reader: the same library state gives the same
+    rows), a state whose :func:`exam_key` was examined before is not examined again and its
+    rows are reused: a curator that stops changing the library leaves the last points alike.
+    ``examined`` maps :func:`exam_key` of libraries to rows this ``reader`` already made on
+    this probe and config (the demo's B1 and trained library: the curve's first and last
+    states); their navigator figures count only with ``navigate``."""
     run_dir = Path(run_dir)
     trace = read_jsonl(run_dir / "trace.jsonl")
     last = len(read_jsonl(run_dir / "train_log.jsonl"))
@@ -86,12 +100,22 @@ def training_curve(universe: Universe, run_dir: str | Path, reader: AgentLike, p
     lib = Library.from_universe(universe)
     train_rows = [r for r in trace if r.get("kind") == "train"]
     pos, curve = 0, {"iterations": points, "groups": {}}
+    seen = dict(examined) if examined is not None else None  # state -> its exam's rows
     for it in points:
         while pos < len(train_rows) and train_rows[pos]["iteration"] <= it:
             replay_rows(lib, [train_rows[pos]])
             pos += 1
-        means = group_means(examine_probe(universe, lib, reader, probe, env_config, label=it,
-                                          navigate=navigate))
+        state = exam_key(lib) if seen is not None else None
+        rows = seen.get(state) if seen is not None else None
+        if rows is None or (navigate and any("nav_steps" not in r for r in rows)):
+            rows = examine_probe(universe, lib, reader, probe, env_config, label=it,
+                                 navigate=navigate)
+            if seen is not None:
+                seen[state] = rows
+        elif not navigate:
+            rows = [{k: v for k, v in r.items() if k not in ("nav_steps", "nav_f1")}
+                    for r in rows]
+        means = group_means(rows)
         for g, m in means.items():
             slot = curve["groups"].setdefault(g, {"mean_steps": [], "f1": [], "n": m["n"]})
             for key in ("mean_steps", "f1", "nav_steps", "nav_f1"):

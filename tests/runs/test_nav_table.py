@@ -237,3 +237,42 @@ def test_a_curve_without_the_navigator_leaves_its_figures_out(tmp_path):
     assert all("nav_steps" in g for g in full["groups"].values())
     for name, g in full["groups"].items():
         assert {k: v for k, v in g.items() if not k.startswith("nav_")} == curve["groups"][name]
+
+
+def test_a_curve_examines_each_library_state_once_with_examined(tmp_path, monkeypatch):
+    """training_curve(examined=...) (the demo's, a deterministic reader) examines no library
+    state twice and none it was handed the rows of, and gives the same curve as examining
+    every point."""
+    import json
+
+    from kbgym.library.graph import Library
+    from kbgym.plugins import make_agent
+    from kbgym.runs import gradient as G
+    from kbgym.runs.demo import run_demo
+
+    res = run_demo(tmp_path / "d", n_people=40, train_size=6, per_group=4, curve_every=2,
+                   epochs=2, plots=False, say=lambda *a: None)
+    u, run = res["universe"], tmp_path / "d" / "train"
+    probe = json.loads((tmp_path / "d" / "probe.json").read_text())
+    reader = make_agent("scripted-reader")
+    full = G.training_curve(u, run, reader, probe, every=2, navigate=False)
+    b1 = Library.from_universe(u)
+    b1_rows = G.examine_probe(u, b1, reader, probe, navigate=False)
+    labels = []
+    real = G.examine_probe
+    monkeypatch.setattr(G, "examine_probe",
+                        lambda *a, **k: labels.append(k["label"]) or real(*a, **k))
+    again = G.training_curve(u, run, reader, probe, every=2, navigate=False,
+                             examined={G.exam_key(b1): b1_rows})
+    assert again == full
+    assert 0 not in labels  # the first state is B1, handed over
+    # the states examined are the distinct ones after B1 (the curve's replayed libraries)
+    keys, lib = [], Library.from_universe(u)
+    trace = [r for r in G.read_jsonl(run / "trace.jsonl") if r.get("kind") == "train"]
+    pos = 0
+    for it in full["iterations"]:
+        while pos < len(trace) and trace[pos]["iteration"] <= it:
+            G.replay_rows(lib, [trace[pos]])
+            pos += 1
+        keys.append(G.exam_key(lib))
+    assert len(labels) == len(set(keys) - {G.exam_key(b1)}) < len(full["iterations"])
