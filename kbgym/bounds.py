@@ -1,4 +1,4 @@
-"""The ranges of every number a user gives KBGym, in one place.
+"""The ranges of every number a user gives KBGym (:data:`kbgym.ranges.RANGES`) as types.
 
 Each range is an ``Annotated`` type: the pydantic models (``KBGymConfig``, ``TrainConfig``,
 ``UniverseConfig``, the sweep grid, the baselines' parameters, the probe settings) declare their
@@ -16,10 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, StrictBool
 
-#: The largest seed: numpy's SeedSequence takes any non-negative int; this keeps seeds readable.
-MAX_SEED = 2**63 - 1
-#: The most runs one sweep grid may expand to.
-MAX_GRID_RUNS = 10_000
+from kbgym.ranges import MAX_CHILDREN, MAX_GRID_RUNS, MAX_SEED, RANGES
 
 
 def _number(value: Any) -> Any:
@@ -36,40 +33,36 @@ def _float_range(lo: float, hi: float):
     return Annotated[float, BeforeValidator(_number), Field(ge=lo, le=hi, allow_inf_nan=False)]
 
 
+def _typed(name: str):
+    kind, lo, hi = RANGES[name]
+    return _int_range(int(lo), int(hi)) if kind is int else _float_range(lo, hi)
+
+
 Flag = StrictBool
-Seed = _int_range(0, MAX_SEED)
-#: Steps per phase (n1, n2, m). Benchmarks run single episodes of 10^5 steps.
-Budget = _int_range(1, 1_000_000)
-#: Train sizes, limits, snapshot intervals.
-Count = _int_range(1, 1_000_000)
-#: Split sizes (0 allowed).
-SplitSize = _int_range(0, 1_000_000)
-Fraction = _float_range(0.0, 1.0)
-Epochs = _int_range(1, 1000)
-#: 10^6 people (11.7 M notes) generate in about 4 minutes and 8 GB; more would not fit the
-#: machines this is built for.
-People = _int_range(6, 1_000_000)
-Cities = _int_range(1, 10_000)
-FriendDegree = _float_range(0.0, 100.0)
-#: Children per couple: each end of the ``LO-HI`` range.
-MAX_CHILDREN = 20
-Children = _int_range(0, MAX_CHILDREN)
-CommonJobs = _int_range(0, 50)
-#: Memory lines shown, page sizes and link batches of the environment.
-MemoryLines = _int_range(0, 10_000)
-PageSize = _int_range(1, 1000)
-MaxPage = _int_range(1, 10_000)
-LinkBatch = _int_range(1, 100_000)
-TextChars = _int_range(1, 1_000_000)
-RewardPool = _int_range(0, 10_000)
-RewardWeight = _float_range(0.0, 1000.0)
-#: The gradient probe: questions per group, bootstrap resamples, the F1 gate's delta.
-PerGroup = _int_range(1, 10_000)
-Resamples = _int_range(1, 100_000)
-Delta = Fraction
-#: Training-time curve interval of a sweep run (0: no curve).
-CurveEvery = _int_range(0, 1_000_000)
-#: Baseline parameters.
-CommunitySize = _int_range(1, 100_000)
-SynapseCap = _int_range(0, 100_000)
-Branching = _int_range(2, 100_000)
+Seed = _typed("Seed")
+Budget = _typed("Budget")
+Count = _typed("Count")
+SplitSize = _typed("SplitSize")
+Fraction = _typed("Fraction")
+Epochs = _typed("Epochs")
+People = _typed("People")
+Cities = _typed("Cities")
+FriendDegree = _typed("FriendDegree")
+Children = _typed("Children")
+CommonJobs = _typed("CommonJobs")
+MemoryLines = _typed("MemoryLines")
+PageSize = _typed("PageSize")
+MaxPage = _typed("MaxPage")
+LinkBatch = _typed("LinkBatch")
+TextChars = _typed("TextChars")
+RewardPool = _typed("RewardPool")
+RewardWeight = _typed("RewardWeight")
+PerGroup = _typed("PerGroup")
+Resamples = _typed("Resamples")
+CurveEvery = _typed("CurveEvery")
+CommunitySize = _typed("CommunitySize")
+SynapseCap = _typed("SynapseCap")
+Branching = _typed("Branching")
+Delta = Fraction  # the F1 gate's delta of the gradient probe
+
+__all__ = ["MAX_CHILDREN", "MAX_GRID_RUNS", "MAX_SEED", "Delta", "Flag", "Seed", "Budget", "Count", "SplitSize", "Fraction", "Epochs", "People", "Cities", "FriendDegree", "Children", "CommonJobs", "MemoryLines", "PageSize", "MaxPage", "LinkBatch", "TextChars", "RewardPool", "RewardWeight", "PerGroup", "Resamples", "CurveEvery", "CommunitySize", "SynapseCap", "Branching"]

@@ -1,8 +1,8 @@
 """Argument types with ranges for the ``kbgym`` command line, and a parser whose errors are
 one line (``kbgym train: error: argument --epochs: must be between 1 and 1000, got 0``).
 
-A flag that sets a model field takes its range from the field (:func:`of`; the ranges live in
-:mod:`kbgym.bounds`), so a flag and a config file or sweep grid refuse the same values. Every
+A flag that sets a model field takes its range from the field (:func:`of`) or from the range
+the field is declared with (:func:`ranged`; the ranges live in :mod:`kbgym.ranges`), so a flag and a config file or sweep grid refuse the same values. Every
 numeric flag's ``--help`` shows its range, added from its type by the help formatter.
 Numbers are plain decimals: ``1_000``, ``+5`` written as ``5`` is fine, but ``0x10``, ``1e3``
 for a count, ``٣`` and ``nan`` are refused. Options are never abbreviated (``--epoch`` is not
@@ -18,8 +18,7 @@ import sys
 import typing
 from typing import Any
 
-from kbgym import bounds as _B
-from kbgym.bounds import MAX_SEED
+from kbgym.ranges import MAX_SEED, RANGES
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -198,6 +197,14 @@ def of(model_or_alias: Any, field: str | None = None):
     return int_range(lo, hi) if kind is int else float_range(lo, hi)
 
 
+def ranged(name: str):
+    """The argparse type of the range ``name`` of :data:`kbgym.ranges.RANGES` (``"People"``:
+    the range of the ``B.People`` fields): :func:`of` without importing the model, or
+    pydantic, for the flags of commands that must start fast (``kbgym build``)."""
+    kind, lo, hi = RANGES[name]
+    return int_range(int(lo), int(hi)) if kind is int else float_range(lo, hi)
+
+
 def debug() -> bool:
     import os
 
@@ -214,8 +221,8 @@ def internal_error(command: str, err: BaseException) -> int:
     return 2
 
 
-SEED = of(_B.Seed)
-BUDGET = of(_B.Budget)          # n1, n2, m: steps per phase
-COUNT = of(_B.Count)            # train sizes, limits, snapshot intervals
-SIZE = of(_B.SplitSize)         # split sizes (0 allowed)
-FRACTION = of(_B.Fraction)
+SEED = ranged("Seed")
+BUDGET = ranged("Budget")          # n1, n2, m: steps per phase
+COUNT = ranged("Count")            # train sizes, limits, snapshot intervals
+SIZE = ranged("SplitSize")         # split sizes (0 allowed)
+FRACTION = ranged("Fraction")

@@ -36,7 +36,6 @@ def universe_config_from_args(args):
     """The generator config of ``args.world`` (default: the default world): the config file's
     section, then the flags, then the split sizes."""
     from kbgym.cli.common import CLIError
-    from kbgym.config import load_config
     from kbgym.worlds import default_world, world, worlds
 
     w = world(args.world) if getattr(args, "world", None) else default_world()
@@ -48,11 +47,13 @@ def universe_config_from_args(args):
                 raise CLIError(f"{flag} applies to --world {other.name} only")
     values = {}
     if args.config and w.config_section:
+        from kbgym.config import load_config
+
         values = w.config_values(getattr(load_config(args.config), w.config_section))
     for key in ("seed", *w.build_flags):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
-    base = w.config(values)
+    base = w.flags_config(values)
     complaint = w.check_args(args, base)
     if complaint:
         raise CLIError(complaint)
@@ -63,7 +64,7 @@ def universe_config_from_args(args):
     for i, key in enumerate(("eval_in", "eval_out")):
         if getattr(args, key, None) is not None:
             eval_sizes[i] = getattr(args, key)
-    return w.config({**values, "sizes": sizes, "eval_sizes": eval_sizes})
+    return w.flags_config({**values, "sizes": tuple(sizes), "eval_sizes": tuple(eval_sizes)})
 
 
 def cmd_build(args) -> int:

@@ -118,6 +118,7 @@ class World(Protocol):
     commands: tuple[str, ...]
 
     def config(self, values: Mapping[str, Any], seed: int | None = None) -> Any: ...
+    def flags_config(self, values: Mapping[str, Any]) -> Any: ...
     def config_model(self) -> type | None: ...
     def config_values(self, section: Any) -> dict: ...
     def generate(self, config: Any) -> Universe: ...
@@ -166,6 +167,12 @@ class BaseWorld:
         if seed is not None:
             values["seed"] = seed
         return getattr(model, "make", model)(**values)
+
+    def flags_config(self, values: Mapping[str, Any]) -> Any:
+        """The generator's config from ``kbgym build``'s values (its flags, whose types
+        checked their ranges, over a config file's validated section): :meth:`config`; a world
+        may build it without importing its model (the people world: no pydantic)."""
+        return self.config(values)
 
     def config_model(self) -> type | None:
         """The pydantic model of the world's config-file section (None: no section)."""

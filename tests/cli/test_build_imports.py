@@ -23,7 +23,7 @@ def test_build_imports_no_gymnasium_numpy_or_env(tmp_path):
         f"rc = main(['build', '--people', '30', '--out', {str(path)!r}, '--quiet'])\n"
         "print(json.dumps([rc, sorted(m for m in ('gymnasium', 'numpy', 'kbgym.env', "
         "'kbgym.worlds.corpus.documents', 'kbgym.worlds.phantomwiki.adapt', "
-        "'kbgym.worlds.casebook.generate', 'kbgym.worlds.policies.generate') "
+        "'kbgym.worlds.casebook.generate', 'kbgym.worlds.policies.generate', 'pydantic') "
         "if m in sys.modules)]))"))
     assert got == [0, []] and path.stat().st_size > 0
 

@@ -8,10 +8,23 @@ Modules: :mod:`.config`, :mod:`.vocab`, :mod:`.people` (the roster), :mod:`.docu
 (the §4 question texts) and :mod:`.statements` (answer statements).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbgym._lazy import lazy_attributes
 from kbgym.types import Fact, Node, Person, Question, Universe
-from kbgym.worlds.people.config import UniverseConfig
-from kbgym.worlds.people.generate import generate
-from kbgym.worlds.people.guess import answer_shares, guessable
+
+if TYPE_CHECKING:
+    from kbgym.worlds.people.config import UniverseConfig
+    from kbgym.worlds.people.generate import generate
+    from kbgym.worlds.people.guess import answer_shares, guessable
 
 __all__ = ["UniverseConfig", "generate", "Universe", "Person", "Node", "Fact", "Question",
            "answer_shares", "guessable"]
+
+# Imported on first use: the registry loads every world for every command, and the config
+# model imports pydantic, which ``kbgym build`` does without (flags.py).
+__getattr__ = lazy_attributes(__name__, {
+    "UniverseConfig": f"{__name__}.config", "generate": f"{__name__}.generate",
+    "answer_shares": f"{__name__}.guess", "guessable": f"{__name__}.guess"})

@@ -6,9 +6,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from kbgym import bounds as B
 from kbgym.errors import ConfigError, first_error
+from kbgym.worlds.people.flags import UniverseDerived
 
 
-class UniverseConfig(BaseModel):
+class UniverseConfig(UniverseDerived, BaseModel):
     """The generator's inputs. Defaults are the paper's configuration."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -50,20 +51,6 @@ class UniverseConfig(BaseModel):
         if self.common_jobs == 50 and self.common_job_share == 0:
             raise ValueError("common_job_share must be above 0 when all 50 jobs are common")
         return self
-
-    @property
-    def n_distractors(self) -> int:
-        return int(self.n_people * self.distractor_frac + 0.5)
-
-    def options(self) -> dict:
-        """The non-default universe options (recorded in the universe's meta)."""
-        out = {}
-        if self.children_per_couple is not None:
-            out["children_per_couple"] = list(self.children_per_couple)
-        if self.common_jobs:
-            out["common_jobs"] = self.common_jobs
-            out["common_job_share"] = self.common_job_share
-        return out
 
     @classmethod
     def make(cls, **kwargs) -> "UniverseConfig":

@@ -6,9 +6,10 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from typing import TYPE_CHECKING
+
 from kbgym.errors import ConfigError
 from kbgym.seeding import stream
-from kbgym.worlds.people.config import UniverseConfig
 from kbgym.worlds.people.documents import build_nodes
 from kbgym.worlds.people.people import generate_people
 from kbgym.worlds.people.questions import Instance, World, instance
@@ -16,6 +17,10 @@ from kbgym.worlds.people.splits import draw_splits, mixed, shuffled_pools
 from kbgym.worlds.people.templates import RESERVED, TEMPLATES
 from kbgym.types import Universe
 from kbgym.worlds.people.vocab import build_vocab
+
+if TYPE_CHECKING:  # the model imports pydantic; a build from flags passes a FlagConfig
+    from kbgym.worlds.people.config import UniverseConfig
+    from kbgym.worlds.people.flags import FlagConfig
 
 GENERATOR_VERSION = "1"
 SPLIT_NAMES = ("train", "test_in", "test_out", "eval")
@@ -56,8 +61,13 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def generate(config: UniverseConfig | None = None) -> Universe:
-    config = config or UniverseConfig()
+def generate(config: UniverseConfig | FlagConfig | None = None) -> Universe:
+    """The universe of ``config`` (default: the paper's configuration): a UniverseConfig, or
+    the FlagConfig of a build from flags (:mod:`kbgym.worlds.people.flags`)."""
+    if config is None:
+        from kbgym.worlds.people.config import UniverseConfig
+
+        config = UniverseConfig()
     if config.n_people < 6:  # also guards configs built with model_construct
         raise ConfigError(f"universe: n_people must be at least 6, got {config.n_people}")
     with _no_cyclic_gc():

@@ -52,6 +52,15 @@ class PeopleWorld(BaseWorld):
         return UniverseConfig
 
 
+    def flags_config(self, values: Any) -> Any:
+        """A FlagConfig where the model would take the values as they are (no pydantic for a
+        build from flags: kbgym/worlds/people/flags.py), else the validated model."""
+        from kbgym.worlds.people.flags import FlagConfig, takes_as_is
+
+        if takes_as_is(values):
+            return FlagConfig(**values)
+        return self.config(values)
+
     def generate(self, config: Any) -> Universe:
         from kbgym.worlds.people.generate import generate
 
@@ -89,27 +98,28 @@ class PeopleWorld(BaseWorld):
         return summarize(universe)
 
     def add_arguments(self, parser, A) -> None:
-        from kbgym import bounds as B
-        from kbgym.worlds.people.config import UniverseConfig as U
+        # ranges by name (kbgym.ranges), the ones UniverseConfig's fields are declared with:
+        # the build parser does not import the model, nor pydantic
+        from kbgym.ranges import MAX_CHILDREN
 
-        parser.add_argument("--people", type=A.of(U, "n_people"), dest="n_people",
+        parser.add_argument("--people", type=A.ranged("People"), dest="n_people",
                             help="people (default 500)")
-        parser.add_argument("--distractors", type=A.of(U, "distractor_frac"),
+        parser.add_argument("--distractors", type=A.ranged("Fraction"),
                             dest="distractor_frac", help="fraction of distractors (default 0.1)")
-        parser.add_argument("--friend-degree", type=A.of(U, "friend_degree"),
+        parser.add_argument("--friend-degree", type=A.ranged("FriendDegree"),
                             dest="friend_degree", help="mean friends per person (default 4)")
-        parser.add_argument("--cities", type=A.of(U, "n_cities"), dest="n_cities",
+        parser.add_argument("--cities", type=A.ranged("Cities"), dest="n_cities",
                             help="cities (default 20)")
-        parser.add_argument("--hard-frac", type=A.of(U, "hard_frac"), dest="hard_frac",
+        parser.add_argument("--hard-frac", type=A.ranged("Fraction"), dest="hard_frac",
                             help="fraction of hard questions (default 0.6)")
-        parser.add_argument("--children", type=A.int_pair(0, B.MAX_CHILDREN),
+        parser.add_argument("--children", type=A.int_pair(0, MAX_CHILDREN),
                             dest="children_per_couple", metavar="LO-HI",
                             help="children per couple, drawn per couple (default: the fixed "
                                  "triples)")
-        parser.add_argument("--common-jobs", type=A.of(U, "common_jobs"), dest="common_jobs",
+        parser.add_argument("--common-jobs", type=A.ranged("CommonJobs"), dest="common_jobs",
                             help="the first N of the 50 jobs are held by --common-job-share of "
                                  "people (default 0)")
-        parser.add_argument("--common-job-share", type=A.of(U, "common_job_share"),
+        parser.add_argument("--common-job-share", type=A.ranged("Fraction"),
                             dest="common_job_share",
                             help="share of people holding the common jobs, with --common-jobs "
                                  "(default 0.9)")
