@@ -53,7 +53,9 @@ def universe_config_from_args(args):
     for key in ("seed", *w.build_flags):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
-    base = w.flags_config(values)
+    # BaseWorld.flags_config (not part of the World protocol: a world of its own may lack it)
+    make = getattr(w, "flags_config", w.config)
+    base = make(values)
     complaint = w.check_args(args, base)
     if complaint:
         raise CLIError(complaint)
@@ -64,7 +66,7 @@ def universe_config_from_args(args):
     for i, key in enumerate(("eval_in", "eval_out")):
         if getattr(args, key, None) is not None:
             eval_sizes[i] = getattr(args, key)
-    return w.flags_config({**values, "sizes": tuple(sizes), "eval_sizes": tuple(eval_sizes)})
+    return make({**values, "sizes": tuple(sizes), "eval_sizes": tuple(eval_sizes)})
 
 
 def cmd_build(args) -> int:
