@@ -30,64 +30,92 @@ A ten-line agent loop::
     ids = [hit.id for hit in page.hits]
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from kbgym._moved import alias
-from kbgym.protocol import errors, limits
-from kbgym.protocol.errors import error_message, is_error
-from kbgym.protocol.ids import format_id, id_key, id_num, is_note_id
-from kbgym.protocol.limits import Mode, Phase, phase_tools
-from kbgym.protocol.observation import (
-    Entry,
-    Observation,
-    format_call,
-    parse_history,
-    parse_observation,
-    render_observation,
-)
-from kbgym.protocol.results import (
-    NO_EDGES,
-    NO_HITS,
-    NO_MATCHES,
-    PHASE_COMPLETE,
-    SUBMITTED,
-    Edge,
-    EditResult,
-    ExpandResult,
-    Hit,
-    LinkManyResult,
-    LinksPage,
-    ReadResult,
-    SearchPage,
-    format_added,
-    format_collapsed,
-    format_deleted,
-    format_duplicate,
-    format_edge,
-    format_edited,
-    format_expand,
-    format_hit,
-    format_link_many,
-    format_linked,
-    format_locate,
-    format_merged_into,
-    format_read,
-    format_search,
-    format_submitted,
-    format_unlinked,
-    format_walk,
-    parse_collapsed,
-    parse_edit,
-    parse_expand,
-    parse_hit,
-    parse_link_many,
-    parse_locate,
-    parse_read,
-    parse_search,
-    parse_submitted,
-    result_hits,
-    result_ids,
-)
-from kbgym.protocol.tasks import Task, format_backward, format_forward, format_probe, parse_task
-from kbgym.protocol.tokens import tokenize
+
+if TYPE_CHECKING:
+    from kbgym.protocol import errors, limits
+    from kbgym.protocol.errors import error_message, is_error
+    from kbgym.protocol.ids import format_id, id_key, id_num, is_note_id
+    from kbgym.protocol.limits import Mode, Phase, phase_tools
+    from kbgym.protocol.observation import (
+        Entry,
+        Observation,
+        format_call,
+        parse_history,
+        parse_observation,
+        render_observation,
+    )
+    from kbgym.protocol.results import (
+        NO_EDGES,
+        NO_HITS,
+        NO_MATCHES,
+        PHASE_COMPLETE,
+        SUBMITTED,
+        Edge,
+        EditResult,
+        ExpandResult,
+        Hit,
+        LinkManyResult,
+        LinksPage,
+        ReadResult,
+        SearchPage,
+        format_added,
+        format_collapsed,
+        format_deleted,
+        format_duplicate,
+        format_edge,
+        format_edited,
+        format_expand,
+        format_hit,
+        format_link_many,
+        format_linked,
+        format_locate,
+        format_merged_into,
+        format_read,
+        format_search,
+        format_submitted,
+        format_unlinked,
+        format_walk,
+        parse_collapsed,
+        parse_edit,
+        parse_expand,
+        parse_hit,
+        parse_link_many,
+        parse_locate,
+        parse_read,
+        parse_search,
+        parse_submitted,
+        result_hits,
+        result_ids,
+    )
+    from kbgym.protocol.tasks import Task, format_backward, format_forward, format_probe, parse_task
+    from kbgym.protocol.tokens import tokenize
+
+# The names below are imported on first use, from the module named: a command that needs one
+# part (``kbgym build`` the tokenizer, through kbgym.keys) does not pay for every format.
+_WHERE: dict[str, tuple[str, ...]] = {
+    "errors": ("error_message", "is_error"),
+    "ids": ("format_id", "id_key", "id_num", "is_note_id"),
+    "limits": ("Mode", "Phase", "phase_tools"),
+    "observation": ("Entry", "Observation", "format_call", "parse_history", "parse_observation",
+                    "render_observation"),
+    "results": ("NO_EDGES", "NO_HITS", "NO_MATCHES", "PHASE_COMPLETE", "SUBMITTED", "Edge",
+                "EditResult", "ExpandResult", "Hit", "LinkManyResult", "LinksPage", "ReadResult",
+                "SearchPage", "format_added", "format_collapsed", "format_deleted",
+                "format_duplicate", "format_edge", "format_edited", "format_expand", "format_hit",
+                "format_link_many", "format_linked", "format_locate", "format_merged_into",
+                "format_read", "format_search", "format_submitted", "format_unlinked",
+                "format_walk", "parse_collapsed", "parse_edit", "parse_expand", "parse_hit",
+                "parse_link_many", "parse_locate", "parse_read", "parse_search", "parse_submitted",
+                "result_hits", "result_ids"),
+    "tasks": ("Task", "format_backward", "format_forward", "format_probe", "parse_task"),
+    "tokens": ("tokenize",),
+}
 
 __all__ = [
     "Edge", "EditResult", "Entry", "ExpandResult", "Hit", "LinkManyResult", "LinksPage", "Mode",
@@ -104,7 +132,7 @@ __all__ = [
 ]
 
 # Old paths of the world grammars that lived here, for one release (kbgym/_moved.py).
-__getattr__ = alias(__name__, {"facts": "kbgym.worlds.people.facts",
+_moved_path = alias(__name__, {"facts": "kbgym.worlds.people.facts",
                                "questions": "kbgym.worlds.people.forms",
                                "statements": "kbgym.worlds.people.statements",
                                "policies": "kbgym.worlds.policies.grammar",
@@ -116,3 +144,14 @@ __getattr__ = alias(__name__, {"facts": "kbgym.worlds.people.facts",
                                             "render_question"), "kbgym.worlds.people.forms"),
                            **dict.fromkeys(("STATEMENTS", "answer_statement", "parse_statement"),
                                            "kbgym.worlds.people.statements")})
+
+
+def __getattr__(name: str) -> object:
+    if name in _WHERE:  # a submodule (errors and limits are exported as modules)
+        return importlib.import_module(f"{__name__}.{name}")
+    for module, names in _WHERE.items():
+        if name in names:
+            value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+            globals()[name] = value
+            return value
+    return _moved_path(name)

@@ -23,7 +23,8 @@ def test_build_imports_no_gymnasium_numpy_or_env(tmp_path):
         f"rc = main(['build', '--people', '30', '--out', {str(path)!r}, '--quiet'])\n"
         "print(json.dumps([rc, sorted(m for m in ('gymnasium', 'numpy', 'kbgym.env', "
         "'kbgym.worlds.corpus.documents', 'kbgym.worlds.phantomwiki.adapt', "
-        "'kbgym.worlds.casebook.generate', 'kbgym.worlds.policies.generate', 'pydantic') "
+        "'kbgym.worlds.casebook.generate', 'kbgym.worlds.policies.generate', 'pydantic', "
+        "'kbgym.protocol.results') "
         "if m in sys.modules)]))"))
     assert got == [0, []] and path.stat().st_size > 0
 
@@ -37,6 +38,16 @@ def test_a_lazy_world_package_exports_the_function_named_like_its_module():
                "print(callable(c), callable(p), c.__module__, p.__module__, PolicyConfig.__name__)")
     assert got == ("True True kbgym.worlds.casebook.generate kbgym.worlds.policies.generate "
                    "PolicyConfig")
+
+
+def test_the_lazy_protocol_package_exports_every_name():
+    # each exported name is its module's own object, imported on first use
+    got = _run("import importlib, kbgym.protocol as P\n"
+               "home = {n: m for m, ns in P._WHERE.items() for n in ns}\n"
+               "bad = [n for n in P.__all__ if n not in ('errors', 'limits') and getattr(P, n) "
+               "is not getattr(importlib.import_module('kbgym.protocol.' + home[n]), n)]\n"
+               "print(bad, P.errors.__name__, P.limits.__name__)")
+    assert got == "[] kbgym.protocol.errors kbgym.protocol.limits"
 
 
 def test_import_kbgym_registers_the_ids_before_or_after_gymnasium():
