@@ -18,7 +18,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from kbgym.jsonio import atomic_write_text
+from kbgym.jsonio import atomic_write_chunks
 
 #: The default demo's page is well under this; ``kbgym view`` warns above it.
 SIZE_BOUND = 10 * 1024 * 1024
@@ -41,8 +41,9 @@ def csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(digest).decode() + "'"
 
 
-def render_page(data: dict) -> str:
-    """The whole page for ``data`` (:func:`kbgym.view.data.run_view` or ``library_view``)."""
+def page_parts(data: dict) -> list[str]:
+    """The page for ``data`` in the pieces it joins from (template text between markers and
+    what each marker becomes)."""
     css, js = asset("view.css"), asset("view.js")
     csp = (f"default-src 'none'; script-src {csp_hash(js)}; style-src {csp_hash(css)}; "
            "img-src data:; base-uri 'none'; form-action 'none'")
@@ -55,11 +56,17 @@ def render_page(data: dict) -> str:
         if not sep:
             raise ValueError(f"view template lacks {marker} (or has it out of order)")
         parts += [head, values[marker]]
-    return "".join(parts) + rest
+    return parts + [rest]
+
+
+def render_page(data: dict) -> str:
+    """The whole page for ``data`` (:func:`kbgym.view.data.run_view` or ``library_view``)."""
+    return "".join(page_parts(data))
 
 
 def write_page(data: dict, path: str | Path) -> int:
-    """Write the page atomically; returns its size in bytes."""
-    text = render_page(data)
-    atomic_write_text(path, text)
-    return len(text.encode("utf-8"))
+    """Write the page atomically, piece by piece (the page is never joined into one string,
+    nor encoded whole: a few MB less at the demo's peak); returns its size in bytes."""
+    parts = page_parts(data)
+    atomic_write_chunks(path, parts)
+    return sum(len(p) if p.isascii() else len(p.encode("utf-8")) for p in parts)
