@@ -196,6 +196,33 @@ def test_embedded_json_is_inert_in_a_script_element(s):
     assert json.loads(blob) == {"t": s, "k": [s]}
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=4) | st.integers(), inner, max_size=4), max_leaves=20)
+
+
+@given(_JSON)
+def test_the_data_written_in_pieces_is_the_data_written_whole(obj):
+    """The page writes its data member by member (no whole-page string at the demo's peak):
+    the same characters as one escaped ``json.dumps``, whatever the nesting or keys."""
+    whole = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    whole = whole.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    assert embed_json(obj) == whole
+
+
+def test_write_page_writes_what_render_page_renders(small_demo, tmp_path):
+    from kbgym.view import write_page
+
+    out, _ = small_demo
+    data = run_view(out / "train")
+    size = write_page(data, tmp_path / "v.html")
+    text = render_page(data)
+    assert (tmp_path / "v.html").read_text(encoding="utf-8") == text
+    assert size == len(text.encode("utf-8")) == (tmp_path / "v.html").stat().st_size
+
+
 def test_bounds_sample_episodes_evenly_and_say_so(small_demo):
     out, _ = small_demo
     from dataclasses import replace
