@@ -13,13 +13,37 @@ from kbgym.worlds.people.templates import TEMPLATES, TRAINED_EASY, TRAINED_HARD
 Pools = dict[str, deque[Instance]]
 
 
+def shuffle(x: list, rng: random.Random) -> None:
+    """``rng.shuffle(x)``: the same permutation and the same draws (a test holds them equal),
+    ~25 % faster. A large universe shuffles half a million pool items; ``random.shuffle``
+    calls ``_randbelow`` once per item, and this is that loop inlined: for each position
+    ``i`` from the end, ``getrandbits(k)`` with ``k`` the bit length of ``i + 1``, redrawn
+    while it is out of range, then the swap. A subclass of Random (its own draws) gets its own
+    ``shuffle``."""
+    if type(rng) is not random.Random:
+        rng.shuffle(x)
+        return
+    getrandbits = rng.getrandbits
+    n = len(x)
+    while n > 1:  # a run of positions whose i + 1 has the same bit length k
+        k = n.bit_length()
+        low = max(1 << (k - 1), 2)
+        for m in range(n, low - 1, -1):  # m = i + 1
+            r = getrandbits(k)
+            while r >= m:
+                r = getrandbits(k)
+            i = m - 1
+            x[i], x[r] = x[r], x[i]
+        n = low - 1
+
+
 def shuffled_pools(pools: dict[str, list], rng: random.Random) -> Pools:
     """One shuffle per template, in table order (of Instances or of lean pool items: a
     shuffle's draws depend only on the pool's length)."""
     out = {}
     for t in TEMPLATES:
         items = list(pools[t.name])
-        rng.shuffle(items)
+        shuffle(items, rng)
         out[t.name] = deque(items)
     return out
 
