@@ -86,9 +86,10 @@ def note_table(lib: Any) -> tuple[Any, list]:
     m = lib._nodes
     base = m._base
     if isinstance(base, LazyMap) and base.source is not None and base._all is None:
-        made = base._made
         if not m._mid and not m._top:
-            return base.source, sorted((n for n in made.values() if n.links),
+            if base.source.linked is not None:  # (in id order, as the columns)
+                return base.source, [base.get(k) for k in base.source.linked]
+            return base.source, sorted((n for n in base._made.values() if n.links),
                                        key=lambda n: n.num)
         return _overlay_table(base, m._over())
     if isinstance(base, LazyMap) and base.source is not None and base._all is not None \
@@ -104,90 +105,163 @@ def note_table(lib: Any) -> tuple[Any, list]:
 
 def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
     """:func:`note_table` of base columns with ``over`` (id -> Node, or None when deleted)
-    on top: the same columns ``list(lib)`` would give, in the same (id) order."""
+    on top: the same columns ``list(lib)`` would give, in the same (id) order. Flags and
+    origins come out as byte codes (:class:`~kbgym.library.columns.CodeColumn`,
+    :class:`~kbgym.library.columns.OriginColumn`): no list of them is made."""
+    from kbgym.library.columns import CodeColumn, OriginColumn
     from kbgym.library.graph import NodeColumns
 
     src, pos = base.source, base._pos
+    n0 = len(src.ids)
     ids, nums = list(src.ids), list(src.nums)
-    origins = None if src.origins is None else list(src.origins)
-    flags = None if src.flags is None else list(src.flags)
     absorbed = dict(src.absorbed or {})
-    linked = [n for k, n in base._made.items() if n.links and k not in over]
     # the changes classified at once (a change to every note is the case to be fast for;
     # map with a C getter, not a comprehension, per column)
     keys, vals = list(over), list(over.values())
-    n0 = len(src.ids)
-    if len(keys) >= n0 and keys[:n0] == list(src.ids):  # every note changed, in id order
+    # the base's notes with links that no change replaced (as the base made them)
+    if src.linked is not None:
+        linked = [base.get(k) for k in src.linked if k not in over]
+    else:
+        ms = list(base._made.values())
+        linked = [n for n in compress(ms, map(_LINKS, ms)) if n.id not in over]
+        del ms
+    if len(keys) >= n0 and keys[:n0] == ids:  # every note changed, in id order
         at = np.concatenate((np.arange(n0, dtype=np.int64), np.fromiter(
             map(pos.get, keys[n0:], repeat(-1)), dtype=np.int64, count=len(keys) - n0)))
     else:
         at = np.fromiter(map(pos.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
     gone = np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
-    dead = at[(at >= 0) & gone].tolist()
+    dead = at[(at >= 0) & gone]
     extra = [vals[i] for i in np.flatnonzero((at < 0) & ~gone).tolist()]
     upd = np.flatnonzero((at >= 0) & ~gone)
     nodes = vals if len(upd) == len(vals) else list(map(vals.__getitem__, upd.tolist()))
     where = at[upd]
-    texts = _scatter(src.texts, where, list(map(_TEXT, nodes)))
-    og = list(map(_ORIGIN, nodes))
-    if origins is not None or og != list(map(_ID, nodes)):
-        origins = _scatter(ids if origins is None else origins, where, og)
-    fl = list(map(_FLAG, nodes))
-    if flags is not None or fl.count(None) != len(fl):
-        flags = _scatter([None] * len(ids) if flags is None else flags, where, fl)
-    wl = where.tolist()
+    everyone = len(where) == n0 and bool((where == np.arange(n0)).all())
+    # a pass per field with a C getter (cheaper than one pass making a tuple per note)
+    n_text, n_flag, n_origin, n_id, ab, n_links = (list(map(g, nodes)) for g in _GET)
+    texts = _scatter(src.texts, where, n_text, everyone)
+    fcodes = _flag_codes(src.flags, n0)
+    fcodes[where] = _flag_codes(n_flag, len(nodes))
+    okind, oval = _origin_kinds(src.origins, src.ids, n0)
+    new_kind, new_other = _origin_kinds(n_origin, n_id, len(nodes))
+    okind[where] = new_kind
+    if oval is not None or new_other is not None:  # (origins other than the notes' own)
+        if oval is None:
+            oval = np.empty(n0, dtype=object)
+        if new_other is not None:
+            oval[where] = new_other
     if absorbed:
-        for p in wl:
+        for p in where.tolist():
             absorbed.pop(p, None)
-    ab = list(map(_ABSORBED, nodes))
     if any(ab):
-        absorbed.update((p, a) for p, a in zip(wl, ab) if a)
-    linked.extend(compress(nodes, map(_LINKS, nodes)))
+        absorbed.update((p, a) for p, a in zip(where.tolist(), ab) if a)
+    linked.extend(compress(nodes, n_links))
     if extra:
-        if any(n.origin != n.id for n in extra) and origins is None:
-            origins = list(ids)
-        if any(n.flag is not None for n in extra) and flags is None:
-            flags = [None] * len(ids)
+        xk, xo = _origin_kinds([n.origin for n in extra], [n.id for n in extra], len(extra))
+        okind = np.concatenate((okind, xk))
+        if xo is not None or oval is not None:
+            oval = np.concatenate((np.empty(n0, dtype=object) if oval is None else oval,
+                                   np.empty(len(extra), dtype=object) if xo is None else xo))
+        fcodes = np.concatenate((fcodes, _flag_codes([n.flag for n in extra], len(extra))))
         for n in extra:
             if n.absorbed:
                 absorbed[len(ids)] = n.absorbed
             ids.append(n.id)
             nums.append(n.num)
             texts.append(n.text)
-            if origins is not None:
-                origins.append(n.origin)
-            if flags is not None:
-                flags.append(n.flag)
             if n.links:
                 linked.append(n)
-    if dead:
+    if len(dead):
         keep = np.ones(len(ids), dtype=bool)
         keep[dead] = False
         kept = np.flatnonzero(keep).tolist()
         ids = [ids[i] for i in kept]
         nums = [nums[i] for i in kept]
         texts = [texts[i] for i in kept]
-        if origins is not None:
-            origins = [origins[i] for i in kept]
-        if flags is not None:
-            flags = [flags[i] for i in kept]
+        fcodes, okind = fcodes[keep], okind[keep]
+        if oval is not None:
+            oval = oval[keep]
         if absorbed:
             new_pos = np.cumsum(keep) - 1
             absorbed = {int(new_pos[i]): a for i, a in absorbed.items() if keep[i]}
     linked.sort(key=lambda n: n.num)
+    others = [] if oval is None else oval[okind == 2].tolist()
+    flags = CodeColumn(fcodes, _FLAGS) if fcodes.any() else None
+    origins = None if bool((okind == 1).all()) else OriginColumn(okind, ids, others)
     return NodeColumns(ids, nums, texts, origins, flags, absorbed or None), linked
 
 
-_TEXT, _ORIGIN, _ID, _FLAG, _ABSORBED, _LINKS = map(
-    attrgetter, ("text", "origin", "id", "flag", "absorbed", "links"))
+_FLAG_CODE = {f: i for i, f in enumerate(_FLAGS)}
 
 
-def _scatter(column: Any, where: np.ndarray, values: list) -> list:
-    """A copy of ``column`` (a sequence) with ``values`` at the positions ``where``."""
+def _flag_codes(flags: Any, n: int) -> np.ndarray:
+    """The flags (None, a list, or a CodeColumn) as a new uint8 array of codes."""
+    from kbgym.library.columns import CodeColumn
+
+    if flags is None:
+        return np.zeros(n, dtype=np.uint8)
+    if isinstance(flags, CodeColumn) and flags.values == _FLAGS:
+        return flags.codes.copy()
+    try:
+        return np.fromiter(map(_FLAG_CODE.__getitem__, flags), dtype=np.uint8, count=n)
+    except KeyError:
+        raise ValueError("unknown flag") from None
+
+
+def _origin_kinds(origins: Any, ids: Any, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The origins (None, a list, or an OriginColumn) as a new uint8 array of kinds (0 none,
+    1 the note's own id, 2 another) and, when some are another's, an object array holding
+    those at their positions (else None)."""
+    from kbgym.library.columns import OriginColumn
+
+    if origins is None:
+        return np.ones(n, dtype=np.uint8), None
+    if isinstance(origins, OriginColumn):
+        kind = origins.kind.copy()
+        if not origins.others:
+            return kind, None
+        vals = np.empty(n, dtype=object)
+        vals[kind == 2] = _objects(origins.others)
+        return kind, vals
+    if not isinstance(origins, (list, tuple)):
+        origins = list(origins)
+    if not isinstance(ids, (list, tuple)):
+        ids = list(ids)
+    # (an original's origin is mostly its id's very string: identity first, then equality)
+    same = np.fromiter(map(is_, origins, ids), dtype=bool, count=n)
+    rest = np.flatnonzero(~same)
+    if len(rest) == 0:
+        return np.ones(n, dtype=np.uint8), None
+    kind = same.astype(np.uint8)
+    oval = None
+    for i in rest.tolist():
+        o = origins[i]
+        if o is None:
+            continue
+        if o == ids[i]:
+            kind[i] = 1
+        else:
+            if oval is None:
+                oval = np.empty(n, dtype=object)
+            kind[i] = 2
+            oval[i] = o
+    return kind, oval
+
+
+_GET = tuple(map(attrgetter, ("text", "flag", "origin", "id", "absorbed", "links")))
+_LINKS = _GET[-1]
+
+
+def _scatter(column: Any, where: np.ndarray, values: list, everyone: bool | None = None
+             ) -> list:
+    """A copy of ``column`` (a sequence) with ``values`` at the positions ``where``
+    (``everyone``: whether ``where`` is every position in order, if the caller knows)."""
+    if everyone is None:
+        everyone = len(where) == len(column) and bool((where == np.arange(len(column))).all())
+    if everyone:
+        return values  # (every entry replaced, in order)
     if not isinstance(column, list):
         column = list(column)
-    if len(where) == len(column) and bool((where == np.arange(len(column))).all()):
-        return values  # (every entry replaced, in order)
     out = np.array(column, dtype=object) if len(column) else np.zeros(0, dtype=object)
     if len(where):
         vals = np.empty(len(values), dtype=object)
@@ -255,6 +329,16 @@ def _strings(items: list[str]) -> tuple[np.ndarray, np.ndarray]:
         blob = np.frombuffer(items.text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
         return blob, np.frombuffer(items.off, dtype=np.int64)
     joined = "\x00".join(items)
+    if items and joined.isascii():  # the offsets are where the NULs are, if none is an item's
+        blob = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        nul = np.flatnonzero(blob == 0)
+        if len(nul) == len(items) - 1:
+            off = np.empty(len(items) + 1, dtype=np.int64)
+            off[0] = 0
+            off[1:-1] = nul
+            off[1:-1] += 1
+            off[-1] = len(blob) + 1
+            return blob, off
     sep = joined.count("\x00") == max(0, len(items) - 1)
     if not sep:
         joined = "".join(items)
@@ -322,6 +406,7 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
                     ) -> tuple[dict, dict[str, np.ndarray]]:
     """(header fields, columns) of a library (``notes``: its :func:`note_table`, if the
     caller has it). Positions are found by note number: no id -> position map is made."""
+    from kbgym.library.columns import OriginColumn
     from kbgym.protocol.ids import id_num
 
     table, linked = notes if notes is not None else note_table(lib)
@@ -330,22 +415,14 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
     cols["num"] = nums = np.asarray(table.nums, dtype=np.int64)
     cols["id_blob"], cols["id_off"] = _strings(ids)
     cols["text_blob"], cols["text_off"] = _strings(table.texts)
-    if table.flags is None:
-        cols["flag"] = np.zeros(n, dtype=np.uint8)
-    else:
-        fa = _objects(table.flags)
-        if not bool(np.isin(fa, np.array(_FLAGS, dtype=object)).all()):
-            raise ValueError("unknown flag")
-        cols["flag"] = ((fa == _FLAGS[1]) + 2 * (fa == _FLAGS[2])).astype(np.uint8)
+    cols["flag"] = _flag_codes(table.flags, n)
     # origins: 1 = the note's own id (most originals), 0 = none, 2 = another (listed in order)
-    if table.origins is None:
-        okind = np.ones(n, dtype=np.uint8)
-        others: list[str] = []
-    else:
-        oa = _objects(table.origins)
-        none = np.equal(oa, None)  # type: ignore[call-overload]  # (numpy's stubs: no None)
-        okind = np.where(none, 0, np.where(oa == _objects(ids), 1, 2)).astype(np.uint8)
-        others = oa[okind == 2].tolist()
+    okind, oval = _origin_kinds(table.origins, ids, n)
+    others: list[str] = []
+    if isinstance(table.origins, OriginColumn):
+        others = table.origins.others
+    elif oval is not None:
+        others = oval[okind == 2].tolist()
     cols["origin_kind"] = okind
     cols["origin_blob"], cols["origin_off"] = _strings(others)
     absorbed = table.absorbed or {}
@@ -402,6 +479,17 @@ def index_columns(lib: Any, nums: np.ndarray, table: Any = None
         slot_node = np.arange(n_old, dtype=np.int64)
         post_s, post_c = ix._hs, ix._hc
         lens = list(map(len, post_s))
+    elif not ix._n_dead and len(ix._doc_slot) == n_old == len(nums) and \
+            np.array_equal(ix._nums(np.arange(n_old)), nums):
+        # no dead slot, slots in note order (a fresh index with tails): each term's head
+        # and tail as they are, no renumbering
+        slot_node = np.arange(n_old, dtype=np.int64)
+        post_s, post_c, lens = [], [], []
+        for tid in range(len(terms)):
+            for part in ix._parts(tid):
+                post_s.append(part[0])
+                post_c.append(part[1])
+            lens.append(ix._plen(tid))
     else:
         alive = ~ix._dead[:n_old]
         live = np.flatnonzero(alive)
@@ -422,8 +510,10 @@ def index_columns(lib: Any, nums: np.ndarray, table: Any = None
     cols["ix_post_off"] = np.concatenate(([0], np.cumsum(lens, dtype=np.int64))).astype(np.int64)
     small = n_old < 2**31 and ix._n_codes < 2**31  # 4-byte postings: half the file
     dt = np.int32 if small else np.int64
-    cols["ix_post_slot"] = (np.concatenate(post_s) if post_s else np.zeros(0)).astype(dt)
-    cols["ix_post_code"] = (np.concatenate(post_c) if post_c else np.zeros(0)).astype(dt)
+    cols["ix_post_slot"] = np.concatenate(post_s, dtype=dt, casting="unsafe") if post_s \
+        else np.zeros(0, dtype=dt)
+    cols["ix_post_code"] = np.concatenate(post_c, dtype=dt, casting="unsafe") if post_c \
+        else np.zeros(0, dtype=dt)
     cols["ix_df"] = np.array(ix._df, dtype=np.int64)
     cols["ix_maxtf"] = np.array(ix._maxtf, dtype=np.int64)
     cols["ix_mindl"] = np.array(ix._mindl, dtype=np.int64)
@@ -588,9 +678,12 @@ def _ids_are_numbers(blob: np.ndarray, off: np.ndarray, nums: np.ndarray, ids: l
         if not bool((np.add.reduceat((d < 10).view(np.uint8), starts + 1) == lens - 1).all()):
             return False  # (each segment runs to the next id's "s", its NUL included)
         val = np.zeros(n, dtype=np.int64)
+        digits = lens - 1
         for k in range(int(lens.max()) - 1):  # the k-th digit from the right of each id
-            has = lens - 1 > k
-            val[has] += d[ends[has] - 1 - k].astype(np.int64) * 10 ** k
+            # (read for every id, masked where it has fewer digits: cheaper than selecting)
+            dk = d[np.maximum(ends - 1 - k, 0)].astype(np.int64)
+            dk[digits <= k] = 0
+            val += dk * 10 ** k
         return bool((val == np.asarray(nums, dtype=np.int64)).all())
     try:
         return [id_num(x) for x in ids] == np.asarray(nums).tolist()
@@ -600,7 +693,7 @@ def _ids_are_numbers(blob: np.ndarray, off: np.ndarray, nums: np.ndarray, ids: l
 
 def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     from kbgym.library.graph import AUTHORED, Library, NodeColumns, gc_paused
-    from kbgym.library.columns import LazyDict
+    from kbgym.library.columns import CodeColumn, LazyDict, OriginColumn
     from kbgym.library.layers import LayeredMap
 
     head = header["library"]
@@ -620,19 +713,15 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     if not _ids_are_numbers(cols["id_blob"], cols["id_off"], numa, ids):
         raise SnapshotIntegrityError("note ids do not match their numbers")
     nums = array("q", numa.astype(np.int64).tobytes())
-    origins_of = None
+    origins_of = None  # (kept as the file's codes: no list of them is made)
     if n and not bool((okind == 1).all()):
         others = _unstrings(cols["origin_blob"], cols["origin_off"], "origins")
-        oa = _objects(ids)
-        oa[okind == 0] = None
         if len(others) != int(np.count_nonzero(okind == 2)):
             raise SnapshotIntegrityError("origins disagree with their kinds")
-        if others:
-            oa[okind == 2] = _objects(others)
-        origins_of = oa.tolist()
+        origins_of = OriginColumn(np.array(okind, dtype=np.uint8), ids, others)
     flag_of = None
     if n and bool(flags.any()):
-        flag_of = np.array(_FLAGS, dtype=object)[flags].tolist()
+        flag_of = CodeColumn(np.array(flags, dtype=np.uint8), _FLAGS)
     ab = _unstrings(cols["abs_blob"], cols["abs_soff"], "absorbed origins")
     aoff = cols["abs_off"]
     origins = ids if head.get("origins_are_ids") else \
@@ -645,13 +734,14 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     absorbed = {}
     for i in np.flatnonzero(np.diff(aoff)).tolist():
         absorbed[i] = tuple(ab[int(aoff[i]): int(aoff[i + 1])])
-    table = NodeColumns(ids, nums, texts, origins_of, flag_of, absorbed or None)
+    srcs = np.flatnonzero(np.diff(loff))
+    table = NodeColumns(ids, nums, texts, origins_of, flag_of, absorbed or None,
+                        [ids[i] for i in srcs.tolist()])
     search = kwargs.pop("search", None)
     with gc_paused():
         lib = Library(origins=origins, next_id=head["next_id"], merges=head["merges"], **kwargs)
         # notes with links are made now (their links and in-links); the rest when touched
         lo = loff.tolist()
-        srcs = np.flatnonzero(np.diff(loff))
         touched = np.union1d(srcs, dst) if len(dst) else srcs
         made = {ids[i]: table.make(i) for i in touched.tolist()}
         types = cols["link_type"].tolist()
@@ -685,7 +775,8 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
         lib._nodes = LayeredMap.over(lazy, private=True)
         # counters (the values _insert and _add_edge would have counted)
         valid = lib._origin_set
-        if not absorbed and not bool((okind == 2).any()) and (origins is ids or origins == ids):
+        simple = not absorbed and not bool((okind == 2).any())
+        if simple and (origins is ids or origins == ids):
             # every original carries its own id, unless edited (the map made when first needed)
             own = np.flatnonzero((okind == 1) & (flags != 1))
             if len(own) == n:
@@ -693,11 +784,19 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
             else:
                 kl = own.tolist()
                 carriers = LazyDict(lambda: dict.fromkeys([ids[i] for i in kl], 1), len(kl))
+        elif simple:
+            # no note carries another's origin: a carrier is an unedited note whose origin is
+            # its own id (each once: ids are unique), counted if that id is an origin; only
+            # those notes are looked at (after an edit to every note: none)
+            own_ids = [ids[i] for i in np.flatnonzero((okind == 1) & (flags != 1)).tolist()]
+            carriers = dict.fromkeys([x for x in own_ids if x in valid], 1)  # type: ignore[assignment]
         else:
             count: Counter[str] = Counter()
+            ol = None if origins_of is None else list(origins_of)
+            fl = None if flag_of is None else list(flag_of)
             for i in range(n):
-                own = ids[i] if origins_of is None else origins_of[i]
-                if flag_of is not None and flag_of[i] == "edited":
+                own = ids[i] if ol is None else ol[i]
+                if fl is not None and fl[i] == "edited":
                     own = None
                 if i in absorbed:
                     group = set(absorbed[i])

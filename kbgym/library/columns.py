@@ -3,6 +3,10 @@
 - :class:`StrColumn`: strings kept as one string and offsets (how a binary snapshot stores
   note texts); the i-th string is cut out when asked for, so loading makes no million string
   objects and writing the column again needs no join.
+- :class:`CodeColumn`: values of a small set held as one byte each (the notes' flags), so a
+  loaded or rewritten table makes no list of them and a writer stores the bytes as they are.
+- :class:`OriginColumn`: the notes' origins as a kind per note (none, the note's own id, or
+  another origin, listed in order), which is how the binary snapshot stores them.
 - :class:`LazyDict` and :class:`LazySet`: a read-only dict or set made on first use (the
   id -> position map, the origin carriers and the origin set of a loaded library: a library
   that is only written again, or searched, never builds them).
@@ -67,6 +71,105 @@ class StrColumn:
                 or list(self) == list(other)
         if isinstance(other, (list, tuple)):
             return len(other) == self._n and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self):  # pickles as the list it stands for
+        return (list, (list(self),))
+
+
+class CodeColumn:
+    """A read-only sequence whose i-th item is ``values[codes[i]]`` (``codes``: uint8)."""
+
+    __slots__ = ("codes", "values", "_table")
+
+    def __init__(self, codes: Any, values: tuple):
+        import numpy as np  # (here: the build path imports this module, never numpy)
+
+        self.codes = np.asarray(codes, dtype=np.uint8)
+        self.values = values
+        self._table = np.empty(len(values), dtype=object)
+        self._table[:] = list(values)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return self._table[self.codes[i]].tolist()
+        return self.values[self.codes[i]]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._table[self.codes].tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (CodeColumn, list, tuple)):
+            return len(other) == len(self) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self):  # pickles as the list it stands for
+        return (list, (list(self),))
+
+
+class OriginColumn:
+    """A read-only sequence of the notes' origins: ``kind[i]`` is 0 (no origin), 1 (the note's
+    own id, ``ids[i]``) or 2 (another origin: the next of ``others``, in order)."""
+
+    __slots__ = ("kind", "ids", "others", "_rank")
+
+    def __init__(self, kind: Any, ids: Any, others: list):
+        import numpy as np
+
+        self.kind = np.asarray(kind, dtype=np.uint8)
+        self.ids, self.others = ids, others
+        self._rank: Any = None
+        if len(others) != int(np.count_nonzero(self.kind == 2)):
+            raise ValueError("origins disagree with their kinds")
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def _other(self, i: int) -> str:
+        import numpy as np
+
+        if self._rank is None:
+            self._rank = np.cumsum(self.kind == 2) - 1
+        return self.others[int(self._rank[i])]
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            import numpy as np
+
+            lo, hi, step = i.indices(len(self.kind))
+            if step != 1:
+                return list(self)[i]
+            out = np.empty(max(0, hi - lo), dtype=object)
+            out[:] = self.ids[lo:hi]
+            k = self.kind[lo:hi]
+            out[k == 0] = None
+            two = np.flatnonzero(k == 2)
+            if len(two):
+                r0 = int(np.count_nonzero(self.kind[:lo] == 2))
+                vals = np.empty(len(two), dtype=object)
+                vals[:] = self.others[r0: r0 + len(two)]
+                out[two] = vals
+            return out.tolist()
+        k = self.kind[i]
+        if k == 1:
+            return self.ids[i]
+        if k == 0:
+            return None
+        return self._other(i if i >= 0 else i + len(self.kind))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[0: len(self.kind)])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (OriginColumn, list, tuple)):
+            return len(other) == len(self) and list(self) == list(other)
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -158,4 +261,4 @@ class LazySet:
         return (frozenset, (self._set(),))
 
 
-__all__ = ["LazyDict", "LazySet", "StrColumn"]
+__all__ = ["CodeColumn", "LazyDict", "LazySet", "OriginColumn", "StrColumn"]

@@ -218,14 +218,18 @@ class NodeColumns:
     """Notes as columns (id order): what a library built from a universe or loaded from a
     binary snapshot keeps until a note is touched; :meth:`make` builds the i-th Node.
     ``origins``/``flags``/``absorbed`` may be None: every origin is the note's own id, every
-    flag None, nothing absorbed. Read-only once made."""
+    flag None, nothing absorbed. ``linked``: the ids of the notes that have links in this
+    state (their Nodes are made with the columns), when known (None: not known). Read-only
+    once made."""
 
-    __slots__ = ("ids", "nums", "texts", "origins", "flags", "absorbed")
+    __slots__ = ("ids", "nums", "texts", "origins", "flags", "absorbed", "linked")
 
-    def __init__(self, ids: list[str], nums: Any, texts: list[str], origins: list | None = None,
-                 flags: list | None = None, absorbed: dict[int, tuple] | None = None):
+    def __init__(self, ids: list[str], nums: Any, texts: list[str], origins: Any = None,
+                 flags: Any = None, absorbed: dict[int, tuple] | None = None,
+                 linked: list[str] | None = None):
         self.ids, self.nums, self.texts = ids, nums, texts
         self.origins, self.flags, self.absorbed = origins, flags, absorbed
+        self.linked = linked
 
     def make(self, i: int) -> "Node":
         nid = self.ids[i]
@@ -380,7 +384,7 @@ class Library:
                 raise ValueError(f"duplicate node id {dup} in the universe nodes")
             # columns: Node objects are made only for the notes something touches
             cols = NodeColumns(ids, array("q", [num for num, _, _ in items]),
-                               [t for _, _, t in items])
+                               [t for _, _, t in items], linked=[])
             lib._nodes = LayeredMap.over(cols.lazy(), private=True)
             lib._dbase = DigestBase(cols)  # (summed when a digest is first asked for)
             lib._carriers = LayeredMap.over(LazyDict(lambda: dict.fromkeys(ids, 1), len(ids)))

@@ -194,3 +194,78 @@ def test_every_note_changed_in_order_round_trips(tmp_path):
     back, _ = load_snapshot(path)
     assert canonical(back.snapshot()) == canonical(lib.snapshot())
     assert back.digest() == lib.digest() and back.stats() == recompute_stats(back)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(op_st, max_size=25), st.lists(op_st, max_size=25), st.booleans())
+def test_loaded_library_edited_round_trips(tmp_path, first, then, every):
+    """A library loaded from a binary snapshot keeps its flags and origins as the file's
+    codes; changed again (every note edited, or a few operations) and written again, it reads
+    back as the same library, with the same digest and content hash."""
+    lib = make_lib(SENTENCES + ODD)
+    for op in first:
+        apply(lib, op)
+    a, b = tmp_path / "a.kbgs", tmp_path / "b.kbgs"
+    write_snapshot(a, lib, "x", UNI, format="binary")
+    back, _ = load_snapshot(a)
+    if every:
+        for i in back.ids():
+            back.edit(i, back[i].text + " Again.", dedup=False)
+    for op in then:
+        apply(back, op)
+    assert write_snapshot(b, back, "x", UNI, format="binary") == back.digest()
+    again, header = load_snapshot(b)
+    assert canonical(again.snapshot()) == canonical(back.snapshot())
+    assert snapshot_hash(again) == content_hash(back.snapshot()) == library_hash(back)
+    assert again.digest() == back.digest() == header["digest"]
+    assert again.stats() == recompute_stats(again) == recompute_stats(back)
+    check_invariants(again)
+
+
+@given(st.lists(st.tuples(st.sampled_from([0, 1, 2]), st.sampled_from(["s1", "s2", "x"])),
+                max_size=12), st.integers(-14, 14), st.integers(-14, 14))
+def test_code_and_origin_columns_read_like_their_lists(rows, lo, hi):
+    import numpy as np
+
+    from kbgym.library.columns import CodeColumn, OriginColumn
+
+    values = (None, "edited", "authored")
+    codes = np.array([k for k, _ in rows], dtype=np.uint8)
+    flags = [values[k] for k, _ in rows]
+    col = CodeColumn(codes, values)
+    assert list(col) == flags and col == flags and col[lo:hi] == flags[lo:hi]
+    assert [col[i] for i in range(-len(rows), len(rows))] == flags + flags
+    ids = [f"s{i}" for i in range(len(rows))]
+    origins = [None if k == 0 else ids[i] if k == 1 else o for i, (k, o) in enumerate(rows)]
+    oc = OriginColumn(codes, ids, [o for k, o in rows if k == 2])
+    assert list(oc) == origins and oc[lo:hi] == origins[lo:hi]
+    assert [oc[i] for i in range(-len(rows), len(rows))] == origins + origins
+    with pytest.raises(ValueError):
+        OriginColumn(codes, ids, ["extra"] * (1 + int((codes == 2).sum())))
+
+
+@pytest.mark.parametrize("edit", [(), ("s0002",), ("s0001", "s0002", "s0003", "s0004")])
+def test_notes_carrying_another_origin_round_trip_through_edits(tmp_path, edit):
+    """Origins other than the note's own id (a JSON snapshot may hold them) stay in place
+    when the notes around them, or they themselves, are edited between binary round trips."""
+    from kbgym.library import Library
+
+    obj = make_lib(SENTENCES).snapshot()
+    obj["nodes"][1]["origin"] = "s0005"
+    obj["nodes"][3]["origin"] = "s0001"
+    lib = Library.from_snapshot(obj)
+    a, b = tmp_path / "a.kbgs", tmp_path / "b.kbgs"
+    write_snapshot(a, lib, "x", UNI, format="binary")
+    back, _ = load_snapshot(a)
+    assert canonical(back.snapshot()) == canonical(lib.snapshot())
+    for i in edit:
+        back.edit(i, back[i].text + " Again.", dedup=False)
+        lib.edit(i, lib[i].text + " Again.", dedup=False)
+    back.add("Zyzzyva index.", dedup=False)
+    lib.add("Zyzzyva index.", dedup=False)
+    write_snapshot(b, back, "x", UNI, format="binary")
+    again, _ = load_snapshot(b)
+    assert canonical(again.snapshot()) == canonical(lib.snapshot())
+    assert again.digest() == lib.digest() and again.stats() == recompute_stats(again)
+    assert [n.origin for n in again] == [n.origin for n in lib]
