@@ -113,7 +113,8 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
 
     src, pos = base.source, base._pos
     n0 = len(src.ids)
-    ids, nums = list(src.ids), list(src.nums)
+    ids = list(src.ids)
+    nums = array("q", np.asarray(src.nums, dtype=np.int64).tobytes())  # (a copy, in C)
     absorbed = dict(src.absorbed or {})
     # the changes classified at once (a change to every note is the case to be fast for;
     # map with a C getter, not a comprehension, per column)
@@ -176,7 +177,7 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
         keep[dead] = False
         kept = np.flatnonzero(keep).tolist()
         ids = [ids[i] for i in kept]
-        nums = [nums[i] for i in kept]
+        nums = array("q", np.frombuffer(nums, dtype=np.int64)[keep].tobytes())
         texts = [texts[i] for i in kept]
         fcodes, okind = fcodes[keep], okind[keep]
         if oval is not None:
@@ -602,19 +603,15 @@ def _read_header(fh: BinaryIO, size: int, source: str) -> dict:
     return header
 
 
-def _verify(path: Path, size: int, source: str) -> None:
-    """The trailer's sha256 against every byte before it, read in bounded chunks."""
+def _verify(mm: np.ndarray, size: int, source: str) -> None:
+    """The trailer's sha256 against every byte before it, hashed in bounded slices of the
+    mapped file (no copy of it; the columns are then read from the same mapping)."""
     h = hashlib.sha256()
     body = size - len(TRAILER) - 32
-    with open(path, "rb") as fh:
-        left = body
-        while left:
-            chunk = fh.read(min(_CHUNK, left))
-            if not chunk:
-                break
-            h.update(chunk)
-            left -= len(chunk)
-        tail = fh.read()
+    view = mm.data if len(mm) == size else memoryview(b"")
+    for lo in range(0, body if len(view) else 0, _CHUNK):
+        h.update(view[lo: min(body, lo + _CHUNK)])
+    tail = bytes(view[body:]) if len(view) else b""
     if tail[: len(TRAILER)] != TRAILER or tail[len(TRAILER):] != h.digest():
         raise SnapshotIntegrityError(
             f"{source}: binary snapshot checksum mismatch; the file is truncated or corrupt - "
@@ -630,8 +627,8 @@ def read_binary(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Any, di
     size = path.stat().st_size
     with open(path, "rb") as fh:
         header = _read_header(fh, size, source)
-    _verify(path, size, source)
     mm = np.memmap(path, dtype=np.uint8, mode="r")
+    _verify(mm, size, source)
     cols = {}
     at = header["_data_start"]
     for s in header["sections"]:

@@ -27,6 +27,7 @@ snapshot (``kbgs-1``) carries the digest so that writing it needs no pass over t
 from __future__ import annotations
 
 import hashlib
+from itertools import repeat
 from json.encoder import encode_basestring as _js
 from typing import Any
 
@@ -114,8 +115,22 @@ def column_sum(cols: Any, linked: dict | None = None) -> int:
         for i in special:
             if lo <= i < hi:
                 strs[i - lo] = note_text((linked or {}).get(ids[i]) or cols.make(i))
-        total += sum(map(_d, strs))
+        total += _sum_digests(b"".join([_b2(e, digest_size=32).digest() for e in
+                                        map(_ENC, strs, _UTF8, _SP)]))
     return total & MASK
+
+
+_ENC = str.encode
+_UTF8, _SP = repeat("utf-8"), repeat("surrogatepass")
+
+
+def _sum_digests(digests: bytes) -> int:
+    """The sum of the 32-byte little-endian integers ``digests`` holds back to back (their
+    32-bit limbs summed as columns by numpy, then carried: no int made per note)."""
+    import numpy as np
+
+    limbs = np.frombuffer(digests, dtype="<u4").reshape(-1, 8).sum(axis=0, dtype=np.uint64)
+    return sum(int(x) << (32 * k) for k, x in enumerate(limbs.tolist()))
 
 
 def origins_digest(origins: Any) -> str:
