@@ -13,7 +13,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations
+from operator import attrgetter
 
 from kbgym.keys import KeyFinder
 from kbgym.worlds.people.templates import BY_NAME, SWAP, TEMPLATES
@@ -66,6 +67,7 @@ class World:
         self.real = [p for p in people if not p.distractor]
         self.sid = {(n.fact.kind, n.fact.subject, n.fact.object): n.id for n in nodes}
         self.keys = KeyFinder.for_universe(people, vocab)
+        self._counts: dict[tuple[str, ...], Counter] = {}
 
     # -- relations -------------------------------------------------------------------
     def name(self, pid: str) -> str:
@@ -172,8 +174,11 @@ class World:
 
     def _unique(self, *fields: str) -> Iterator[Person]:
         """Real people whose combination of ``fields`` nobody else (distractors too) shares."""
-        counts = Counter(tuple(getattr(p, f) for f in fields) for p in self.people)
-        return (p for p in self.real if counts[tuple(getattr(p, f) for f in fields)] == 1)
+        key = attrgetter(*fields)
+        counts = self._counts.get(fields)
+        if counts is None:  # job and city are asked twice (qc6, qc10)
+            counts = self._counts[fields] = Counter(map(key, self.people))
+        return (p for p in self.real if counts[key(p)] == 1)
 
     def _pool_qc6_job_city(self):
         return ((p.pid, p.job, p.city) for p in self._unique("job", "city"))
@@ -192,24 +197,29 @@ class World:
 
     def _counted_pairs(self, counts: Counter) -> list[tuple[str, str]]:
         """Candidate (X, Y) pairs with 1 ≤ |members(X, Y)| ≤ 2, in (X, Y) person order, from
-        the pairs counted as they are enumerated (once per member)."""
-        keep = [xy for xy, n in counts.items() if n <= 2]
-        keep.sort(key=lambda xy: (self.order[xy[0]], self.order[xy[1]]))
-        return keep
+        the pairs of person positions counted as they are enumerated (once per member)."""
+        keep = sorted(xy for xy, n in counts.items() if n <= 2)
+        pid = [p.pid for p in self.people]
+        return [(pid[x], pid[y]) for x, y in keep]
+
+    def _friends_at(self) -> list[list[int]]:
+        """Each real person's friends as person positions, in person order."""
+        order = self.order
+        return [[order[f] for f in p.friends] for p in self.real]
 
     def _pool_qc7_common_friend(self):
         # Pairs sharing a friend are enumerated through that friend: O(n·d²), no all-pairs.
         # Each common friend z yields (a, b) once (friends are in person order), so the count
         # of a pair is |common_friends(a, b)|.
-        return self._counted_pairs(Counter(
-            ab for z in self.real for ab in combinations(z.friends, 2)))
+        return self._counted_pairs(Counter(chain.from_iterable(
+            combinations(friends, 2) for friends in self._friends_at())))
 
     def _pool_qc7_child_friend(self):
         # (x, y) is yielded once per child of x that is a friend of y:
         # the count is |children_friends(x, y)| (friendship is symmetric)
-        by_pid = self.by_pid
+        order, by_pid = self.order, self.by_pid
         return self._counted_pairs(Counter(
-            (x.pid, y) for x in self.real for c in x.children
+            (order[x.pid], order[y]) for x in self.real for c in x.children
             for y in by_pid[c].friends if y != x.pid))
 
     def _pool_qc8_grandchildren(self):
