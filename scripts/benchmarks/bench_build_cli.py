@@ -7,17 +7,21 @@ build path: no gymnasium, numpy or environment for a build; worlds loaded lazily
 Each run is a fresh ``python -m kbgym.cli build --people N`` (start-up, imports, generation
 and writing the universe file), timed as the child's CPU seconds (user + system, from its
 rusage); with ``--baseline`` the same command from a temporary checkout of COMMIT, interleaved
-(A B A B). A separate child per checkout reports whether gymnasium, numpy and kbgym.env were
+(A B A B). Every build runs from bytecode, as an installed package does: each checkout's is
+written once by an untimed first build, under a temporary ``PYTHONPYCACHEPREFIX`` (whatever
+``PYTHONDONTWRITEBYTECODE`` says). A separate child per checkout reports whether gymnasium, numpy and kbgym.env were
 imported by the build. Medians over ``--rounds``; the load average is printed beside.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,9 +37,15 @@ PROBE = ("import json, sys; from kbgym.cli import main; "
          "if m in sys.modules)))")
 
 
+#: Where each checkout's bytecode is written (the first build) and read (every timed one).
+PYCACHE = tempfile.mkdtemp(prefix="kbgym-bench-pyc-")
+atexit.register(shutil.rmtree, PYCACHE, True)
+
+
 def run_build(root: Path, people: int, out: Path) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=PYCACHE)
     subprocess.run([sys.executable, "-m", "kbgym.cli", "build", "--people", str(people),
                     "--out", str(out), "--quiet", "--overwrite"], check=True, env=env,
                    cwd=str(root), capture_output=True)
@@ -62,6 +72,8 @@ def main(argv: list[str] | None = None) -> None:
     with checkout(a.baseline) if a.baseline else contextlib.nullcontext() as base:
         roots = {"this checkout": ROOT, **({f"baseline {a.baseline}": base} if base else {})}
         res = {(name, n): [] for name in roots for n in sizes}
+        for root in roots.values():  # untimed: writes the checkout's bytecode
+            run_build(root, 40, tmp / "u.json")
         for _ in range(a.rounds):
             for n in sizes:
                 for name, root in roots.items():
