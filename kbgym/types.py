@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring
+from operator import attrgetter
 from typing import Any
 
 
@@ -195,6 +196,34 @@ def _node_text(n: "Node") -> str:
             f'"id":{encode_basestring(n.id)},"text":{encode_basestring(n.text)}}}')
 
 
+def _raw_nodes(nodes: Sequence["Node"]) -> list[str]:
+    """Each node as :func:`_node_text` writes it, its strings between plain quotes, unescaped."""
+    return [f'{{"fact":{{"kind":"{f.kind}","object":"{f.object}","subject":"{f.subject}"}},'
+            f'"id":"{n.id}","text":"{n.text}"}}' for n in nodes for f in (n.fact,)]
+
+
+_RAW_QUOTES = _raw_nodes([Node("", "", Fact("", "", ""))])[0].count('"')
+#: What encode_basestring escapes, but quotes (counted instead): control characters, backslash.
+_ESCAPED = bytes(range(32)) + b"\\"
+_source, _object = attrgetter("source"), attrgetter("fact.object")
+
+
+def _nodes_text(nodes: Sequence["Node"]) -> str:
+    """``",".join(map(_node_text, nodes))``, faster: where no string of the batch needs a JSON
+    escape (no quote, backslash or control character: every generated note), each is written
+    between plain quotes. The batch is checked once, as written (its quotes are exactly the
+    template's, and it holds no backslash or control character); else it is written note by
+    note. (The checks are C loops over the batch: a third of the time of escaping each
+    string.)"""
+    if not any(map(_source, nodes)) and set(map(type, map(_object, nodes))) <= {str}:
+        part = ",".join(_raw_nodes(nodes))
+        if part.count('"') == _RAW_QUOTES * len(nodes):
+            data = part.encode("utf-8", "surrogatepass")
+            if len(data.translate(None, _ESCAPED)) == len(data):
+                return part
+    return ",".join(map(_node_text, nodes))
+
+
 def _person_text(p: "Person") -> str:
     return (f'{{"born":{_js(p.born)},"children":{_strs(p.children)},"city":{_js(p.city)},'
             f'"distractor":{_js(p.distractor)},"friends":{_strs(p.friends)},'
@@ -289,12 +318,13 @@ class Universe:
         obj["nodes"], obj["people"] = _NODES_MARK, _PEOPLE_MARK
         text = canonical(obj)
         lists = sorted((text.index(f'"{mark}"'), mark, items, fn) for mark, items, fn in (
-            (_NODES_MARK, self.nodes, _node_text), (_PEOPLE_MARK, self.people, _person_text)))
+            (_NODES_MARK, self.nodes, _nodes_text),
+            (_PEOPLE_MARK, self.people, lambda ps: ",".join(map(_person_text, ps)))))
         pos = 0
         for at, mark, items, fn in lists:
             yield text[pos:at] + "["
             for i in range(0, len(items), batch):
-                part = ",".join(map(fn, items[i:i + batch]))
+                part = fn(items[i:i + batch])
                 if not part.isascii():
                     part = _UNSAFE.sub(_escape, part)
                 yield "," + part if i else part
