@@ -192,6 +192,7 @@ class Navigator:
         self._names: dict[str, tuple[str, ...]] = {}
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
+        self._name_queries: dict[tuple[str, str, bool], list[str]] = {}
         self._results: dict[tuple, NavResult] = {}
         # sets and mirrors are the world's notions: read only where it has them
         self._origin_names: dict[str, tuple[str, ...]] = {}
@@ -254,6 +255,15 @@ class Navigator:
         if len(links) > self.links_per_page:
             links = links[(p - 1) * self.links_per_page: p * self.links_per_page]
         return [node.id, *links]
+
+    def name_queries(self, name: str, question: Question, in_support: bool) -> list[str]:
+        """:func:`name_queries` (kept per name, class and support: every question and way
+        asks them again)."""
+        key = (name, question.category, in_support)
+        hit = self._name_queries.get(key)
+        if hit is None:
+            hit = self._name_queries[key] = name_queries(name, question, self.words, in_support)
+        return hit
 
     def names_in(self, node_id: str) -> tuple[str, ...]:
         """Roster names a note's text shows, in order of first mention."""
@@ -461,7 +471,7 @@ class Navigator:
         return None if any(w is None for w in ways) else _fewest(ways)  # type: ignore[arg-type]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     """One vocabulary query and the pages on which it shows or proves support (None until its
     ranking is needed)."""
@@ -558,7 +568,7 @@ class _Greedy:
         """The support not yet settled."""
         return self.unshown | self.open
 
-    def _gain(self, shows: frozenset[str] | set[str], proves: frozenset[str],
+    def _gain(self, shows: frozenset[str] | set[str], proves: frozenset[str] | set[str],
               unshown: set[str] | None = None, open_: set[str] | None = None) -> int:
         """What a step showing ``shows`` and proving ``proves`` is worth from the given state
         (the current one by default): support newly shown plus support newly settled."""
@@ -627,8 +637,7 @@ class _Greedy:
             for name in nav.names_in(nid):
                 if name not in self.names:
                     self.names.add(name)
-                    for query in name_queries(name, self.q, nav.words,
-                                              name in self.support_names):
+                    for query in nav.name_queries(name, self.q, name in self.support_names):
                         self._add_query(query)
         self.open.difference_update(proves)
 
@@ -657,14 +666,18 @@ class _Greedy:
                 got = gains[nid] = self._read_value(nid)[0]
             return got
         rem = self.remaining
+        unshown_now, via, shown, carried = self.unshown, self.via, self.shown, self.carried
         bounds = []
         live = []
         for entry in self.vocab:
             # a bound on this query's (value, immediate gain): all it could rank, at best
-            reach = len(entry.reach & self.unshown)
-            settle = len(entry.reach & rem)
+            if entry.reach:
+                reach = len(entry.reach & unshown_now)
+                settle = len(entry.reach & rem)
+            else:
+                reach = settle = 0
             imm = min(reach, entry.page_cap) + settle
-            look = max(map(read_gain, entry.via), default=0) if left > 1 else 0
+            look = max(map(read_gain, entry.via)) if entry.via and left > 1 else 0
             if imm + look:
                 # and on what any run of its pages could be worth, whatever their number
                 most = reach + settle + look
@@ -679,10 +692,9 @@ class _Greedy:
             entry_pages = entry.pages if entry.pages is not None else self._rank(entry)
             last = self.paged.get(vi, 0)
             nxt = last + 1  # pages are turned in order: the next one is the only one to take
-            first_proves = next((pr for pg, _, pr in entry_pages if pg == nxt), frozenset())
             got: set[str] = set()
             proved: set[str] = set()
-            seen_ids: list[str] = []
+            readable: list[str] = []  # linking notes these pages newly show
             for page, ids, proves in entry_pages:
                 if page <= last:
                     continue
@@ -690,21 +702,24 @@ class _Greedy:
                 if cost > left or (best is not None and most / cost < best[0]):
                     break  # past the budget, or no deeper page can beat the best per step
                 for nid in ids:
-                    got.update(self.carried.get(nid, ()))
+                    if nid in carried:
+                        got.update(carried[nid])
+                    if nid in via and nid not in shown:
+                        readable.append(nid)
                 proved |= proves
-                seen_ids += ids
-                now = self._gain(got, frozenset(proved))
+                now = self._gain(got, proved)
                 look = 0
-                if left > cost:
-                    unshown, open_ = self.unshown - got, self.open - proved
-                    for nid in seen_ids:
-                        if nid in self.via and nid not in self.shown:
-                            look = max(look, self._read_value(nid, unshown, open_)[0])
+                if left > cost and readable:
+                    unshown, open_ = unshown_now - got, self.open - proved
+                    for nid in readable:
+                        look = max(look, self._read_value(nid, unshown, open_)[0])
                 value = now + look
                 if value:
                     score = (value / cost, now / cost, 0, -vi, -page)
                     if best is None or score > best:
                         best = score
+                        first_proves = next((pr for pg, _, pr in entry_pages if pg == nxt),
+                                            frozenset())
                         action = ("search", entry.query, nxt, vi, first_proves)
         return None if action is None else (action, best)
 
