@@ -15,7 +15,6 @@ import shutil
 import time
 from pathlib import Path
 
-from kbgym.baselines import build_baseline
 from kbgym.env.config import KBGymConfig
 from kbgym.jsonio import write_canonical
 from kbgym.library.graph import Library
@@ -99,6 +98,8 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
                                      out=out / "exam_trained", reader_name=reader_name,
                                      library_name=snapshot)}
     for arm, (baseline, arm_reader, env) in demo.extra_arms.items():  # e.g. trained+graph
+        from kbgym.baselines import build_baseline  # (only worlds with extra arms need it)
+
         graph, _ = build_baseline(baseline, u, library=trained)
         arms[arm] = examine_probe(
             u, graph, make_agent(arm_reader), probe, KBGymConfig.make(m=demo.m, **env),
