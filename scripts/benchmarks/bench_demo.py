@@ -9,7 +9,8 @@
   ``--baseline`` the same command from a temporary checkout of COMMIT, interleaved (A B A B).
 - ``exam``: the demo's trained library (from the last demo run) examined on its probe by the
   scripted reader, ``navigate=True`` against ``navigate=False`` (navigator cache cleared
-  first), CPU time, interleaved; the ratio of medians.
+  first), CPU time, interleaved; the ratio of medians (with ``--baseline``, the baseline's
+  code on the baseline's demo too).
 
 Medians over ``--rounds``; the load average is printed beside.
 """
@@ -81,23 +82,27 @@ def main(argv: list[str] | None = None) -> None:
             res["this checkout"].append(run_demo(ROOT, tmp / "demo"))
             if base is not None:
                 res[f"baseline {a.baseline}"].append(run_demo(base, tmp / "demo-base"))
-    load = os.getloadavg()
-    print(f"kbgym demo (people world, defaults, view included, --no-plots); medians of "
-          f"{a.rounds}; load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
-    print("| run | CPU s | wall s | peak RSS MB | goal |")
-    print("|---|---|---|---|---|")
-    for name, rs in res.items():
-        cpu = statistics.median(r["cpu_s"] for r in rs)
-        rss = statistics.median(r["rss_mb"] for r in rs)
-        print(f"| {name} | {cpu:.1f} | {statistics.median(r['wall_s'] for r in rs):.1f} | "
-              f"{rss:.0f} | <= 10 s CPU, <= 120 MB: "
-              f"{'met' if cpu <= 10 and rss <= 120 else 'not met'} |")
-    if not a.skip_exam:
-        ex = child(EXAM, str(tmp / "demo"))
-        on, off = statistics.median(ex["True"]), statistics.median(ex["False"])
-        print(f"exam of the trained library on the probe: {off:.2f} s CPU without the "
-              f"navigator, {on:.2f} s with it (cache cleared): x{on / off:.2f} (goal <= 1.3); "
-              f"load {os.getloadavg()[0]:.2f}")
+        load = os.getloadavg()
+        print(f"kbgym demo (people world, defaults, view included, --no-plots); medians of "
+              f"{a.rounds}; load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
+        print("| run | CPU s | wall s | peak RSS MB | goal |")
+        print("|---|---|---|---|---|")
+        for name, rs in res.items():
+            cpu = statistics.median(r["cpu_s"] for r in rs)
+            rss = statistics.median(r["rss_mb"] for r in rs)
+            print(f"| {name} | {cpu:.1f} | {statistics.median(r['wall_s'] for r in rs):.1f} | "
+                  f"{rss:.0f} | <= 10 s CPU, <= 120 MB: "
+                  f"{'met' if cpu <= 10 and rss <= 120 else 'not met'} |")
+        if not a.skip_exam:  # (inside: the baseline's checkout examines its own demo)
+            exams = {"this checkout": child(EXAM, str(tmp / "demo"))}
+            if base is not None:
+                exams[f"baseline {a.baseline}"] = child(EXAM, str(tmp / "demo-base"),
+                                                        root=base)
+            for name, ex in exams.items():
+                on, off = statistics.median(ex["True"]), statistics.median(ex["False"])
+                print(f"{name}: exam of the trained library on the probe: {off:.2f} s CPU "
+                      f"without the navigator, {on:.2f} s with it (cache cleared): "
+                      f"x{on / off:.2f} (goal <= 1.3); load {os.getloadavg()[0]:.2f}")
 
 
 class _nothing:

@@ -1,31 +1,70 @@
-"""Exam time with the navigator on the default universe, for the examiner's cost target
-(issue 34: at most 1.3x the time before it): the probe exam (``examine``, the code ``kbgym
-test`` runs, every row with the navigator's figures) of B1 and the canonical library, CPU
-seconds, median of ``--reps``.
+"""Exam time with and without the ideal navigator on the default universe (issue 39: the
+exam with the navigator at most 1.3x the exam without): the probe exam (``examine``, the code
+``kbgym test`` runs) of B1 and the canonical library, cold (the navigator's cache cleared
+before each exam), CPU seconds, medians of ``--reps``, the load average beside.
 
     python scripts/experiments/examiner_time.py [--seed 0] [--per-group 100] [--reps 3]
-        [--out runs/examiner_time]
+        [--out runs/examiner_time] [--baseline COMMIT]
 
-Run it once on the code before a change and once after (the same machine, the same load) and
-compare the medians it prints; it prints one line per library and the total.
+Each rep runs in a fresh process (``harness.child``) and examines each library without and
+with the navigator; with ``--baseline`` the same from a temporary checkout of COMMIT,
+interleaved (A B A B), on the same trained run and probe. It prints one line per checkout and
+library, and the ratio of medians (with / without).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
-import time
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from harness import ROOT, checkout, child  # noqa: E402
+
+EXAM = r"""
+import json, sys, time
 from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.plugins import make_agent
-from kbgym.runs import exam as exam_module
-from kbgym.runs.exam import examine
+from kbgym.runs import exam as E
 from kbgym.runs.gradient import probe_questions
-from kbgym.runs.probe import GROUPS, make_probe_from_run
-from kbgym.runs.train import TrainConfig, train
+from kbgym.runs.probe import GROUPS
 from kbgym.worlds.people import UniverseConfig, generate
+out, seed = sys.argv[1], int(sys.argv[2])
+u = generate(UniverseConfig(seed=seed))
+canonical, _ = load_snapshot(out + "/scripted-index/kb_epoch_2.json")
+qs, splits = probe_questions(json.load(open(out + "/probe.json")))
+names = [g for g in GROUPS if g in splits]
+res = {}
+for arm, lib in (("B1", Library.from_universe(u)), ("canonical", canonical)):
+    for nav in (False, True):
+        getattr(E, "_NAV_CACHE", {}).clear()  # cold: no figures kept from an earlier exam
+        t = time.process_time()
+        E.examine(u, lib, make_agent("scripted-reader"), split=names, questions=qs,
+                  splits=splits, navigate=nav)
+        res[f"{arm} {'with' if nav else 'without'}"] = time.process_time() - t
+res["questions"] = len(qs)
+print(json.dumps(res))
+"""
+
+
+def prepare(out: Path, seed: int, per_group: int) -> None:
+    """The trained run (scripted-index, 2 epochs of 100) and its probe, once per ``out``."""
+    from kbgym.jsonio import write_canonical
+    from kbgym.plugins import make_agent
+    from kbgym.runs.probe import make_probe_from_run
+    from kbgym.runs.train import TrainConfig, train
+    from kbgym.worlds.people import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=seed))
+    run = out / "scripted-index"
+    if not (run / "kb_epoch_2.json").exists():
+        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
+              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000), overwrite=True)
+    write_canonical(out / "probe.json", make_probe_from_run(u, run, per_group=per_group,
+                                                            seed=seed))
 
 
 def main() -> None:
@@ -34,30 +73,38 @@ def main() -> None:
     ap.add_argument("--per-group", type=int, default=100)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", default="runs/examiner_time")
+    ap.add_argument("--baseline", help="a commit to run interleaved against this checkout")
     args = ap.parse_args()
-    u = generate(UniverseConfig(seed=args.seed))
-    run = Path(args.out) / "scripted-index"
-    if not (run / "kb_epoch_2.json").exists():
-        train(u, make_agent("scripted-index", offered={"seed": args.seed}), run,
-              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000), overwrite=True)
-    canonical, _ = load_snapshot(run / "kb_epoch_2.json")
-    probe = make_probe_from_run(u, run, per_group=args.per_group, seed=args.seed)
-    qs, splits = probe_questions(probe)
-    names = [g for g in GROUPS if g in splits]
-    libs = {"B1": Library.from_universe(u), "canonical": canonical}
-    times: dict[str, list[float]] = {k: [] for k in libs}
-    for _ in range(args.reps):
-        for arm, lib in libs.items():  # a fresh reader and navigator each time (cold)
-            getattr(exam_module, "_NAV_CACHE", {}).clear()  # figures kept across exams
-            t = time.process_time()
-            examine(u, lib, make_agent("scripted-reader"), split=names, questions=qs,
-                    splits=splits, navigate=True)
-            times[arm].append(time.process_time() - t)
-    med = {k: statistics.median(v) for k, v in times.items()}
-    for arm, v in med.items():
-        print(f"{arm:10s} exam with the navigator: {v:.2f} s CPU (median of {args.reps}, "
-              f"{len(qs)} questions)")
-    print(f"total      {sum(med.values()):.2f} s CPU")
+    out = Path(args.out).resolve()
+    prepare(out, args.seed, args.per_group)
+    runs: dict[str, list[dict]] = {"this checkout": []}
+    with checkout(args.baseline) if args.baseline else _nothing() as base:
+        roots = {"this checkout": ROOT}
+        if base is not None:
+            roots[f"baseline {args.baseline}"] = base
+            runs[f"baseline {args.baseline}"] = []
+        for _ in range(args.reps):
+            for name, root in roots.items():
+                runs[name].append(child(EXAM, str(out), str(args.seed), root=root))
+    load = os.getloadavg()
+    n = runs["this checkout"][0]["questions"]
+    print(f"probe exam, {n} questions, scripted reader; CPU s, medians of {args.reps} "
+          f"(cold); load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
+    print("| run | library | without navigator | with navigator | ratio (goal <= 1.3) |")
+    print("|---|---|---|---|---|")
+    for name, rs in runs.items():
+        for arm in ("B1", "canonical"):
+            off = statistics.median(r[f"{arm} without"] for r in rs)
+            on = statistics.median(r[f"{arm} with"] for r in rs)
+            print(f"| {name} | {arm} | {off:.2f} | {on:.2f} | x{on / off:.2f} |")
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
 
 
 if __name__ == "__main__":
