@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,16 +32,23 @@ from harness import ROOT, checkout, child  # noqa: E402
 
 
 def run_demo(root: Path, out: Path) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """One demo process: its own CPU time and peak RSS (``wait4``: RUSAGE_CHILDREN's
+    ``ru_maxrss`` is the largest of every child so far, the other checkout's included)."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "kbgym.cli", "demo", "--out", str(out), "--no-plots",
-                    "--quiet", "--overwrite"], check=True, env=env, cwd=str(root),
-                   capture_output=True)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"cpu_s": cpu, "wall_s": wall, "rss_mb": after.ru_maxrss / 1024}
+    with tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "kbgym.cli", "demo", "--out", str(out),
+                                 "--no-plots", "--quiet", "--overwrite"], env=env,
+                                cwd=str(root), stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise RuntimeError(f"kbgym demo failed ({proc.returncode}): "
+                               f"{err.read().decode(errors='replace').strip()[-2000:]}")
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "wall_s": wall,
+            "rss_mb": usage.ru_maxrss / 1024}
 
 
 EXAM = r"""
