@@ -83,8 +83,26 @@ def note_text(n: Any) -> str:
     return "".join(parts)
 
 
+#: A blake2b-256 with nothing hashed yet: copying it is cheaper than making one (the
+#: constructor's keyword parsing is most of the cost of hashing a short note).
+_B2_EMPTY = _b2(digest_size=32)
+
+
 def _d(text: str) -> int:
-    return _from(_b2(text.encode("utf-8", "surrogatepass"), digest_size=32).digest(), "little")
+    h = _B2_EMPTY.copy()
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return _from(h.digest(), "little")
+
+
+def _digests(strs: list[str]) -> bytes:
+    """The blake2b-256 digests of ``strs`` (UTF-8), back to back."""
+    out: list[bytes] = []
+    put, new = out.append, _B2_EMPTY.copy
+    for e in map(_ENC, strs, _UTF8, _SP):
+        h = new()
+        h.update(e)
+        put(h.digest())
+    return b"".join(out)
 
 
 def note_digest(n: Any) -> int:
@@ -115,8 +133,7 @@ def column_sum(cols: Any, linked: dict | None = None) -> int:
         for i in special:
             if lo <= i < hi:
                 strs[i - lo] = note_text((linked or {}).get(ids[i]) or cols.make(i))
-        total += _sum_digests(b"".join([_b2(e, digest_size=32).digest() for e in
-                                        map(_ENC, strs, _UTF8, _SP)]))
+        total += _sum_digests(_digests(strs))
     return total & MASK
 
 
