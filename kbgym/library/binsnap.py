@@ -139,7 +139,9 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
     where = at[upd]
     everyone = len(where) == n0 and bool((where == np.arange(n0)).all())
     # a pass per field with a C getter (cheaper than one pass making a tuple per note)
-    n_text, n_flag, n_origin, n_id, ab, n_links = (list(map(g, nodes)) for g in _GET)
+    n_text, n_flag, n_origin, ab, n_links = (list(map(g, nodes)) for g in _GET)
+    # (a changed note keeps its id: the base's, at its position)
+    n_id = ids if everyone else list(map(ids.__getitem__, where.tolist()))
     texts = _scatter(src.texts, where, n_text, everyone)
     fcodes = _flag_codes(src.flags, n0)
     fcodes[where] = _flag_codes(n_flag, len(nodes))
@@ -249,7 +251,7 @@ def _origin_kinds(origins: Any, ids: Any, n: int) -> tuple[np.ndarray, np.ndarra
     return kind, oval
 
 
-_GET = tuple(map(attrgetter, ("text", "flag", "origin", "id", "absorbed", "links")))
+_GET = tuple(map(attrgetter, ("text", "flag", "origin", "absorbed", "links")))
 _LINKS = _GET[-1]
 
 
