@@ -131,7 +131,8 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
             map(pos.get, keys[n0:], repeat(-1)), dtype=np.int64, count=len(keys) - n0)))
     else:
         at = np.fromiter(map(pos.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
-    gone = np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals))
+    gone = np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals)) \
+        if None in vals else np.zeros(len(vals), dtype=bool)  # (no deletion: one C scan)
     dead = at[(at >= 0) & gone]
     extra = [vals[i] for i in np.flatnonzero((at < 0) & ~gone).tolist()]
     upd = np.flatnonzero((at >= 0) & ~gone)
@@ -206,6 +207,8 @@ def _flag_codes(flags: Any, n: int) -> np.ndarray:
     if isinstance(flags, CodeColumn) and flags.values == _FLAGS:
         return flags.codes.copy()
     try:
+        if n and isinstance(flags, list) and flags.count(flags[0]) == n:  # (all the same)
+            return np.full(n, _FLAG_CODE[flags[0]], dtype=np.uint8)
         return np.fromiter(map(_FLAG_CODE.__getitem__, flags), dtype=np.uint8, count=n)
     except KeyError:
         raise ValueError("unknown flag") from None
@@ -226,10 +229,12 @@ def _origin_kinds(origins: Any, ids: Any, n: int) -> tuple[np.ndarray, np.ndarra
         vals = np.empty(n, dtype=object)
         vals[kind == 2] = _objects(origins.others)
         return kind, vals
-    if not isinstance(origins, (list, tuple)):
+    if not isinstance(origins, list):
         origins = list(origins)
-    if not isinstance(ids, (list, tuple)):
+    if not isinstance(ids, list):
         ids = list(ids)
+    if origins == ids:  # (every note carries its own id: one C comparison of the lists)
+        return np.ones(n, dtype=np.uint8), None
     # (an original's origin is mostly its id's very string: identity first, then equality)
     same = np.fromiter(map(is_, origins, ids), dtype=bool, count=n)
     rest = np.flatnonzero(~same)
