@@ -461,8 +461,19 @@ def library_columns(lib: Any, notes: tuple[Any, list] | None = None
     cols["link_type"] = np.array(typ, dtype=np.uint8)
     cols["link_hash"] = np.array(hsh, dtype=np.uint64)
     cols["link_has_hash"] = np.array(has, dtype=np.uint8)
-    same = len(lib.origins) == n and list(lib.origins) == list(ids)  # (B1, most libraries)
-    cols["origins_blob"], cols["origins_off"] = _strings([] if same else list(lib.origins))
+    origins = lib.origins if isinstance(lib.origins, list) else list(lib.origins)
+    k = len(origins)
+    same = k == n and origins == list(ids)  # (B1, most libraries)
+    if same:
+        cols["origins_blob"], cols["origins_off"] = _strings([])
+    elif 0 < k <= n and int(cols["id_off"][-1]) == len(cols["id_blob"]) + 1 \
+            and origins == list(ids[:k]):
+        # the first k notes' ids (the originals, then only additions): the same bytes as
+        # their join, cut from the id column
+        off = cols["id_off"][: k + 1]
+        cols["origins_blob"], cols["origins_off"] = cols["id_blob"][: int(off[-1]) - 1], off
+    else:
+        cols["origins_blob"], cols["origins_off"] = _strings(origins)
     head = {"next_id": int(lib.next_id), "merges": int(lib.merges), "n_nodes": n,
             "origins_are_ids": same}
     return head, cols
@@ -662,6 +673,19 @@ def read_binary(path: str | os.PathLike, **library_kwargs: Any) -> tuple[Any, di
     return lib, out
 
 
+def _origin_list(cols: dict, ids: list) -> list:
+    """The library's origin list; when its bytes are those of the first ids (the originals,
+    then only additions) it is those ids, with no split of its blob."""
+    blob, off = cols["origins_blob"], cols["origins_off"]
+    k = len(off) - 1
+    ioff, iblob = cols["id_off"], cols["id_blob"]
+    if 0 < k <= len(ids) and int(off[-1]) == len(blob) + 1 and \
+            int(ioff[-1]) == len(iblob) + 1 and np.array_equal(off, ioff[: k + 1]) and \
+            np.array_equal(blob, iblob[: len(blob)]):
+        return ids[:k]
+    return _unstrings(blob, off, "origin list")
+
+
 def _ids_are_numbers(blob: np.ndarray, off: np.ndarray, nums: np.ndarray, ids: list) -> bool:
     """Whether every id is ``s`` + the decimal digits of its note number (with the numbers
     increasing this makes the ids unique, without a set of them): over the id blob at once
@@ -729,7 +753,7 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     ab = _unstrings(cols["abs_blob"], cols["abs_soff"], "absorbed origins")
     aoff = cols["abs_off"]
     origins = ids if head.get("origins_are_ids") else \
-        _unstrings(cols["origins_blob"], cols["origins_off"], "origin list")
+        _origin_list(cols, ids)
     loff = cols["link_off"]
     dst = cols["link_dst"]
     if len(aoff) != n + 1 or len(loff) != n + 1 or int(aoff[-1]) != len(ab) or \

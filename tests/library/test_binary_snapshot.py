@@ -269,3 +269,31 @@ def test_notes_carrying_another_origin_round_trip_through_edits(tmp_path, edit):
     assert canonical(again.snapshot()) == canonical(lib.snapshot())
     assert again.digest() == lib.digest() and again.stats() == recompute_stats(again)
     assert [n.origin for n in again] == [n.origin for n in lib]
+
+
+@pytest.mark.parametrize("change", ["add", "delete first", "delete last", "none"])
+def test_origin_list_section_is_the_join_of_the_origins(tmp_path, change):
+    """The origin list is written as the join of the origins whether or not it is cut from
+    the id column (the originals then only additions), and reads back as the library's."""
+    import numpy as np
+
+    from kbgym.library.binsnap import _strings, library_columns
+
+    lib = make_lib(SENTENCES)
+    if change == "add":
+        lib.add("Zyzzyva index.", dedup=False)
+    elif change == "delete first":
+        lib.delete("s0001")
+    elif change == "delete last":
+        lib.delete("s0006")
+        lib.add("Zyzzyva index.", dedup=False)
+    head, cols = library_columns(lib)
+    if not head["origins_are_ids"]:
+        blob, off = _strings(list(lib.origins))
+        assert bytes(cols["origins_blob"]) == bytes(blob)
+        assert np.array_equal(cols["origins_off"], off)
+    path = tmp_path / "kb.kbgs"
+    write_snapshot(path, lib, "x", UNI, format="binary")
+    back, _ = load_snapshot(path)
+    assert back.origins == lib.origins and back.digest() == lib.digest()
+    assert canonical(back.snapshot()) == canonical(lib.snapshot())
