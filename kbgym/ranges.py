@@ -29,8 +29,8 @@ RANGES: dict[str, tuple[type, int | float, int | float]] = {
     "SplitSize": (int, 0, 1_000_000),
     "Fraction": (float, 0.0, 1.0),
     "Epochs": (int, 1, 1000),
-    #: 10^6 people (11.7 M notes) generate in about 4 minutes and 8 GB; more would not fit the
-    #: machines this is built for.
+    #: 10^6 people (11.7 M notes) build in about 3 minutes of CPU and 7.4 GB; more would not
+    #: fit the machines this is built for.
     "People": (int, 6, 1_000_000),
     "Cities": (int, 1, 10_000),
     "FriendDegree": (float, 0.0, 100.0),
