@@ -2,11 +2,12 @@
 one line (``kbgym train: error: argument --epochs: must be between 1 and 1000, got 0``).
 
 A flag that sets a model field takes its range from the field (:func:`of`) or from the range
-the field is declared with (:func:`ranged`; the ranges live in :mod:`kbgym.ranges`), so a
-flag and a config file or sweep grid refuse the same values. Every numeric flag's ``--help``
-shows its range, added from its type by the help formatter. Numbers are plain decimals: ``1_000``, ``+5`` written as ``5`` is fine, but ``0x10``, ``1e3``
-for a count, ``٣`` and ``nan`` are refused. Options are never abbreviated (``--epoch`` is not
-``--epochs``) and a single-value option given twice is an error, not "the last one wins".
+the field is declared with (:func:`ranged`; the ranges live in :mod:`kbgym.ranges`), so a flag
+and a config file or sweep grid refuse the same values. Every numeric flag's ``--help`` shows
+its range, added from its type by the help formatter. Numbers are plain decimals: ``1_000``,
+``+5`` written as ``5`` is fine, but ``0x10``, ``1e3`` for a count, ``٣`` and ``nan`` are
+refused. Options are never abbreviated (``--epoch`` is not ``--epochs``) and a single-value
+option given twice is an error, not "the last one wins".
 """
 
 from __future__ import annotations
