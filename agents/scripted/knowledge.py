@@ -501,6 +501,8 @@ class LinkJudgedKnowledge(Knowledge):
                 rank = 3
             elif not names_key(own_text(text), key):
                 continue  # named only inside a question or an answer it holds, if at all
+            elif listed_only(text, key):
+                continue  # the key is a member of another key's list there, not its subject
             else:
                 hinted = hinted_relations(text)
                 if about_other_relations(hinted, rel):
@@ -843,6 +845,16 @@ def stated_fact(text: str) -> Fact | None:
     if len(c.facts) != 1 or c.keys or c.lists or c.parts or c.answers:
         return None
     return c.facts[0]
+
+
+def listed_only(text: str, key: str) -> bool:
+    """Whether a note names ``key`` only as a member of other keys' lists (a table of Y's
+    friends that lists X, a JSON record of the coopers that lists X), read by the claim
+    reader: such a note is about those keys, a candidate for none of ``key``'s own sets."""
+    c = read_claims(own_text(text), reader_vocabulary())
+    if not c.lists or any(k.entity == key for k in (*c.keys, *c.pointers)):
+        return False
+    return any(key in lst.members for lst in c.lists)
 
 
 def answers_only(text: str) -> tuple:

@@ -61,3 +61,25 @@ def test_one_part_alone_is_never_the_set():
     read_into(kb, "s90", "FRIENDS OF FELIX ABERNATHY, PART 1 OF 3.", FRIENDS)
     assert not kb.absorb_index("s90", "friends", "Felix Abernathy")
     assert ("friends", "Felix Abernathy") not in kb.complete
+
+
+def test_a_note_listing_the_key_as_another_keys_member_is_no_candidate_for_its_sets():
+    """A markdown list, a table or a JSON record of Nora's friends that lists Felix is about
+    Nora: Felix's friends are not looked for there (it would cost a read and earn nothing),
+    while a note about Felix, or one pointing at Felix's set, still is a candidate."""
+    kb = LinkJudgedKnowledge()
+    notes = {
+        "s80": "## Friends of Nora Vance - [[Felix Abernathy]] - [[Milo Quimby]]",
+        "s81": '{"key": "friends of Nora Vance", "members": ["Felix Abernathy", "Ivor Vance"]}',
+        "s82": "| Friends of Nora Vance | |---| | Felix Abernathy | | Ivor Vance |",
+        "s83": "## Friends of Felix Abernathy - [[Nora Vance]]",
+        "s84": "Friends of Nora Vance: Felix Abernathy. See also: Felix Abernathy's friends.",
+    }
+    page = "page 1:" + "".join(f"\n- {i}: {t}" for i, t in notes.items())
+    kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, page)
+    assert kb.notes == notes
+    got = kb.index_candidates("friends", "Felix Abernathy")
+    assert "s83" in got and "s84" in got
+    assert not {"s80", "s81", "s82"} & set(got)
+    # for Nora's own friends the same notes are the candidates
+    assert {"s80", "s81", "s82"} <= set(kb.index_candidates("friends", "Nora Vance"))
