@@ -882,10 +882,12 @@ def names_part(text: str, key: str) -> bool:
     return names_key(own, key) and names_other_value(own, key)
 
 
-def names_other_value(text: str, key: str) -> bool:
-    """Whether ``text`` names a job, hobby or city value other than ``key`` (or its plural)."""
+def names_other_value(text: str, key: str, *also: str) -> bool:
+    """Whether ``text`` names a job, hobby or city value other than ``key`` and ``also``
+    (or their plurals)."""
     words = set(tokens(text))
-    return any(v != key and words & form_words and any(mentions(text, f) for f in forms)
+    keep = {key, *also}
+    return any(v not in keep and words & form_words and any(mentions(text, f) for f in forms)
                for v, forms, form_words in _VALUE_FORMS)
 
 

@@ -35,6 +35,7 @@ from kbgym_agents.scripted.knowledge import (
     answers_only,
     hinted_relations,
     names_key,
+    names_other_value,
     own_text,
     plural_forms,
 )
@@ -278,7 +279,7 @@ class ScriptedReader(BaseAgent):
                 (query, tier), fallback, page = fallback, None, 1
 
     def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None,
-                 read_only: bool = False) -> Plan:
+                 read_only: bool = False, skip: Callable[[str], bool] | None = None) -> Plan:
         """Read and judge the candidates for ``(rel, key)`` in sight; ``True`` when one is the
         complete set. A rejected candidate costs its read and changes nothing else.
         ``stop`` ends the reading early (what was wanted showed up in a read); ``read_only``
@@ -288,7 +289,8 @@ class ScriptedReader(BaseAgent):
         while True:  # asked again after each judgement: what a read showed reorders the rest
             cands = [c for c in self.kb.index_candidates(rel, key, ((rel, key),))
                      if c not in tried and c not in deferred
-                     and (not read_only or c in self.kb.links)]
+                     and (not read_only or c in self.kb.links)
+                     and (skip is None or c in self.kb.links or not skip(c))]
             expand = not cands and not read_only
             if expand:  # nothing cheaper left: the deferred ones, in the order read
                 cands = [c for c in deferred if c not in tried]
@@ -633,8 +635,13 @@ class ScriptedReader(BaseAgent):
             yield from self._read(nid)
             if matches():
                 return matches()[0]
+        # a note naming a value and some value outside the join (``Both florist and
+        # calligraphy.``) is a part or an intersection with another set: not read for it
+        values = [v for _, v in conds]
         for kind, value in conds:
-            yield from self._indexed(kind, value, stop=lambda: bool(matches()))
+            yield from self._indexed(kind, value, stop=lambda: bool(matches()),
+                                     skip=lambda nid, v=value: names_other_value(
+                                         own_text(kb.notes.get(nid, "")), v, *values))
             if matches():
                 return matches()[0]
         # the holders of the first value seen so far are checked before paging for more
