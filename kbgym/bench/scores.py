@@ -78,7 +78,8 @@ def library_metrics(library, universe) -> dict:
                                      "index_coverage")},
         "misinformation": {k: mis.get(k) for k in (
             "applies", "authored_notes", "true_statements", "false_statements",
-            "unverifiable_statements", "false_notes", "false_note_share", "incomplete_sets")},
+            "unverifiable_statements", "false_notes", "false_note_share", "incomplete_sets",
+            "wrong_members")},
     }
 
 

@@ -65,7 +65,10 @@ def test_package_holds_what_the_issue_names(packages, tiny_release):
         assert (root / pkg["seeds"][name]["library"]).is_file()
         assert (P.seed_dir(root, name) / "timing.json").is_file()
         assert seed["curation"]["iterations"] == tiny_release.sized(name, "full")["train_size"]
-        assert "misinformation" in seed["library"]
+        # a truthful curator: no false statement, no incomplete set, no wrong member
+        mis = seed["library"]["misinformation"]
+        assert (mis["false_statements"], mis["incomplete_sets"], mis["wrong_members"]) == \
+            (0, 0, 0) or not mis["applies"]
         for m in tiny_release.exam_budgets:
             assert (P.exam_dir(root, name, "curator", m) / "test_log.jsonl").is_file()
             assert set(seed["budgets"][str(m)]["score"]) == {"B1", "curator"}
