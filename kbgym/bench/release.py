@@ -50,6 +50,12 @@ FROZEN: dict[str, str] = {
     # and incomplete_sets; 2026.12's packages reach it by ``kbgym bench rescore``)
     "kbgym-bench-2026.12.1":
         "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637",
+    # 2026.12.1's recipe with the examiner's fingerprints made again: issue 34 changed the exam
+    # reader (7d577a2, 71ca242: a published 2026.12.1 package stopped verifying, though the
+    # reference libraries' exams did not change) and the library metrics report wrong_members
+    # (which the fingerprints see); 2026.12.1's packages reach it by ``kbgym bench rescore``
+    "kbgym-bench-2026.12.2":
+        "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb",
 }
 #: The release ``kbgym bench`` uses when none is named.
 DEFAULT = "kbgym-bench-2026.12.1"
@@ -59,6 +65,12 @@ DEFAULT = "kbgym-bench-2026.12.1"
 LEGACY_EXAMINER: dict[str, str] = {
     "kbgym-bench-2026.12": "KBGym 0.2.0 at commit 3928d31, with the examiner before "
                            "2026-12-06's changes: issue 34's exam reader and incomplete_sets",
+}
+#: Shipped releases whose examiner fingerprints this KBGym no longer reproduces: id -> the KBGym
+#: that made them (named in the refusal; their packages verify with it, or are rescored).
+MADE_WITH: dict[str, str] = {
+    "kbgym-bench-2026.12.1": "KBGym 0.2.0 at commit 22f71c7, with the examiner before issue "
+                             "34's exam reader changes 7d577a2 and 71ca242",
 }
 
 
@@ -248,7 +260,7 @@ class ExaminerError(ConfigError):
 
 
 def examiner_refusal(release: "Release", why: str) -> ExaminerError:
-    made = LEGACY_EXAMINER.get(release.id) or \
+    made = LEGACY_EXAMINER.get(release.id) or MADE_WITH.get(release.id) or \
         f"version {release.data.get('made_with', {}).get('kbgym_version', '?')}"
     newer = f"--release {DEFAULT} " if DEFAULT != release.id else ""
     return ExaminerError(f"this KBGym's examiner is not release {release.id}'s ({why}): verify "

@@ -1,19 +1,30 @@
 """Write a KBGym-Bench release folder from its recipe (docs/bench.md).
 
-    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.1
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.2
     python scripts/bench/make_release.py --id kbgym-bench-2026.12 --out /tmp/kbgym-bench-2026.12
 
 The shipped releases ``kbgym/bench/releases/<id>`` were made by this command; rerunning it
 must give the same ``release.json`` hash (the frozen one in
 :data:`kbgym.bench.release.FROZEN`) - with the examiner the release was made with
-(2026.12's: before 2026-12-06's examiner changes, see LEGACY_EXAMINER). A recipe that changes
-makes a NEW release: give it a new id and version, never reuse one.
+(2026.12's: before 2026-12-06's examiner changes, see LEGACY_EXAMINER; 2026.12.1's: before
+issue 34's later exam reader changes, see MADE_WITH). A recipe that changes makes a NEW release: give it a
+new id and version, never reuse one; an examiner that changes makes a new release of the same
+recipe.
 
 kbgym-bench-2026.12.1 is 2026.12 (the same seeds, probes, budgets and sizes) plus the
 examiner's fingerprints on each seed's reference library (``examiner``: the seed's scripted
 curator trained on the full size's slice, examined on its probe: 7.4 s for the five
 seeds on this machine, 2.3 s at the small size), made when the exam reader
 and incomplete_sets changed (issue 34).
+
+kbgym-bench-2026.12.2 is 2026.12.1's recipe (seeds, probes, budgets, sizes: the same probe
+files, the same reference libraries) with the examiner's fingerprints made again, when issue
+34 changed the exam reader after 2026.12.1 was frozen (7d577a2, 71ca242: a note naming the key
+only as a member of other keys' lists, or a join's value beside a value outside the join, is
+no longer read as a candidate), and with ``wrong_members`` among the library metrics the scores
+report. The reference libraries' exams came out as 2026.12.1's (the change is not on their
+notes), but the exam of a published package (scripted-random, people-1) changed, so the
+release id had to change; the fingerprints differ in the library metrics.
 
 The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
 tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
@@ -40,10 +51,14 @@ PEOPLE = {"world": "people", "n_people": 300, "sizes": [60, 40, 30]}
 RELEASES = {
     "kbgym-bench-2026.12": {},
     "kbgym-bench-2026.12.1": {"examiner": {"size": "full"}},
+    # the same recipe, its examiner fingerprints made again (issue 34's later exam reader)
+    "kbgym-bench-2026.12.2": {"examiner": {"size": "full"}},
 }
+#: The release made when none is named: the newest.
+NEWEST = "kbgym-bench-2026.12.2"
 
 
-def recipe(pw_file: str, rid: str = "kbgym-bench-2026.12.1") -> dict:
+def recipe(pw_file: str, rid: str = NEWEST) -> dict:
     if rid not in RELEASES:
         raise SystemExit(f"unknown release id {rid!r}; this script makes {', '.join(RELEASES)}")
     return {**base_recipe(pw_file), "id": rid, "version": rid.removeprefix("kbgym-bench-"),
@@ -85,8 +100,8 @@ def base_recipe(pw_file: str) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="an empty or new folder")
-    ap.add_argument("--id", default="kbgym-bench-2026.12.1", choices=sorted(RELEASES),
-                    help="the release to make (default kbgym-bench-2026.12.1)")
+    ap.add_argument("--id", default=NEWEST, choices=sorted(RELEASES),
+                    help=f"the release to make (default {NEWEST})")
     args = ap.parse_args()
     from kbgym.bench.release import build_release
 

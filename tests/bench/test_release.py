@@ -17,36 +17,48 @@ SHIPPED = "kbgym-bench-2026.12"
 #: changes ships under a new id (this test is the guard, so the value is written out).
 SHIPPED_HASH = "sha256:8e8ad37414a181aab4597cf8b799ab363b4ac005ceac6c0337c9c82bb02751a8"
 #: kbgym-bench-2026.12.1 (2026.12 plus the examiner's fingerprints): the same guard.
-PINNED = "kbgym-bench-2026.12.1"
-PINNED_HASH = "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637"
+FIRST_PINNED = "kbgym-bench-2026.12.1"
+FIRST_PINNED_HASH = "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637"
+#: kbgym-bench-2026.12.2 (2026.12.1's recipe, the examiner's fingerprints frozen again under
+#: issue 34's later exam reader): the same guard, and the release whose examiner this KBGym must be.
+PINNED = "kbgym-bench-2026.12.2"
+PINNED_HASH = "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb"
 
 
 def test_shipped_release_keeps_its_hash():
     rel = R.load_release(SHIPPED)
     assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
     assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
-    assert R.load_release().id == PINNED  # the default: the newest, examiner pinned
+    assert R.load_release().id == FIRST_PINNED  # the default (until 2026.12.2's entries)
 
 
-def test_pinned_release_keeps_its_hash_and_2026_12s_content():
+def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     """2026.12.1 is 2026.12 (seeds, universes, probes, budgets, sizes, B1 fingerprints) plus
-    the examiner's fingerprints on every seed's reference library."""
-    new, old = R.load_release(PINNED), R.load_release(SHIPPED)
+    the examiner's fingerprints on every seed's reference library; 2026.12.2 is 2026.12.1
+    with those fingerprints made again by another examiner (the same reference libraries)."""
+    old = R.load_release(SHIPPED)
+    first, new = R.load_release(FIRST_PINNED), R.load_release(PINNED)
+    assert first.hash == FIRST_PINNED_HASH == R.FROZEN[FIRST_PINNED] == \
+        R.release_hash(first.data)
     assert new.hash == PINNED_HASH == R.FROZEN[PINNED] == R.release_hash(new.data)
-    for key in ("budgets", "train", "bootstrap", "sizes", "seeds"):
-        assert new.data[key] == old.data[key], key
-    assert {k: v for k, v in new.data["files"].items()} == old.data["files"]
     assert old.examiner is None
-    assert new.examiner["size"] == "full"
-    fps = new.examiner["fingerprints"]
-    assert sorted(fps) == sorted(new.seed_names)
-    for fp in fps.values():
-        assert set(fp["exams"]) == {str(m) for m in new.exam_budgets}
-        assert fp["library"] and fp["metrics"]
+    for rel in (first, new):
+        for key in ("budgets", "train", "bootstrap", "sizes", "seeds"):
+            assert rel.data[key] == old.data[key], (rel.id, key)
+        assert rel.data["files"] == old.data["files"]
+        assert rel.examiner["size"] == "full"
+        fps = rel.examiner["fingerprints"]
+        assert sorted(fps) == sorted(rel.seed_names)
+        for fp in fps.values():
+            assert set(fp["exams"]) == {str(m) for m in rel.exam_budgets}
+            assert fp["library"] and fp["metrics"]
+    a, b = first.examiner["fingerprints"], new.examiner["fingerprints"]
+    assert all(a[n]["library"] == b[n]["library"] for n in new.seed_names)
+    assert a != b  # a new examiner: otherwise no new id was needed
 
 
 def test_a_changed_examiner_fails_the_default_suite(monkeypatch):
-    """One seed of 2026.12.1's examiner fingerprints, in the default suite (a few seconds): a
+    """One seed of 2026.12.2's examiner fingerprints, in the default suite (a few seconds): a
     change to the exam reader or the library metrics fails here, not only under ``-m slow``,
     and then needs a new release id (docs/bench.md)."""
     monkeypatch.setattr(R, "_CHECKED", set())
@@ -55,7 +67,7 @@ def test_a_changed_examiner_fails_the_default_suite(monkeypatch):
 
 @pytest.mark.slow
 def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
-    """This KBGym's examiner reproduces 2026.12.1's fingerprints (about 8 s)."""
+    """This KBGym's examiner reproduces 2026.12.2's fingerprints (about 8 s)."""
     monkeypatch.setattr(R, "_CHECKED", set())
     R.check_examiner(R.load_release(PINNED))
 
