@@ -5,6 +5,8 @@ It re-derives every question's golds, support and keys from nothing but the peop
 the question's template name and text. It never calls into the generator's question or split
 code: slots are parsed back out of the text with the template texts of SPEC §4.2, and answers
 are computed with plain loops over all people (all-pairs where needed; test sizes are small).
+The split pools are the exception: ``pools`` walks per-person tables and friend lists so
+that the 3,800-person universe stays cheap, and is checked equal to ``pools_all_pairs``.
 
 Everything the SPEC pins that the tests compare against is written out here again, by hand,
 on purpose (vocabularies, template table, sentence forms, number words).
@@ -534,7 +536,125 @@ class Oracle:
         return (x,)
 
     def pools(self) -> dict[str, list[tuple]]:
-        """Every template's full pool, in §4.1 pool order, as instance identities."""
+        """Every template's full pool, in §4.1 pool order, as instance identities.
+
+        The same pools as :meth:`pools_all_pairs` (the tests check it on small universes),
+        from per-person tables built in one pass over the people and pairs enumerated from
+        friend lists instead of every pair of people: the "repeat" birthdate universe (3,800
+        people and as many distractors) costs seconds instead of half a minute."""
+        real = self.real
+        pos = {p.pid: i for i, p in enumerate(real)}  # the order the all-pairs loops walk
+        P: dict[str, list[tuple]] = {t.name: [] for t in TEMPLATES}
+        by_pid = self.by_pid
+        kids_of: dict[str, list] = {p.pid: [] for p in self.people}
+        parents_of: dict[str, list] = {p.pid: [] for p in self.people}
+        for p in self.people:  # who lists whom, in table order (as the naive lookups return)
+            for c in p.children:
+                if c in by_pid:
+                    kids_of[p.pid].append(by_pid[c])
+            for q in p.parents:
+                if q in by_pid:
+                    parents_of[p.pid].append(by_pid[q])
+        for pid in parents_of:
+            parents_of[pid].sort(key=lambda q: self.order[q.pid])
+            kids_of[pid].sort(key=lambda q: self.order[q.pid])
+
+        def one(xs, gender):
+            got = [q for q in xs if q.gender == gender]
+            return got[0] if got else None
+
+        def spouse(x):
+            return by_pid[x.spouse] if x.spouse is not None else None
+
+        fr = {p.pid: {f for f in p.friends if f in by_pid} for p in real}
+        ch = {p.pid: [c.pid for c in kids_of[p.pid]] for p in real}
+        fans: dict[str, list[str]] = {}  # f -> every real y that lists f as a friend
+        for y in real:
+            for f in fr[y.pid]:
+                fans.setdefault(f, []).append(y.pid)
+        count: dict[tuple, int] = {}  # everyone, distractors included (as _matches counts)
+        for p in self.people:
+            for k in ((p.job, p.city, None), (p.job, None, p.hobby), (p.job, p.city, p.hobby)):
+                count[k] = count.get(k, 0) + 1
+        married_jobs: dict[str, int] = {}
+        for p in self.people:
+            if p.spouse is not None:
+                married_jobs[p.job] = married_jobs.get(p.job, 0) + 1
+        for x in real:
+            sp = spouse(x)
+            fa, mo = one(parents_of[x.pid], "male"), one(parents_of[x.pid], "female")
+            sibs = {c.pid: c for par in parents_of[x.pid] for c in kids_of[par.pid]
+                    if c.pid != x.pid}.values()
+            kids = kids_of[x.pid]
+            P["qc1_job"].append((x.pid,))
+            P["qc1_hobby"].append((x.pid,))
+            P["qc1_city"].append((x.pid,))
+            if sp:
+                P["qc2_spouse_job"].append((x.pid,))
+            if fa:
+                P["qc2_father_hobby"].append((x.pid,))
+            if mo:
+                P["qc2_mother_city"].append((x.pid,))
+            if sp and one(parents_of[sp.pid], "male"):
+                P["qc3_spouse_father_hobby"].append((x.pid,))
+            if fa and spouse(fa):
+                P["qc3_father_spouse_job"].append((x.pid,))
+            if sp and one(parents_of[sp.pid], "female"):
+                P["qc3_spouse_mother_city"].append((x.pid,))
+            if kids:
+                P["qc4_children"].append((x.pid,))
+            if fr[x.pid]:
+                P["qc4_friends"].append((x.pid,))
+            if not any(b.gender == "male" for b in sibs):
+                P["qc5_brother_job"].append((x.pid,))
+            if not any(b.gender == "female" for b in sibs):
+                P["qc5_sister_hobby"].append((x.pid,))
+            if not sp:
+                P["qc5_spouse_city"].append((x.pid,))
+            if count[(x.job, x.city, None)] == 1:
+                P["qc6_job_city"].append((x.pid,))
+            if count[(x.job, None, x.hobby)] == 1:
+                P["qc6_job_hobby"].append((x.pid,))
+            if count[(x.job, x.city, x.hobby)] == 1:
+                P["qc6_job_city_hobby"].append((x.pid,))
+            # y shares a friend with x only if y lists one of x's friends
+            near = {y for f in fr[x.pid] for y in fans.get(f, ())}
+            for y in sorted(near, key=pos.__getitem__):
+                if (self.order[y] > self.order[x.pid]
+                        and 1 <= len(fr[x.pid] & fr[y]) <= 2):
+                    P["qc7_common_friend"].append((x.pid, y))
+            if kids:
+                near = {y for c in ch[x.pid] for y in fans.get(c, ())}
+                for y in sorted(near, key=pos.__getitem__):
+                    if y == x.pid:
+                        continue
+                    k = sum(1 for c in ch[x.pid] if c in fr[y])
+                    if 1 <= k <= 2:
+                        P["qc7_child_friend"].append((x.pid, y))
+            if any(ch[c] for c in ch[x.pid]):
+                P["qc8_grandchildren"].append((x.pid,))
+            friend_jobs = {by_pid[f].job for f in fr[x.pid]}
+            for job in self.vocab["jobs"]:
+                if job in friend_jobs:
+                    P["qc8_friend_job"].append((x.pid, job))
+            if sp and fr[sp.pid]:
+                P["qc8_spouse_friends"].append((x.pid,))
+            for y in sorted((f for f in fr[x.pid] if f in pos), key=pos.__getitem__):
+                if self.order[y] > self.order[x.pid] and by_pid[y].born != x.born:
+                    P["qc9_older_pair"].append((x.pid, y))
+            if len(kids) >= 2:
+                first = min(c.born for c in kids)
+                if sum(c.born == first for c in kids) == 1:
+                    P["qc9_oldest_child"].append((x.pid,))
+            if sp and count[(x.job, x.city, None)] == 1:
+                P["qc10_spouse_job_city"].append((x.pid,))
+            if sp and married_jobs.get(x.job, 0) == 1:
+                P["qc10_spouse_job"].append((x.pid,))
+        return P
+
+    def pools_all_pairs(self) -> dict[str, list[tuple]]:
+        """Every template's full pool, in §4.1 pool order: the naive reference, all pairs of
+        people walked with the table-scanning lookups above."""
         real = self.real
         P: dict[str, list[tuple]] = {t.name: [] for t in TEMPLATES}
         # plain per-person sets, built once by loops (all-pairs below stays affordable)

@@ -91,6 +91,7 @@ def check_universe(u, *, seed, n_people) -> list[str]:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(seed=st.integers(0, 10**6), n_people=st.integers(12, 600))
 def test_questions_match_oracle(seed, n_people):
+    # slow (~4 s on CI): 50 random universes of up to 600 people, every question re-derived
     u = generate(UniverseConfig(seed=seed, n_people=n_people))
     problems = check_universe(u, seed=seed, n_people=n_people)
     assert not problems, f"{len(problems)} disagreement(s):\n" + "\n".join(problems[:40])
@@ -158,6 +159,19 @@ def test_splits_replay_fixed(universe_of, seed, n_people, kw):
     u = universe_of(seed, n_people, **kw)
     problems = check_splits(u, UniverseConfig(seed=seed, n_people=n_people, **kw))
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("seed,n_people,kw", [
+    (3, 120, {}), (1, 6, {}), (6, 30, {"friend_degree": 100.0}),
+    (7, 90, {"distractor_frac": 0.5, "n_cities": 5}),
+    (5, 150, {"children_per_couple": (0, 5), "common_jobs": 4, "friend_degree": 10.0}),
+    (8, 200, {"children_per_couple": (1, 6), "common_jobs": 5, "common_job_share": 0.95,
+              "friend_degree": 14.0}),
+])
+def test_oracle_pools_equal_its_all_pairs_reference(universe_of, seed, n_people, kw):
+    """The oracle's indexed pools (what the split replays use) are its naive all-pairs ones."""
+    orc = O.Oracle(universe_of(seed, n_people, **kw))
+    assert orc.pools() == orc.pools_all_pairs()
 
 
 def test_swap_coins_are_used(default_universe):
