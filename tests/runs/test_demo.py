@@ -12,6 +12,8 @@ from kbgym.runs.demo import run_demo
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
+    # The demo at its default size (slow, ~15 s on CI), once for the module: the directions
+    # asserted below are statistical claims that need its 500 people and 100 questions.
     out = tmp_path_factory.mktemp("demo")
     return out, run_demo(out, plots=False, say=lambda *a: None)
 
@@ -71,11 +73,15 @@ def test_report_run_again_on_the_demo_keeps_its_probe_table(demo, tmp_path, caps
     assert again["probe_table"] == before["probe_table"]
 
 
-def test_demo_is_byte_deterministic(demo):
-    out, _ = demo  # the same directory again: snapshots record the universe's path
-    a = _tree(out)
-    run_demo(out, plots=False, say=lambda *a: None)
-    b = _tree(out)
+def test_demo_is_byte_deterministic(tmp_path):
+    # A smaller demo than the fixture's (the directions need its size, determinism does not):
+    # every stage still runs, two epochs, the exams, the navigator and the probe table.
+    small = dict(n_people=120, train_size=20, per_group=10, plots=False, say=lambda *a: None)
+    run_demo(tmp_path, **small)
+    a = _tree(tmp_path)
+    assert "train/kb_epoch_2.json" in a and "probe_table.json" in a
+    run_demo(tmp_path, **small)  # the same directory again: snapshots record the universe's path
+    b = _tree(tmp_path)
     assert a.keys() == b.keys()
     assert [k for k in a if a[k] != b[k]] == []
 
@@ -97,6 +103,7 @@ def test_noop_curator_changes_nothing(tmp_path):
 
 
 def test_content_writer_helps_only_trained_questions(tmp_path):
+    # slow (~5 s on CI): a whole demo; 200 people and 20 per group keep the rho bounds stable
     res = run_demo(tmp_path, n_people=200, train_size=40, per_group=20,
                    curator="scripted-content", plots=False, say=lambda *a: None)
     cell = {g: c["all"]["trained"] for g, c in res["table"]["groups"].items()}

@@ -244,7 +244,13 @@ def test_bounds_sample_episodes_evenly_and_say_so(small_demo):
         run_view(out / "train", probe_table=out / "probe_table.json")).encode())
 
 
-def test_kbgym_demo_writes_the_view_and_says_so_last(tmp_path, capsys):
+def test_kbgym_demo_writes_the_view_and_says_so_last(tmp_path, capsys, monkeypatch):
+    import functools
+
+    import kbgym.runs.demo as demo
+
+    # the command as typed, on a 60-person universe (its size is not the point here)
+    monkeypatch.setattr(demo, "run_demo", functools.partial(demo.run_demo, n_people=60))
     out = tmp_path / "demo"
     args = ["demo", "--out", str(out), "--train-size", "6", "--epochs", "1", "--per-group",
             "3", "--no-plots"]
