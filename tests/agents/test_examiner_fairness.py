@@ -28,6 +28,8 @@ GROUPS = ("exact", "share2")
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
+    # Slow (~13 s on CI), once for the module: four curators trained on 200 people, since the
+    # rho thresholds below are statistical and need 60 questions per group.
     u = generate(UniverseConfig(seed=3, n_people=200))
     out = tmp_path_factory.mktemp("fair")
     cfg = TrainConfig(epochs=2, train_size=60, snapshot_every=1000)

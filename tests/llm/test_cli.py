@@ -42,6 +42,7 @@ def train_args(upath, out, srv, *extra):
 
 
 def test_train_killed_resumed_then_test(upath, universe, tmp_path):
+    # slow: four whole `kbgym` processes (reference, killed, resumed, test): the kill is the point
     with FakeServer(latency=0.01) as srv:
         ref = kbgym(*train_args(upath, tmp_path / "ref", srv))
         assert ref.returncode == 0, ref.stderr

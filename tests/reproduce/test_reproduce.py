@@ -104,6 +104,8 @@ class _no_exit:
 # -- a tiny reproduction, end to end ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
+    # Slow (~25 s on CI), once for the module: every experiment of the reproduction (8 runs,
+    # the growth series, plots), each already at its smallest useful size (TINY).
     out = tmp_path_factory.mktemp("repro")
     lines: list[str] = []
     rep = reproduce(out, TINY, executor="serial", say=lines.append)

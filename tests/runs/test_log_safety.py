@@ -89,6 +89,7 @@ def _files(d: Path) -> dict[str, bytes]:
 
 
 def test_resume_after_a_kill_with_u2028_answers_is_byte_identical(tmp_path):
+    # slow: whole `kbgym train` processes, one killed and resumed (the kill is the point)
     upath = tmp_path / "u.json"
     upath.write_text(U.dumps())
     whole, cut = tmp_path / "whole", tmp_path / "cut"
@@ -114,6 +115,7 @@ def test_resume_after_a_kill_with_u2028_answers_is_byte_identical(tmp_path):
 
 
 def test_two_trains_on_one_directory_one_runs_the_other_exits_2(tmp_path):
+    # slow: two real `kbgym train` processes racing for the directory (the lock is the point)
     upath = tmp_path / "u.json"
     upath.write_text(U.dumps())
     out = tmp_path / "run"

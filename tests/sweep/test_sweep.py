@@ -68,6 +68,8 @@ def no_frozen_leftovers():
 
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory):
+    # Slow (~6 s on CI): two whole runs of the tiny grid, once for the module; the resume and
+    # executor tests below compare their own sweeps to these bytes.
     tmp = tmp_path_factory.mktemp("serial")
     grid = write_grid(tmp)
     res = sweep(grid, tmp / "out", executor="serial")
@@ -180,6 +182,7 @@ def test_serial_sweep_writes_one_directory_per_run(serial):
 
 
 def test_rerun_skips_finished_and_redoes_failed_or_cut(serial, tmp_path):
+    # slow: the two runs (one cut, one failed) really run again, or the bytes prove nothing
     tmp, grid, _ = serial
     import shutil
 
@@ -199,6 +202,7 @@ def test_rerun_skips_finished_and_redoes_failed_or_cut(serial, tmp_path):
 
 
 def test_process_executor_gives_the_serial_results(serial, tmp_path):
+    # slow: the grid's two runs again, in a two-worker process pool
     tmp, grid, _ = serial
     res = sweep(grid, tmp_path / "out", executor="process", options=Options(jobs=2))
     assert [r["status"] for r in res] == ["done", "done"]
@@ -257,6 +261,7 @@ def test_a_timeout_inside_an_env_step_stops_the_run_and_leaves_the_trace_alone(t
 
 
 def test_killed_driver_resumes_to_the_uninterrupted_aggregate(serial, tmp_path):
+    # slow: a real `kbgym sweep` process, SIGKILLed after one run, then the resume
     tmp, grid, _ = serial
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -462,6 +467,7 @@ def test_ray_address_defaults_to_the_environment_then_local(monkeypatch):
 def test_llm_slots_cap_concurrent_llm_runs_in_the_process_pool(serial, tmp_path, monkeypatch):
     import kbgym.sweep.executors as ex
 
+    # slow: both runs in the process pool, one after the other (what the cap is)
     tmp, grid, _ = serial
     monkeypatch.setattr(ex, "is_llm", lambda spec: True)  # every run "calls a model"
     out = tmp_path / "out"
