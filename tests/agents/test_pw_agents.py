@@ -255,6 +255,7 @@ def _kbgym(*args: str) -> str:
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
+    # slow (~4 s on CI), once for the module: five `kbgym` processes, as a user types them
     d = tmp_path_factory.mktemp("pw")
     uni = d / "u.json"
     write_canonical(uni, universe().to_json())

@@ -144,6 +144,7 @@ class LibraryMachine(RuleBasedStateMachine):
         assert fresh.stats() == self.lib.stats()
 
 
+# slow (~4 s on CI): 120 random programs of 30 library operations, every invariant after each
 LibraryMachine.TestCase.settings = settings(
     max_examples=120, stateful_step_count=30, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

@@ -96,6 +96,7 @@ def test_same_seed_same_bytes(universe, run_dir, tmp_path):
 
 
 def test_resume_after_sigkill_reaches_the_same_library(universe, run_dir, tmp_path):
+    # slow: two whole `kbgym train` processes, the first killed mid-run (the kill is the point)
     upath = tmp_path / "u.json"
     upath.write_text(universe.dumps())
     out = tmp_path / "run"
