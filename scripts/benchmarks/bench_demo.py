@@ -18,7 +18,6 @@ Medians over ``--rounds``; the load average is printed beside.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -79,9 +78,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--baseline", help="a commit to run interleaved against this checkout")
     ap.add_argument("--skip-exam", action="store_true")
     a = ap.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="kbgym-demo-bench-"))
     res: dict[str, list[dict]] = {"this checkout": []}
-    with checkout(a.baseline) if a.baseline else _nothing() as base:
+    with tempfile.TemporaryDirectory(prefix="kbgym-demo-bench-") as tmp_dir, \
+            checkout(a.baseline) if a.baseline else _nothing() as base:
+        tmp = Path(tmp_dir)  # (the demos' folders, about 15 MB each: removed at the end)
         if base is not None:
             res[f"baseline {a.baseline}"] = []
         for _ in range(a.rounds):
