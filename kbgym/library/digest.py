@@ -124,7 +124,9 @@ def column_sum(cols: Any, linked: dict | None = None) -> int:
         hi = min(n, lo + step)
         cid, ctx = ids[lo:hi], texts[lo:hi]
         if cols.origins is None and cols.flags is None:  # untouched originals
-            strs = [f"{len(i)}:{i}{len(x)}:{x}{len(i)}:{i}n0.0." for i, x in zip(cid, ctx)]
+            # (the lengths' decimal strings looked up, not formatted: a third of the cost)
+            li, lx = _lens(cid), _lens(ctx)
+            strs = [f"{a}:{i}{b}:{x}{a}:{i}n0.0." for a, i, b, x in zip(li, cid, lx, ctx)]
         else:
             og = cid if cols.origins is None else cols.origins[lo:hi]
             fs = [None] * (hi - lo) if cols.flags is None else cols.flags[lo:hi]
@@ -135,6 +137,17 @@ def column_sum(cols: Any, linked: dict | None = None) -> int:
                 strs[i - lo] = note_text((linked or {}).get(ids[i]) or cols.make(i))
         total += _sum_digests(_digests(strs))
     return total & MASK
+
+
+_NUM = [str(k) for k in range(1024)]
+
+
+def _lens(items: list[str]) -> list[str]:
+    """The decimal strings of the items' lengths."""
+    lens = list(map(len, items))
+    if lens and max(lens) >= len(_NUM):
+        _NUM.extend(map(str, range(len(_NUM), max(lens) + 1)))
+    return list(map(_NUM.__getitem__, lens))
 
 
 _ENC = str.encode

@@ -97,7 +97,8 @@ def test_digest_is_content_not_history():
 
 
 def test_column_sum_matches_the_notes():
-    lib = make_lib(SENTENCES + ["ünï ✓ \u2028 \"q\" \\"])
+    lib = make_lib(SENTENCES + ["ünï ✓ \u2028 \"q\" \\", "long " * 300, "x" * 1023, "y" * 1024,
+                                "", "\ud800 lone"])
     cols = lib._nodes._base.source
     assert column_sum(cols) == sum(note_digest(n) for n in lib) % (1 << 256)
 
