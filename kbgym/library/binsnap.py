@@ -376,7 +376,8 @@ def _unstrings(blob: np.ndarray, off: np.ndarray, what: str, column: bool = Fals
             from kbgym.library.columns import StrColumn
 
             o = np.ascontiguousarray(off, dtype=np.int64)
-            if text.count("\x00") != n - 1 or (n > 1 and bool(blob[o[1:-1] - 1].any())):
+            nuls = len(blob) - int(np.count_nonzero(blob))
+            if nuls != n - 1 or (n > 1 and bool(blob[o[1:-1] - 1].any())):
                 raise SnapshotIntegrityError(f"{what} offsets are inconsistent")
             return StrColumn(text, o, True)
         items = text.split("\x00")
