@@ -91,7 +91,7 @@ def note_table(lib: Any) -> tuple[Any, list]:
                 return base.source, [base.get(k) for k in base.source.linked]
             return base.source, sorted((n for n in base._made.values() if n.links),
                                        key=lambda n: n.num)
-        return _overlay_table(base, m._over())
+        return _overlay_table(base, m._over(), lib.merges > 0)
     if isinstance(base, LazyMap) and base.source is not None and base._all is not None \
             and not m._mid and not m._top:
         return base.source, sorted((n for n in base._all.values() if n.links),
@@ -103,9 +103,11 @@ def note_table(lib: Any) -> tuple[Any, list]:
     return cols, [n for n in ns if n.links]
 
 
-def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
+def _overlay_table(base: Any, over: dict, merged: bool = True) -> tuple[Any, list]:
     """:func:`note_table` of base columns with ``over`` (id -> Node, or None when deleted)
-    on top: the same columns ``list(lib)`` would give, in the same (id) order. Flags and
+    on top: the same columns ``list(lib)`` would give, in the same (id) order (``merged``
+    False: the library never merged, so no note absorbed anything the columns do not
+    hold; notes absorb origins only in a merge). Flags and
     origins come out as byte codes (:class:`~kbgym.library.columns.CodeColumn`,
     :class:`~kbgym.library.columns.OriginColumn`): no list of them is made."""
     from kbgym.library.columns import CodeColumn, OriginColumn
@@ -140,7 +142,8 @@ def _overlay_table(base: Any, over: dict) -> tuple[Any, list]:
     where = at[upd]
     everyone = len(where) == n0 and bool((where == np.arange(n0)).all())
     # a pass per field with a C getter (cheaper than one pass making a tuple per note)
-    n_text, n_flag, n_origin, ab, n_links = (list(map(g, nodes)) for g in _GET)
+    n_text, n_flag, n_origin, n_links = (list(map(g, nodes)) for g in _GET)
+    ab = list(map(_ABSORBED, nodes)) if merged or src.absorbed else []
     # (a changed note keeps its id: the base's, at its position)
     n_id = ids if everyone else list(map(ids.__getitem__, where.tolist()))
     texts = _scatter(src.texts, where, n_text, everyone)
@@ -256,8 +259,8 @@ def _origin_kinds(origins: Any, ids: Any, n: int) -> tuple[np.ndarray, np.ndarra
     return kind, oval
 
 
-_GET = tuple(map(attrgetter, ("text", "flag", "origin", "absorbed", "links")))
-_LINKS = _GET[-1]
+_GET = tuple(map(attrgetter, ("text", "flag", "origin", "links")))
+_LINKS, _ABSORBED = _GET[-1], attrgetter("absorbed")
 
 
 def _scatter(column: Any, where: np.ndarray, values: list, everyone: bool | None = None
