@@ -58,7 +58,7 @@ FROZEN: dict[str, str] = {
         "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb",
 }
 #: The release ``kbgym bench`` uses when none is named.
-DEFAULT = "kbgym-bench-2026.12.1"
+DEFAULT = "kbgym-bench-2026.12.2"
 #: Shipped releases made before the examiner was pinned on a curated library: id -> the
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).

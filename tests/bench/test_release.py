@@ -29,7 +29,7 @@ def test_shipped_release_keeps_its_hash():
     rel = R.load_release(SHIPPED)
     assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
     assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
-    assert R.load_release().id == FIRST_PINNED  # the default (until 2026.12.2's entries)
+    assert R.load_release().id == PINNED  # the default: the newest, examiner pinned
 
 
 def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
@@ -55,6 +55,18 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     a, b = first.examiner["fingerprints"], new.examiner["fingerprints"]
     assert all(a[n]["library"] == b[n]["library"] for n in new.seed_names)
     assert a != b  # a new examiner: otherwise no new id was needed
+
+
+def test_the_previous_release_is_refused_with_a_way_forward(monkeypatch):
+    """This KBGym's examiner is not 2026.12.1's: run, verify and rescore refuse it in one
+    line naming the KBGym that made it and the rescore into the current release."""
+    monkeypatch.setattr(R, "_CHECKED", set())
+    with pytest.raises(R.ExaminerError) as err:
+        R.check_examiner(R.load_release(FIRST_PINNED), seeds=["people-1"])
+    msg = str(err.value)
+    assert f"not release {FIRST_PINNED}'s (seed people-1: " in msg and "\n" not in msg
+    assert R.MADE_WITH[FIRST_PINNED] in msg
+    assert f"kbgym bench rescore PACKAGE --release {PINNED} --out DIR" in msg
 
 
 def test_a_changed_examiner_fails_the_default_suite(monkeypatch):
