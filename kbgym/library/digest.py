@@ -90,18 +90,28 @@ _B2_EMPTY = _b2(digest_size=32)
 
 def _d(text: str) -> int:
     h = _B2_EMPTY.copy()
-    h.update(text.encode("utf-8", "surrogatepass"))
+    try:
+        h.update(text.encode())
+    except UnicodeEncodeError:  # (a lone surrogate: passed, as everywhere else)
+        h.update(text.encode("utf-8", "surrogatepass"))
     return _from(h.digest(), "little")
 
 
 def _digests(strs: list[str]) -> bytes:
-    """The blake2b-256 digests of ``strs`` (UTF-8), back to back."""
+    """The blake2b-256 digests of ``strs`` (UTF-8, lone surrogates passed), back to back."""
     out: list[bytes] = []
     put, new = out.append, _B2_EMPTY.copy
-    for e in map(_ENC, strs, _UTF8, _SP):
-        h = new()
-        h.update(e)
-        put(h.digest())
+    try:  # (the plain encode is the faster call; a lone surrogate makes it raise)
+        for e in map(_ENC, strs):
+            h = new()
+            h.update(e)
+            put(h.digest())
+    except UnicodeEncodeError:
+        out.clear()
+        for e in map(_ENC, strs, _UTF8, _SP):
+            h = new()
+            h.update(e)
+            put(h.digest())
     return b"".join(out)
 
 
