@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: dict[str, int] = {
     "kbgym.protocol": 0, "kbgym.errors": 0, "kbgym.seeding": 0, "kbgym.jsonio": 0,
     "kbgym.registry": 0, "kbgym.scoring": 0, "kbgym.bounds": 0, "kbgym.ranges": 0,
+    "kbgym.collector": 0,
     "kbgym.safeload": 0,
     "kbgym._moved": 0,  # old import paths of moved modules (deprecated shims)
     "kbgym._lazy": 0,  # package attributes imported on first use

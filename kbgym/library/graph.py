@@ -49,6 +49,7 @@ from kbgym.protocol.limits import LINK_TYPES
 from kbgym.library.columns import LazyDict, LazySet
 from kbgym.library.digest import DigestBase, library_digest, note_digest, origins_digest
 from kbgym.library.layers import LayeredMap, LazyMap
+from kbgym.collector import gc_paused
 
 EDITED = "edited"
 AUTHORED = "authored"
@@ -64,19 +65,6 @@ RefreshMode = Literal["immediate", "iteration"]
 
 _NO_TYPES: Any = MappingProxyType({})  # what an untyped node's ``link_types`` shows
 _KEEP: Any = object()
-
-
-@contextmanager
-def gc_paused():
-    """Bulk loads allocate millions of long-lived objects; cyclic GC passes over them are
-    wasted work (and dominate load time at 10^6 nodes). Restores the previous state."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 _frozen_depth = 0

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from typing import TYPE_CHECKING
 
+from kbgym.collector import gc_paused
 from kbgym.errors import ConfigError
 from kbgym.seeding import stream
 from kbgym.worlds.people.documents import build_nodes
@@ -46,21 +43,6 @@ def full_pools(world: World, seed: int) -> dict[str, list[Instance]]:
     return world.pools(stream(seed, "questions"))
 
 
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused: a universe is millions of small acyclic objects
-    (people, facts, nodes, pool items) and every 700 of them would start a collection that
-    walks the ones already made (a third of a 20,000-person build's CPU). Reference counting
-    still frees everything; the collector runs again, as before, once generation is over."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def generate(config: UniverseConfig | FlagConfig | None = None) -> Universe:
     """The universe of ``config`` (default: the paper's configuration): a UniverseConfig, or
     the FlagConfig of a build from flags (:mod:`kbgym.worlds.people.flags`)."""
@@ -70,7 +52,7 @@ def generate(config: UniverseConfig | FlagConfig | None = None) -> Universe:
         config = UniverseConfig()
     if config.n_people < 6:  # also guards configs built with model_construct
         raise ConfigError(f"universe: n_people must be at least 6, got {config.n_people}")
-    with _no_cyclic_gc():
+    with gc_paused():
         return _generate(config)
 
 
