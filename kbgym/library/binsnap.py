@@ -773,17 +773,17 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
     with gc_paused():
         lib = Library(origins=origins, next_id=head["next_id"], merges=head["merges"], **kwargs)
         # notes with links are made now (their links and in-links); the rest when touched
-        lo = loff.tolist()
+        starts, stops = loff[srcs].tolist(), loff[srcs + 1].tolist()  # (not a list of n)
         touched = np.union1d(srcs, dst) if len(dst) else srcs
         made = {ids[i]: table.make(i) for i in touched.tolist()}
         types = cols["link_type"].tolist()
         hashes = cols["link_hash"].tolist()
         has = cols["link_has_hash"].tolist()
         dl = dst.tolist()
-        for i in srcs.tolist():
+        for i, j0, j1 in zip(srcs.tolist(), starts, stops):
             src = made[ids[i]]
             links = src.links
-            for j in range(lo[i], lo[i + 1]):
+            for j in range(j0, j1):
                 t = made[ids[dl[j]]]
                 if t is src or (t._in and src.id in t._in):
                     raise SnapshotIntegrityError(f"node {src.id} has a bad link to {t.id}")
