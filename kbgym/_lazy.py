@@ -29,8 +29,11 @@ class _LazyPackage(types.ModuleType):
 def lazy_attributes(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: each name of ``where`` comes from the module
     it maps to, imported on the first lookup and then kept on the package; any other name is
-    an AttributeError. A name that is also the name of the module it comes from
+    an AttributeError. A module name starting with a dot is relative to ``package``
+    (``{"generate": ".generate"}``). A name that is also the name of the module it comes from
     (``{"generate": "pkg.generate"}``) keeps resolving to the attribute, not the module."""
+    where = {name: package + module if module.startswith(".") else module
+             for name, module in where.items()}
     shadowed = frozenset(name for name, module in where.items()
                          if module == f"{package}.{name}")
     if shadowed:

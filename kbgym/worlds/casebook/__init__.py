@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
 # Imported on first use: every command loads every world (the registry lists them), and a
 # people build must not pay for this world's grammar and generator.
-_WHERE = {"CasebookConfig": "config", "generate": "generate", "ledger_of": "generate",
-          "summarize": "generate", "where_of": "generate"}
+_WHERE = {"CasebookConfig": ".config", "generate": ".generate", "ledger_of": ".generate",
+          "summarize": ".generate", "where_of": ".generate"}
 
 __all__ = ["CasebookConfig", "generate", "ledger_of", "summarize", "where_of"]
 
-__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})
+__getattr__ = lazy_attributes(__name__, _WHERE)

@@ -26,5 +26,5 @@ __all__ = ["UniverseConfig", "generate", "Universe", "Person", "Node", "Fact", "
 # Imported on first use: the registry loads every world for every command, and the config
 # model imports pydantic, which ``kbgym build`` does without (flags.py).
 __getattr__ = lazy_attributes(__name__, {
-    "UniverseConfig": f"{__name__}.config", "generate": f"{__name__}.generate",
-    "answer_shares": f"{__name__}.guess", "guessable": f"{__name__}.guess"})
+    "UniverseConfig": ".config", "generate": ".generate", "answer_shares": ".guess",
+    "guessable": ".guess"})

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from kbgym._lazy import lazy_attributes
 
-_WHERE = {"adapt_phantomwiki": "adapt", "adapter_report": "adapt", "build_universe": "adapt",
-          "summarize": "adapt", "make_pw_probe": "probe", "make_pw_probe_from_run": "probe",
-          "PWSourceError": "source", "read_source": "source"}
+_WHERE = {"adapt_phantomwiki": ".adapt", "adapter_report": ".adapt", "build_universe": ".adapt",
+          "summarize": ".adapt", "make_pw_probe": ".probe", "make_pw_probe_from_run": ".probe",
+          "PWSourceError": ".source", "read_source": ".source"}
 
 __all__ = ["adapt_phantomwiki", "adapter_report", "build_universe", "summarize",
            "make_pw_probe", "make_pw_probe_from_run", "PWSourceError", "read_source"]
 
-__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})
+__getattr__ = lazy_attributes(__name__, _WHERE)

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
 # Imported on first use: every command loads every world (the registry lists them), and a
 # people build must not pay for this world's grammar and generator.
-_WHERE = {"PolicyConfig": "config", "generate": "generate", "ledger_of": "generate",
-          "summarize": "generate"}
+_WHERE = {"PolicyConfig": ".config", "generate": ".generate", "ledger_of": ".generate",
+          "summarize": ".generate"}
 
 __all__ = ["PolicyConfig", "generate", "ledger_of", "summarize"]
 
-__getattr__ = lazy_attributes(__name__, {k: f"{__name__}.{m}" for k, m in _WHERE.items()})
+__getattr__ = lazy_attributes(__name__, _WHERE)
