@@ -638,10 +638,12 @@ class ScriptedReader(BaseAgent):
         # a note naming a value and some value outside the join (``Both florist and
         # calligraphy.``) is a part or an intersection with another set: not read for it
         values = [v for _, v in conds]
+
+        def elsewhere(nid: str) -> bool:
+            return names_other_value(own_text(kb.notes.get(nid, "")), *values)
+
         for kind, value in conds:
-            yield from self._indexed(kind, value, stop=lambda: bool(matches()),
-                                     skip=lambda nid, v=value: names_other_value(
-                                         own_text(kb.notes.get(nid, "")), v, *values))
+            yield from self._indexed(kind, value, stop=lambda: bool(matches()), skip=elsewhere)
             if matches():
                 return matches()[0]
         # the holders of the first value seen so far are checked before paging for more
