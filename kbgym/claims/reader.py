@@ -11,6 +11,7 @@ patterns over that string read its claims. Nothing here depends on the number of
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -128,7 +129,7 @@ for _chars, _words in (
     ("L", "city town lives live living resides reside resident residents based hometown "
           "residence"),
     ("B", "born birth birthday dob birthdate"),
-    ("o", "of"),
+    ("o", "of for"),
     ("=", "is are was were include includes including"),
     ("&", "and plus"),
     ("t", "to"),
@@ -343,9 +344,39 @@ def _relines(text: str) -> str:
     return _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
 
 
+_HTML = re.compile(r"<(?:h[1-6]|li|ul|ol|p|br|div|tr|td|th|table|dl|dt|dd)\b", re.IGNORECASE)
+_HTML_BLOCKS = [(re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"<h([1-6])\b[^>]*>", lambda m: "\n" + "#" * int(m.group(1)) + " "),
+    (r"<(?:li|dt|dd)\b[^>]*>", "\n- "),
+    (r"<tr\b[^>]*>", "\n|"),
+    (r"</t[hd]\s*>", " |"),
+    (r"</?(?:h[1-6]|li|ul|ol|p|br|div|tr|table|dl|dt|dd|thead|tbody)\b[^>]*>", "\n"),
+    (r"<[^>]*>", ""),
+)]
+
+
+def _from_html(text: str) -> str:
+    """HTML as the markdown it stands for: headings, list items and table rows on lines of
+    their own (``<h2>Friends of X</h2><ul><li>A</li></ul>`` reads as ``## Friends of X`` /
+    ``- A``), other tags dropped, entities decoded."""
+    for pattern, repl in _HTML_BLOCKS:
+        text = pattern.sub(repl, text)
+    return html.unescape(text)
+
+
+#: Arrows between names and relation words (``X -> friends -> A, B``, ``A → B``) read as
+#: the ``:`` of a ``field: value`` line.
+_ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u21d2|\u27f6|\u2794)\s*")
+
+
 def _lines(text: str) -> list[_Line]:
     """The text as lines, JSON (a record or list anywhere a line opens with ``{`` or ``[``,
-    or at any ``{``) and tables expanded; a one-line note has its markdown breaks back."""
+    or at any ``{``) and tables expanded; a one-line note has its markdown breaks back; HTML
+    read as its markdown."""
+    if "<" in text and _HTML.search(text):
+        text = _from_html(text)
+    if ">" in text or "\u2192" in text:
+        text = _ARROW.sub(": ", text)
     out: list[_Line] = []
     pos = 0
     tries = 0
@@ -571,7 +602,9 @@ _CLAUSE_RULES = re.compile("|".join([
     # X's friends are A, B and C / X's father is A / X's friends.
     rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
-    rf"(?P<r4r>{_R})w*o(?P<r4a>P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    # people who are friends with X: A, B (a label: no one before the relation word)
+    rf"(?P<rAr>F)v(?P<rAa>P)[=:]+[w,]*(?P<rAm>{_L})",
     # people X is friends with. (a title: the key alone)
     rf"(?P<r9a>P)=w*(?P<r9r>F)v$",
     # X has two children: A and B
@@ -851,7 +884,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             for x in _names(items, chars, *m.span("r8m")):
                 out.fact("friend_of" if "F" in m.group() else "married", a, x)
             subject_found = [a]
-        else:  # r3 .. r6, r9: an anchored set, maybe with its members
+        else:  # r3 .. r6, r9, rA: an anchored set, maybe with its members
             a = items[m.start(f"{rule}a")].value
             anchors.add(m.start(f"{rule}a"))
             qualifies = min(qualifies, m.start(f"{rule}r"))

@@ -70,6 +70,12 @@ FRIENDS = {Fact("friend_of", FA, NK), Fact("friend_of", FA, IV)}
     f"Friends of {FA}: (1) {NK}; (2) {IV}.",
     f"This note is kept up to date; friends of {FA}, every one of them linked below: {NK} and "
     f"{IV}.",
+    f"Friend list for {FA}: {NK}; {IV}.",
+    f"People who are friends with {FA}: {NK}, {IV}.",
+    f"<h2>Friends of {FA}</h2><ul><li>{NK}</li><li>{IV}</li></ul>",
+    f"<tr><th>Friends of {FA}</th></tr><tr><td>{NK}</td></tr><tr><td>{IV}</td></tr>",
+    f"{FA} -> friends -> {NK}, {IV}",
+    f"{FA} \u2192 friends: {NK} & {IV}",
 ])
 def test_one_friend_list_in_every_form(text):
     c = read_claims(text, V)
@@ -282,11 +288,23 @@ def render(form: str, s, attrs, rel, members, person=lambda n: n, gender=PEOPLE)
     if form == "enumeration":
         return (f"{S}'s job is {job}. {S}'s hobby is {hobby}. {S} lives in the city of {city}. "
                 f"The {word} of {S} {'is' if len(ms) == 1 else 'are'} {enum(ms)}.")
+    if form == "html":
+        return (f"<h1>{S}</h1><ul><li>Job: {job}</li><li>Hobby: {hobby}</li>"
+                f"<li>City: {city}</li></ul><h2>{word.capitalize()} of {S}</h2><ul>"
+                + "".join(f'<li><a href="#n{i}">{m}</a></li>' for i, m in enumerate(ms))
+                + "</ul>")
+    if form == "html_table":
+        return (f"<table><tr><th>Name</th><th>Job</th><th>Hobby</th><th>City</th></tr>"
+                f"<tr><td>{S}</td><td>{job}</td><td>{hobby}</td><td>{city}</td></tr></table>"
+                f"<p>{word.capitalize()} of {S}: {enum(ms)}.</p>")
+    if form == "arrows":
+        return "\n".join([f"{S} -> job -> {job}.", f"{S} -> hobby -> {hobby}.",
+                          f"{S} \u2192 city \u2192 {city}.", f"{S} => {word} => {'; '.join(ms)}."])
     raise ValueError(form)
 
 
 FORMS = ("sentences", "prose", "markdown", "json", "json_key", "key_value", "table",
-         "enumeration")
+         "enumeration", "html", "html_table", "arrows")
 PERSONS = {"full": lambda n: n, "initials": lambda n: f"{n[0]}. {n.split()[1]}",
            "surname_first": lambda n: f"{n.split()[1]}, {n.split()[0]}"}
 CASES = {"as_is": lambda t: t, "lower": str.lower, "upper": str.upper}
