@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kbgym.errors import SnapshotIntegrityError
-from kbgym.jsonio import content_hash, write_canonical
+from kbgym.jsonio import atomic_write_text, canonical, content_hash, sha256_hex
 from kbgym.library import binsnap
 from kbgym.library.graph import Library
 
@@ -38,23 +38,28 @@ UNIVERSE_KIND = "kbgym.universe"
 def snapshot_object(library: Library, label: str, universe: dict) -> dict:
     """The full snapshot object for ``library``."""
     lib = library.snapshot()
+    return {**_header(label, universe), "library": lib, "content_hash": content_hash(lib)}
+
+
+def _header(label: str, universe: dict) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": SNAPSHOT_KIND,
         "label": label,
         "universe": {"path": universe.get("path"), "hash": universe.get("hash")},
-        "library": lib,
-        "content_hash": content_hash(lib),
     }
 
 
 def write_snapshot(path: str | os.PathLike, library: Library, label: str, universe: dict,
-                   format: str = "json") -> str:
+                   format: str = "json", memo: dict | None = None) -> str:
     """Write ``library`` to ``path`` (temp file, fsync, os.replace); returns the content hash
     (``json``) or the library's digest (``binary``: no pass over the notes to hash them).
 
-    ``format`` is ``json`` (the object is fully built before anything touches the disk) or
-    ``binary`` (streamed); either way a failure leaves no file behind.
+    ``format`` is ``json`` (the text is fully built before anything touches the disk) or
+    ``binary`` (streamed); either way a failure leaves no file behind. ``memo`` (``json``; a
+    dict the caller keeps across writes of one library, as the trainer does at every snapshot
+    interval) keeps the library's canonical text while its ``state_key`` is unchanged, so an
+    unchanged library is not serialized again (texts over ``MEMO_MAX_CHARS`` are not kept).
     """
     if format not in FORMATS:
         raise ValueError(f"unknown snapshot format {format!r}; expected json or binary")
@@ -63,10 +68,38 @@ def write_snapshot(path: str | os.PathLike, library: Library, label: str, univer
         return binsnap.write_binary(path, library, label, universe,
                                     known[1] if known and known[0] == library.state_key()
                                     else None)
-    obj = snapshot_object(library, label, universe)
-    write_canonical(path, obj)
-    _remember(library, obj["content_hash"])
-    return obj["content_hash"]
+    text, digest = _json_text(library, label, universe, memo)
+    atomic_write_text(path, text)
+    _remember(library, digest)
+    return digest
+
+
+MEMO_MAX_CHARS = 64_000_000
+
+
+def _json_text(library: Library, label: str, universe: dict, memo: dict | None = None
+               ) -> tuple[str, str]:
+    """``canonical(snapshot_object(library, label, universe))`` and the content hash, with the
+    library serialized once (not once for the hash and again for the file): canonical JSON
+    has sorted keys and no whitespace, so an object's text is its members' texts joined in key
+    order, and the hash is over the library's own canonical text."""
+    key = library.state_key()
+    if memo is not None and memo.get("key") == key:
+        lib_text, digest = memo["text"], memo["hash"]
+    else:
+        text = canonical(library.snapshot())
+        digest = "sha256:" + sha256_hex(text)  # = content_hash(library.snapshot())
+        lib_text = text[:-1]  # (without the trailing newline)
+        del text
+        if memo is not None:
+            memo.clear()
+            if len(lib_text) <= MEMO_MAX_CHARS:
+                memo.update(key=key, text=lib_text, hash=digest)
+    obj = {**_header(label, universe), "content_hash": digest}  # (all but the library)
+    before = {k: v for k, v in obj.items() if k < "library"}
+    after = {k: v for k, v in obj.items() if k > "library"}
+    return ("{" + canonical(before)[1:-2] + ("," if before else "") + '"library":' + lib_text
+            + ("," if after else "") + canonical(after)[1:-1] + "\n"), digest
 
 
 def _remember(library: Library, digest: str) -> None:

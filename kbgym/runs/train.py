@@ -189,9 +189,10 @@ def _rebuild(root: Path, universe: Universe, trace: list[dict], done_rows: list[
         old.unlink()
     series, stats = [], []
     tok_in = tok_out = 0
+    memo: dict = {}  # the library's text, reused by snapshots while it is unchanged
 
     def epoch_end(epoch: int, iteration: int) -> None:
-        write_snapshot(root / f"kb_epoch_{epoch}.json", lib, f"epoch {epoch}", uref)
+        write_snapshot(root / f"kb_epoch_{epoch}.json", lib, f"epoch {epoch}", uref, memo=memo)
         stats.append({"schema_version": SCHEMA_VERSION, "epoch": epoch, "run_id": run_id,
                       "train_iterations": iteration,
                       "train_tokens_in": tok_in, "train_tokens_out": tok_out, **lib.stats()})
@@ -207,7 +208,8 @@ def _rebuild(root: Path, universe: Universe, trace: list[dict], done_rows: list[
         series.append({"schema_version": SCHEMA_VERSION, "iteration": it,
                        "epoch": log_row["epoch"], "run_id": run_id, **lib.stats()})
         if it % cfg.snapshot_every == 0:
-            write_snapshot(root / f"kb_iter_{it:04d}.json", lib, f"iteration {it}", uref)
+            write_snapshot(root / f"kb_iter_{it:04d}.json", lib, f"iteration {it}", uref,
+                           memo=memo)
         if n_qids and it % n_qids == 0 and it // n_qids < stats_done:
             epoch_end(it // n_qids, it)
     rewrite_jsonl(root / "series.jsonl", series)
@@ -400,8 +402,13 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
     def stats_row(**extra) -> dict:
         return {**extra, **library.stats()}
 
+    # the library's canonical text, kept while the library is unchanged: a curator that has
+    # stopped editing does not have its library serialized again at every snapshot interval
+    memo: dict = {}
+
     def end_epoch(epoch: int, iteration: int) -> None:
-        write_snapshot(root / f"kb_epoch_{epoch}.json", library, f"epoch {epoch}", uref)
+        write_snapshot(root / f"kb_epoch_{epoch}.json", library, f"epoch {epoch}", uref,
+                       memo=memo)
         if cfg.eval_each_epoch and reader is not None:
             from kbgym.runs.exam import examine
 
@@ -437,7 +444,7 @@ def _train(universe, agent, out, ident, *, universe_path, judge, judge_meta, rea
                                                     run_id=run_id))
                 if iteration % cfg.snapshot_every == 0:
                     write_snapshot(root / f"kb_iter_{iteration:04d}.json", library,
-                                   f"iteration {iteration}", uref)
+                                   f"iteration {iteration}", uref, memo=memo)
                 if progress is not None:
                     progress(iteration, total, summary)
             if epoch > epochs_done:

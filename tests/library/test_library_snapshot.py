@@ -6,11 +6,14 @@ import json
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from libtest_helpers import SENTENCES, check_invariants, make_lib
 
 from kbgym.errors import SnapshotIntegrityError
 from kbgym.jsonio import canonical, content_hash
 from kbgym.library import BM25Index, load_snapshot, read_result, snapshot_hash, write_snapshot
+from kbgym.library.snapshot import snapshot_object
 
 UNI = {"path": "u.json", "hash": "sha256:" + "0" * 64}
 
@@ -58,6 +61,52 @@ def test_round_trip(tmp_path):
     assert read_result(back, "s0001") == read_result(lib, "s0001")
     assert back.search("mara quill", 10) == lib.search("mara quill", 10)  # index rebuilt on load
     assert back.add("x").id == "s0008"  # next_id survives
+
+
+# labels, paths and texts with what canonical JSON escapes (quotes, controls, U+2028, lone
+# surrogates) and what it writes raw (non-ASCII)
+_TEXTS = st.text(st.sampled_from(['a', 'Z', ' ', '"', '\\', '\n', '\x00', '\u2028', '\u0085',
+                                   '\ud800', 'é', '😀', '{', '}', ':', ',']), max_size=12)
+_NOTE_TEXTS = st.text(st.sampled_from(['a', 'Z', ' ', '"', '\\', 'é', '😀', '{', '}', ':', ',']),
+                      max_size=12)  # (a note refuses controls and invisible characters)
+
+
+@settings(max_examples=60, deadline=None)
+@given(label=_TEXTS, path=st.none() | _TEXTS, text=_NOTE_TEXTS)
+def test_json_file_is_canonical_json_of_the_snapshot_object(tmp_path_factory, label, path, text):
+    """The file is written from the library's text spliced into the header's (the library is
+    serialized once): byte for byte ``canonical(snapshot_object(...))``, the hash the same."""
+    lib = _built()
+    lib.add("x" + text)
+    universe = {"path": path, "hash": "sha256:" + "1" * 64}
+    p = tmp_path_factory.mktemp("snap") / "kb.json"
+    h = write_snapshot(p, lib, label, universe)
+    obj = snapshot_object(lib, label, universe)
+    assert p.read_bytes() == canonical(obj).encode("utf-8")
+    assert h == obj["content_hash"] == content_hash(lib.snapshot())
+
+
+def test_memo_reuses_an_unchanged_library_and_never_a_changed_one(tmp_path, monkeypatch):
+    """With a memo (the trainer's), an unchanged library is not serialized again, and a
+    changed one is: every file is what a write without the memo gives."""
+    lib, memo, calls = _built(), {}, []
+    real = lib.snapshot
+    monkeypatch.setattr(lib, "snapshot", lambda: calls.append(1) or real())
+
+    def check(name: str, label: str) -> None:
+        h = write_snapshot(tmp_path / name, lib, label, UNI, memo=memo)
+        assert h == write_snapshot(tmp_path / "plain.json", lib, label, UNI)
+        assert (tmp_path / name).read_bytes() == (tmp_path / "plain.json").read_bytes()
+
+    check("a.json", "iteration 20")
+    n = len(calls)
+    check("b.json", "iteration 40")  # unchanged: the memo's text
+    assert len(calls) == n + 1  # (only the write without the memo serialized it)
+    lib.edit("s0001", "Mara Quill's job is baker.")
+    check("c.json", "iteration 60")  # changed: serialized again
+    assert len(calls) == n + 3
+    assert json.loads((tmp_path / "c.json").read_text())["library"]["nodes"][0]["text"] == (
+        "Mara Quill's job is baker.")
 
 
 def test_tamper_detection(tmp_path):
