@@ -9,6 +9,7 @@ male or female, as any reader of English would know).
 from __future__ import annotations
 
 import re
+from functools import cache
 from dataclasses import dataclass
 
 from kbgym import protocol
@@ -18,7 +19,7 @@ from kbgym.worlds.people.facts import Fact, parse_fact
 from kbgym.protocol.observation import Entry, Observation, parse_observation
 from kbgym.worlds.people.forms import ParsedQuestion, embeds_question, parse_question
 from kbgym.protocol.tokens import tokenize as tokens
-from kbgym.worlds.people.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST
+from kbgym.worlds.people.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST, SURNAMES
 
 __all__ = ["LATEST", "Entry", "Fact", "Observation", "ParsedQuestion", "embeds_question",
            "parse_fact", "parse_observation", "parse_question", "tokens"]
@@ -65,13 +66,27 @@ def person_forms(name: str) -> tuple[tuple[str, ...], ...]:
 
 def names_person(text: str, name: str) -> bool:
     """Whether ``text`` names the person ``name`` in any of :func:`person_forms` (only where
-    to look: what a note is worth is judged from its links)."""
+    to look: what a note is worth is judged from its links). A reversed form needs its comma
+    and a first name that does not open a full name: ``Cedric Thistlewood, Lavinia
+    Pemberton`` (or the same names in a JSON list) names no Lavinia Thistlewood."""
     have = tokens(text)
-    for want in person_forms(name):
+    forms = person_forms(name)
+    for want in forms[:2]:
         n = len(want)
         if any(tuple(have[i:i + n]) == want for i in range(len(have) - n + 1)):
             return True
-    return False
+    return len(forms) > 2 and _reversed(forms[0]).search(text) is not None
+
+
+_SURNAMES = "|".join(sorted(s.casefold() for s in SURNAMES))
+
+
+@cache
+def _reversed(toks: tuple[str, ...]) -> re.Pattern:
+    """``Abernathy, Felix`` or ``Abernathy, F.``, not followed by a surname."""
+    first, last = toks[0], toks[-1]
+    return re.compile(rf"(?i)(?<!\w){re.escape(last)}\s*,\s*(?:{re.escape(first)}(?!\w)"
+                      rf"(?!\s+(?:{_SURNAMES})(?!\w))|{re.escape(first[0])}(?!\w))")
 
 
 def newest(ids):

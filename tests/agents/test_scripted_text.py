@@ -13,6 +13,7 @@ from kbgym_agents.scripted.text import (
     answer_statement,
     index_keys,
     names_in,
+    names_person,
     parse_fact,
     parse_observation,
     parse_question,
@@ -158,3 +159,19 @@ def test_parse_observation_reads_both_layouts():
         assert [(e.name, e.args) for e in obs.entries] == [
             ("search", {"query": "Ann Bell", "page": 1}), ("read", {"id": "s0001"})]
         assert obs.entries[1].result == "s0001: Ann Bell is a doctor.\nlinks: (none)"
+
+
+@pytest.mark.parametrize("text,named", [
+    ("Friends of Lavinia Thistlewood.", True),
+    ("FRIENDS OF LAVINIA THISTLEWOOD", True),
+    ("Friends of L. Thistlewood", True),
+    ("Friends: Thistlewood, Lavinia; Vance, Ivor", True),
+    ("Thistlewood, Lavinia and Vance, Ivor", True),
+    ("friends of thistlewood, l.", True),
+    # a list whose neighbours only look like the reversed form
+    ("Friends of Gideon Davenport: Cedric Thistlewood, Lavinia Pemberton.", False),
+    ('{"key": "friends of X", "members": ["Cedric Thistlewood", "Lavinia Pemberton"]}', False),
+    ("Cedric Thistlewood Lavinia Pemberton", False),
+])
+def test_a_person_is_named_in_any_form_and_not_by_two_neighbours(text, named):
+    assert names_person(text, "Lavinia Thistlewood") is named
