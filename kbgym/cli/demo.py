@@ -49,17 +49,18 @@ def cmd_demo(args) -> int:
                    epochs=args.epochs, per_group=args.per_group, plots=not args.no_plots,
                    say=say, overwrite=args.overwrite)
     if not args.no_view:  # last: the page to look at what was built (kbgym view)
-        say(demo_view(out, res["universe"]))
+        say(demo_view(out, res["universe"], res["library"]))
     return 0
 
 
-def demo_view(out: str | Path, universe=None) -> str:
-    """Write ``out/view.html`` for the demo in ``out``; the line that says so."""
+def demo_view(out: str | Path, universe=None, library=None) -> str:
+    """Write ``out/view.html`` for the demo in ``out``; the line that says so. ``universe``
+    and ``library`` (the trained one): what the demo has loaded already."""
     from kbgym.view import write_run_page
 
     out = Path(out)
     t = time.perf_counter()
     size = write_run_page(out / "train", out / "view.html", universe=universe,
-                          probe_table=out / "probe_table.json")
+                          probe_table=out / "probe_table.json", library=library)
     return (f"view: {out / 'view.html'} ({size / 1e6:.1f} MB, {time.perf_counter() - t:.1f}s)"
             " - open it in a browser to see the library, its growth, the episodes and the probe")

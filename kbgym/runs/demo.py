@@ -121,7 +121,7 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
     timings["curve"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    report = write_report(run, u, out / "probe_table.json")
+    report = write_report(run, u, out / "probe_table.json", library=trained)
     written = []
     from kbgym.runs.plots import plot_run, want_plots
 
@@ -148,4 +148,5 @@ def run_demo(out: str | Path = "runs/demo", *, world: str | None = None, seed: i
     say(f"report: {run / 'report.md'}" + (f"; plots: {', '.join(str(p) for p in written)}"
                                           if written else ""))
     say("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in timings.items()))
-    return {"table": table, "report": report, "timings": timings, "meta": meta, "universe": u}
+    return {"table": table, "report": report, "timings": timings, "meta": meta, "universe": u,
+            "library": trained}

@@ -3,6 +3,7 @@ checked byte for byte against the recorded results. Needs no search backend and 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from kbgym.files import check_trace_row, load_universe_file, read_run_meta
 from kbgym.runs.manifest import verify_run
 from kbgym.library.apply import replay_row
 from kbgym.library.graph import Library
-from kbgym.library.snapshot import load_snapshot
+from kbgym.library import binsnap
+from kbgym.library.snapshot import load_snapshot, snapshot_hash
 from kbgym.runs.logs import read_jsonl, verify_trace
 from kbgym.types import Universe
 
@@ -68,6 +70,22 @@ def start_library(run_dir: Path, u: Universe) -> Library:
         return lib
     meta = read_run_meta(run_dir) if (run_dir / "meta.json").exists() else {}
     return Library.from_universe(u, typed_links=bool(meta.get("typed_links")))
+
+
+def snapshot_library(path: Path, loaded: Library | None = None) -> Library:
+    """The library of the snapshot at ``path``. ``loaded``: a library the caller has from that
+    file already (the demo's trained library, handed to its report and view), returned itself
+    instead of being built again when its content hash is the one the file records - a
+    library changed since, or another file, is loaded from the file as without it. (Run
+    folders check the file's bytes against meta.json before this is asked.)"""
+    if loaded is not None and path.is_file() and not binsnap.is_binary(path):
+        try:
+            recorded = json.loads(path.read_bytes()).get("content_hash")
+        except (ValueError, AttributeError):  # (not JSON, or not an object: load says so)
+            recorded = None
+        if recorded is not None and recorded == snapshot_hash(loaded):
+            return loaded
+    return load_snapshot(path)[0]
 
 
 def replay_run(run_dir: str | Path, at: int | None = None,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kbgym.env.actions import EDIT_ACTIONS
 from kbgym.errors import ConfigError
-from kbgym.library.snapshot import load_snapshot
+from kbgym.library.graph import Library
 from kbgym.library.stats import index_coverage_2hop, question_index_coverage
 from kbgym.metrics.costs import PriceTable, cached_share, exam_costs, tokens_of
 from kbgym.metrics.misinformation import misinformation
@@ -17,7 +17,7 @@ from kbgym.metrics.outcomes import breakdowns, category_key
 from kbgym.metrics.structure import edge_classes, index_structure, link_support_alignment
 from kbgym.runs.logs import read_jsonl, verify_trace, write_json
 from kbgym.runs.probe import format_table, has_nav, legend
-from kbgym.runs.replay import load_run_universe, read_run_meta
+from kbgym.runs.replay import load_run_universe, read_run_meta, snapshot_library
 from kbgym.safeload import read_data
 from kbgym.scoring import score_block
 
@@ -166,8 +166,10 @@ def read_probe_table(path: Path) -> dict:
 
 
 def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None,
-                 prices=None) -> dict:
-    """The report of a run; ``prices`` (a price table or its file) adds money to the costs."""
+                 prices=None, *, library: Library | None = None) -> dict:
+    """The report of a run; ``prices`` (a price table or its file) adds money to the costs.
+    ``library``: the run's last epoch's library when the caller has it loaded already (the
+    demo), used if its content hash is the snapshot's (:func:`snapshot_library`)."""
     run_dir = Path(run_dir)
     meta = read_run_meta(run_dir)
     u = load_run_universe(run_dir, universe)
@@ -180,7 +182,7 @@ def build_report(run_dir: str | Path, universe=None, probe_table: str | Path | N
     kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")
     test_log = read_jsonl(run_dir / "test_log.jsonl")
     last_epoch = kb_stats[-1]["epoch"] if kb_stats else 0
-    final_lib, _ = load_snapshot(run_dir / f"kb_epoch_{last_epoch}.json")
+    final_lib = snapshot_library(run_dir / f"kb_epoch_{last_epoch}.json", library)
 
     curve = defaultdict(list)
     for r in test_log:
@@ -328,8 +330,8 @@ def _token_lines(costs: dict) -> list[str]:
 
 
 def write_report(run_dir: str | Path, universe=None, probe_table: str | Path | None = None,
-                 prices=None) -> dict:
-    rep = build_report(run_dir, universe, probe_table, prices)
+                 prices=None, *, library: Library | None = None) -> dict:
+    rep = build_report(run_dir, universe, probe_table, prices, library=library)
     write_json(Path(run_dir) / "report.json", rep)
     (Path(run_dir) / "report.md").write_text(render_markdown(rep), encoding="utf-8")
     return rep

@@ -38,7 +38,7 @@ from kbgym.metrics.structure import (
     note_family,
 )
 from kbgym.runs.logs import read_jsonl
-from kbgym.runs.replay import load_run_universe, read_run_meta, start_library
+from kbgym.runs.replay import load_run_universe, read_run_meta, snapshot_library, start_library
 from kbgym.types import Question, Universe
 
 SCHEMA_VERSION = 1
@@ -446,10 +446,13 @@ def _read_curve(path: Path) -> dict | None:
 def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = None,
              probe_table: str | Path | None = None,
              exams: list[tuple[str, str | Path]] | None = None,
-             probe: str | Path | None = None, limits: ViewLimits = LIMITS) -> dict:
+             probe: str | Path | None = None, limits: ViewLimits = LIMITS,
+             library: Library | None = None) -> dict:
     """The view of a training run: its last epoch's library (the one ``kbgym report``
     scores), its growth, its episodes and those of ``exams`` ((label, dir) pairs; default:
-    :func:`discover_exams`), and the probe table (default: the run's own, if any)."""
+    :func:`discover_exams`), and the probe table (default: the run's own, if any).
+    ``library``: that last library when the caller has it loaded already (the demo), used if
+    its content hash is the snapshot's (:func:`kbgym.runs.replay.snapshot_library`)."""
     from kbgym.runs.report import find_probe_table
 
     run_dir = Path(run_dir)
@@ -465,7 +468,7 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
     snap = run_dir / f"kb_epoch_{last_epoch}.json"
     if not snap.exists():
         raise ConfigError(f"{run_dir}: no {snap.name} - is the run's first epoch finished?")
-    final, _ = load_snapshot(snap)
+    final = snapshot_library(snap, library)
     _watch_drift(final, u)
     res = Resolver(u)
     trace = read_jsonl(run_dir / "trace.jsonl")
