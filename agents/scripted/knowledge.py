@@ -162,6 +162,9 @@ class Knowledge(ResultLedger):
         self.awaiting_children: set[str] = set()
         self.results: list[tuple[str, dict | None, str]] = []  # every entry seen, in order
         self._seen_entries = 0
+        # whether a set was taken as ended by an authored note after its statements, and
+        # whether that inference is off (see :meth:`exhausted`)
+        self.shortcut_used = self.strict = False
 
     # -- ingest ------------------------------------------------------------------------
     def note(self, nid: str, text: str) -> None:
@@ -196,7 +199,10 @@ class Knowledge(ResultLedger):
             return False
         # After the last on-topic §3 hit, an off-topic one ends the set, unless it repeats a
         # query word (``Milo Quimby is a child of Milo Abernathy``): BM25 can rank such a note
-        # above on-topic ones, so it proves nothing. Authored notes are not part of the set.
+        # above on-topic ones, so it proves nothing. Authored notes are not part of the set;
+        # under a statements-first query one after the set's statements ends it too, unless
+        # ``strict``: an edited statement (``X's job is mason. See also: ...``) is longer
+        # and can rank below a short authored note.
         words = set(tokens(query))
         after_last_on_topic = []
         authored_after = on_topic = False
@@ -208,9 +214,11 @@ class Knowledge(ResultLedger):
                 after_last_on_topic, authored_after, on_topic = [], False, True
             else:
                 after_last_on_topic.append(text)
-        if tier.statements_first and authored_after and not after_last_on_topic and (
+        if tier.statements_first and authored_after and not after_last_on_topic \
+                and not self.strict and (
                 on_topic or any(nid in self.facts and tier.holds(text) for p in range(1, page)
                                 for nid, text in self.pages.get((query, p)) or ())):
+            self.shortcut_used = True
             return True
         return any(not _repeats(text, words) for text in after_last_on_topic)
 
