@@ -689,7 +689,7 @@ class ScriptedReader(BaseAgent):
                 continue
             kept = yield from self._with_value(cands, kind, value, stop=lambda: bool(matches()))
             if not kept and not matches():  # nobody seen with it: enumerate the value's set
-                yield from self._holders(kind, value)
+                yield from self._holders(kind, value, done=lambda: bool(matches()))
                 kept = [p for p in cands if has(p, kind, value)]
             cands = kept
             if cands:
