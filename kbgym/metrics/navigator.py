@@ -123,14 +123,20 @@ def base_vocabulary(question: Question, words: Mapping[str, tuple[str, ...]]) ->
     sorted order); each key's value followed by each relation word of the question's class
     (``words[category]``) in its singular and plural forms (:func:`~kbgym.metrics.vocabulary.
     relation_forms`: ``Felix Vance friend``, ``Felix Vance friends``); each value key with
-    its plural (``cooper coopers``), where the question's class has relation words."""
+    its plural (``cooper coopers``), where the question's class has relation words; and,
+    for a question naming two or more people, each relation word form followed by all of
+    them (``born Ada Byron Ivor Vance``)."""
     values = [key_parts(k)[1] for k in question.keys]
     forms = relation_forms(words.get(question.category, ()))
     # a value's set is also searched by the value and its plural (``cooper coopers``),
     # the reader's query for it
     held = [f"{v} {plural(v)}" for k, v in zip(question.keys, values)
             if words and key_parts(k)[0] not in ("person", "")]
-    return [question.text] + values + [f"{v} {w}" for v in values for w in forms] + held
+    # the people a question names, together, after each relation word (``born Ada Byron
+    # Ivor Vance``): the reader asks about several people in one query
+    people = [v for k, v in zip(question.keys, values) if key_parts(k)[0] == "person"]
+    joint = [" ".join([w, *people]) for w in forms] if len(people) > 1 else []
+    return [question.text] + values + [f"{v} {w}" for v in values for w in forms] + held + joint
 
 
 def name_queries(name: str, question: Question, words: Mapping[str, tuple[str, ...]],
