@@ -255,6 +255,9 @@ def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
         return out
     if isinstance(obj, dict):
         out.append(_Line("", heading=True, level=min(depth + 1, 6)))
+        edge = _edge(obj)
+        if edge is not None:
+            return out + [_Line(edge, level=depth)]
         first = sorted(obj, key=lambda k: (str(k).casefold() not in _FIRST_FIELDS,))
         for k in first:
             v = obj[k]
@@ -273,12 +276,44 @@ def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
 
 
 _FIRST_FIELDS = frozenset("name person subject entity key topic title index about id".split())
+#: An edge record's fields (``{"source": X, "relation": "friend_of", "target": A}``, a table
+#: or CSV with the same columns): who, how, to whom.
+_EDGE_FROM = frozenset("source from subject person name head src a".split())
+_EDGE_REL = frozenset("relation rel type predicate edge label kind relationship".split())
+_EDGE_TO = frozenset("target to object other of tail dst b".split())
+
+
+def _edge(record) -> str | None:
+    """An edge record as the sentence it stands for: ``X is child of A.`` for a relation
+    ending in ``of`` (``child_of``), else ``X: friend: A.`` (read as arrows are); None for
+    any other record."""
+    got: dict[str, str] = {}
+    of = False  # the object's field is ``of``: {"name": A, "relation": "child", "of": X}
+    for k, v in record.items():
+        key = str(k).strip().casefold()
+        for role, names in (("from", _EDGE_FROM), ("rel", _EDGE_REL), ("to", _EDGE_TO)):
+            if key in names and isinstance(v, str) and v.strip() and role not in got:
+                got[role] = v.strip()
+                of |= key == "of"
+    if len(got) != 3 or len(record) > 4:
+        return None
+    rel = re.sub(r"[_\-\s]+", " ", got["rel"]).strip()
+    if of and not rel.casefold().endswith(" of"):
+        rel += " of"
+    if rel.casefold().endswith(" of"):
+        return f"{got['from']} is {rel} {got['to']}."
+    return f"{got['from']}: {rel}: {got['to']}."
 
 
 def _table_lines(rows: list[list[str]]) -> list[_Line]:
-    """Table rows (the first is the header) as one record per row."""
+    """Table rows (the first is the header) as one record per row (an edge per row when the
+    header names who, how and to whom: :func:`_edge`)."""
     header = rows[0]
     out: list[_Line] = []
+    if len(header) >= 3 and all(
+            _edge(dict(zip(header, cells))) is not None for cells in rows[1:]):
+        return [ln for cells in rows[1:] for ln in (
+            _Line("", heading=True, level=6), _Line(_edge(dict(zip(header, cells))) or ""))]
     if len(header) == 1:  # one column: the header titles the list below it
         out.append(_Line(header[0].strip(), heading=True, level=6))
         return out + [_Line(c.strip(), bullet=True) for cells in rows[1:] for c in cells[:1]
@@ -309,6 +344,12 @@ _DECODER = json.JSONDecoder()
 _INLINE_HEADING = re.compile(r"\s+(?=#{1,6}\s)")
 _INLINE_BULLET = re.compile(r"\s+([-*+\u2022])\s+")
 _INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
+#: A field opening a bullet list (``friends: - A - B``, YAML on one line) starts a line, and
+#: so does a record's field after a bullet (``- B hobby: chess``).
+_INLINE_FIELD = re.compile(r"\s+(?=[^\W\d_][\w-]{0,30}:\s+[-*+\u2022]\s)")
+_FIELD_AFTER_ITEM = re.compile(
+    r"(?m)^([-*+\u2022] [^:\n]*?)\s+(?=(?:name|person|job|occupation|hobby|city|born|birthday|"
+    r"friends|children|parents|spouse|siblings|grandchildren):\s)", re.IGNORECASE)
 _JSON_START = re.compile(r"(?m)^[ \t]*(?=[{\[])|\{")
 
 
@@ -341,7 +382,9 @@ def _relines(text: str) -> str:
         return (_relines(text[:first]) + ("\n" + " ".join(lead) if lead else "") + "\n"
                 + "\n\n".join(tables) + "\n" + _relines(text[last + 1:]))
     text = _INLINE_HEADING.sub("\n", text)
-    return _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
+    text = _INLINE_FIELD.sub("\n", text)
+    text = _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
+    return _FIELD_AFTER_ITEM.sub(lambda m: m.group(1) + "\n", text)
 
 
 _HTML = re.compile(r"<(?:h[1-6]|li|ul|ol|p|br|div|tr|td|th|table|dl|dt|dd)\b", re.IGNORECASE)

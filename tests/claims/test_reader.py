@@ -300,11 +300,22 @@ def render(form: str, s, attrs, rel, members, person=lambda n: n, gender=PEOPLE)
     if form == "arrows":
         return "\n".join([f"{S} -> job -> {job}.", f"{S} -> hobby -> {hobby}.",
                           f"{S} \u2192 city \u2192 {city}.", f"{S} => {word} => {'; '.join(ms)}."])
+    if form == "yaml":  # a list in the middle: the fields after it are the person's again
+        return (f"name: {S}\n{word}:\n" + "".join(f"  - {m}\n" for m in ms)
+                + f"job: {job}\nhobby: {hobby}\ncity: {city}")
+    edge = {"friends": "friend", "children": "child", "parents": "parent", "spouse": "spouse"}
+    if form == "json_edges":
+        return json.dumps([{"name": S, "job": job, "hobby": hobby, "city": city}] + [
+            {"source": S, "relation": edge[rel], "target": m} for m in ms])
+    if form == "edge_table":
+        return (f"| Name | Job | Hobby | City |\n|---|---|---|---|\n| {S} | {job} | {hobby} | "
+                f"{city} |\n\n| Source | Relation | Target |\n|---|---|---|\n"
+                + "\n".join(f"| {S} | {edge[rel]} | {m} |" for m in ms))
     raise ValueError(form)
 
 
 FORMS = ("sentences", "prose", "markdown", "json", "json_key", "key_value", "table",
-         "enumeration", "html", "html_table", "arrows")
+         "enumeration", "html", "html_table", "arrows", "yaml", "json_edges", "edge_table")
 PERSONS = {"full": lambda n: n, "initials": lambda n: f"{n[0]}. {n.split()[1]}",
            "surname_first": lambda n: f"{n.split()[1]}, {n.split()[0]}"}
 CASES = {"as_is": lambda t: t, "lower": str.lower, "upper": str.upper}
