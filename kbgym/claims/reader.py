@@ -218,7 +218,7 @@ _WIKI = re.compile(r"\[\[([^\]|]*)(?:\|[^\]]*)?\]\]")
 _MDLINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKS = re.compile(r"\*\*|__|`|<[^>]{0,40}>|~~")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s*")
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022>]|\d{1,3}[.)])\s+")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022>\u2192\u2713\u2714\u25aa\u25cf\u2023]|\d{1,3}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 
 
@@ -409,7 +409,7 @@ def _from_html(text: str) -> str:
 
 #: Arrows between names and relation words (``X -> friends -> A, B``, ``A → B``) read as
 #: the ``:`` of a ``field: value`` line.
-_ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u21d2|\u27f6|\u2794)\s*")
+_ARROW = re.compile(r"(?<=\S)[ \t]*(?:-+>|=+>|\u2192|\u21d2|\u27f6|\u2794)[ \t]*(?=\S)")
 
 
 def _lines(text: str) -> list[_Line]:
@@ -477,7 +477,8 @@ def _text_lines(text: str) -> list[_Line]:
 
 
 # -- items --------------------------------------------------------------------------------------
-_TOKEN = re.compile(r"(?P<poss>['\u2019][sS]\b)|(?P<w>[^\W_]+)|(?P<p>[,:;&|=/.!?\u2014\u2013+()])"
+_TOKEN = re.compile(r"(?P<poss>['\u2019][sS]\b)|(?P<w>[^\W_]+)"
+                    r"|(?P<p>[,:;&|=/.!?\u2014\u2013+()\u00b7\u2022\u2713\u2714])"
                     r"|(?P<dash>\s-+\s|-{2,})")
 
 
@@ -524,7 +525,8 @@ def _items(text: str, vocab) -> list[_Item]:
             continue
         if kind == "p":
             c = {"&": "&", "+": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
-                 "\u2013": ":", "!": ".", "?": "?"}.get(t, t)
+                 "\u2013": ":", "!": ".", "?": "?", "\u00b7": ",", "\u2022": ",",
+                 "\u2713": ",", "\u2714": ","}.get(t, t)
             if c == ".":
                 prev = toks[i - 1] if i else None
                 if prev is not None and prev[0] == "w" and (prev[1].casefold() in _ABBREV

@@ -76,6 +76,9 @@ FRIENDS = {Fact("friend_of", FA, NK), Fact("friend_of", FA, IV)}
     f"<tr><th>Friends of {FA}</th></tr><tr><td>{NK}</td></tr><tr><td>{IV}</td></tr>",
     f"{FA} -> friends -> {NK}, {IV}",
     f"{FA} \u2192 friends: {NK} & {IV}",
+    f"{FA} \u2014 friends: {NK} \u00b7 {IV}",
+    f"Friends of {FA}: \u2713 {NK} \u2713 {IV}",
+    f"Friends of {FA}:\n\u2192 {NK}\n\u2192 {IV}",
 ])
 def test_one_friend_list_in_every_form(text):
     c = read_claims(text, V)
