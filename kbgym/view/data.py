@@ -460,7 +460,7 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
     from kbgym.runs.logs import verify_trace
     from kbgym.runs.manifest import verify_run
 
-    verify_trace(run_dir)  # a cut, torn or altered trace is refused, naming the row
+    trace = verify_trace(run_dir)  # a cut, torn or altered trace is refused, naming the row
     verify_run(run_dir, meta)  # and a file that differs from what meta.json records
     u = load_run_universe(run_dir, universe)
     kb_stats = read_jsonl(run_dir / "kb_stats.jsonl")
@@ -470,8 +470,7 @@ def run_view(run_dir: str | Path, *, universe: Universe | str | Path | None = No
         raise ConfigError(f"{run_dir}: no {snap.name} - is the run's first epoch finished?")
     final = snapshot_library(snap, library)
     _watch_drift(final, u)
-    res = Resolver(u)
-    trace = read_jsonl(run_dir / "trace.jsonl")
+    res = Resolver(u)  # (the trace's rows: those verify_trace read, not read again)
     growth, made, edited_at, lost = growth_section(run_dir, u, trace, res, limits)
 
     pt_path = Path(probe_table) if probe_table else (
