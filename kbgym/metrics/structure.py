@@ -235,9 +235,10 @@ class LinkResolver:
         self.res = resolver or Resolver(universe)
         self.keys_of, self._members = self.res.key_sets()
         self._naming: dict[str, set[str]] = {}  # pid -> live originals naming them
+        mentions = self.res.text_mentions  # an original's mentions are its text's
         for node in library:
             if node.is_original:
-                for pid in self.mentions(node.id)[0]:
+                for pid in mentions(node.text)[0]:
                     self._naming.setdefault(pid, set()).add(node.id)
         self._first: dict[str, Inferred] = {}
         self.keys: dict[str, Inferred] = {}
