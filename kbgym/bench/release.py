@@ -56,6 +56,13 @@ FROZEN: dict[str, str] = {
     # (which the fingerprints see); 2026.12.1's packages reach it by ``kbgym bench rescore``
     "kbgym-bench-2026.12.2":
         "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb",
+    # the same recipe, the fingerprints made again: issue 34 changed the claim reader
+    # (9d8cf08), the exam reader (ba37dfd, 8a08ace, b637725: a published 2026.12.2 package,
+    # B2 full, stopped verifying while the reference libraries' exams did not change) and the
+    # ideal navigator's vocabulary (ddce1be: every exam row's navigator figures); 2026.12.2's
+    # packages reach it by ``kbgym bench rescore``
+    "kbgym-bench-2026.12.3":
+        "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b",
 }
 #: The release ``kbgym bench`` uses when none is named.
 DEFAULT = "kbgym-bench-2026.12.2"
@@ -71,6 +78,9 @@ LEGACY_EXAMINER: dict[str, str] = {
 MADE_WITH: dict[str, str] = {
     "kbgym-bench-2026.12.1": "KBGym 0.2.0 at commit 22f71c7, with the examiner before issue "
                              "34's exam reader changes 7d577a2 and 71ca242",
+    "kbgym-bench-2026.12.2": "KBGym 0.2.0 at commit d79afc6, with the examiner before issue "
+                             "34's claim reader change 9d8cf08, exam reader changes ba37dfd, "
+                             "8a08ace and b637725 and the navigator's joint query ddce1be",
 }
 
 

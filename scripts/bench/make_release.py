@@ -1,15 +1,15 @@
 """Write a KBGym-Bench release folder from its recipe (docs/bench.md).
 
-    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.2
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.3
     python scripts/bench/make_release.py --id kbgym-bench-2026.12 --out /tmp/kbgym-bench-2026.12
 
 The shipped releases ``kbgym/bench/releases/<id>`` were made by this command; rerunning it
 must give the same ``release.json`` hash (the frozen one in
 :data:`kbgym.bench.release.FROZEN`) - with the examiner the release was made with
-(2026.12's: before 2026-12-06's examiner changes, see LEGACY_EXAMINER; 2026.12.1's: before
-issue 34's later exam reader changes, see MADE_WITH). A recipe that changes makes a NEW release: give it a
-new id and version, never reuse one; an examiner that changes makes a new release of the same
-recipe.
+(2026.12's: before 2026-12-06's examiner changes, see LEGACY_EXAMINER; 2026.12.1's and
+2026.12.2's: before issue 34's later examiner changes, see MADE_WITH). A recipe that changes
+makes a NEW release: give it a new id and version, never reuse one; an examiner that changes
+makes a new release of the same recipe.
 
 kbgym-bench-2026.12.1 is 2026.12 (the same seeds, probes, budgets and sizes) plus the
 examiner's fingerprints on each seed's reference library (``examiner``: the seed's scripted
@@ -25,6 +25,15 @@ no longer read as a candidate), and with ``wrong_members`` among the library met
 report. The reference libraries' exams came out as 2026.12.1's (the change is not on their
 notes), but the exam of a published package (scripted-random, people-1) changed, so the
 release id had to change; the fingerprints differ in the library metrics.
+
+kbgym-bench-2026.12.3 is the same recipe again (the same probe files and reference
+libraries) with the fingerprints made by the examiner after issue 34's next round: the claim
+reader (9d8cf08: HTML, arrows and more list labels), the exam reader (ba37dfd: two
+neighbouring names are not a reversed name; 8a08ace: a join pages on past an authored note;
+b637725: a join stops enumerating a value's holders once its person is seen) and the ideal
+navigator's vocabulary (ddce1be: base_vocabulary gains the people a question names together, which
+changes every exam row's navigator figures). The reader changes left the reference
+libraries' exams as they were but changed a published package's (B2 full).
 
 The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
 tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
@@ -53,9 +62,11 @@ RELEASES = {
     "kbgym-bench-2026.12.1": {"examiner": {"size": "full"}},
     # the same recipe, its examiner fingerprints made again (issue 34's later exam reader)
     "kbgym-bench-2026.12.2": {"examiner": {"size": "full"}},
+    # again (issue 34's next exam reader round and the navigator's joint query)
+    "kbgym-bench-2026.12.3": {"examiner": {"size": "full"}},
 }
 #: The release made when none is named: the newest.
-NEWEST = "kbgym-bench-2026.12.2"
+NEWEST = "kbgym-bench-2026.12.3"
 
 
 def recipe(pw_file: str, rid: str = NEWEST) -> dict:

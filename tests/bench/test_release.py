@@ -20,31 +20,68 @@ SHIPPED_HASH = "sha256:8e8ad37414a181aab4597cf8b799ab363b4ac005ceac6c0337c9c82bb
 FIRST_PINNED = "kbgym-bench-2026.12.1"
 FIRST_PINNED_HASH = "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64da564630c637"
 #: kbgym-bench-2026.12.2 (2026.12.1's recipe, the examiner's fingerprints frozen again under
-#: issue 34's later exam reader): the same guard, and the release whose examiner this KBGym must be.
-PINNED = "kbgym-bench-2026.12.2"
-PINNED_HASH = "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb"
+#: issue 34's later exam reader): the same guard.
+SECOND_PINNED = "kbgym-bench-2026.12.2"
+SECOND_PINNED_HASH = "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb"
+#: kbgym-bench-2026.12.3 (the same recipe, the fingerprints frozen again under issue 34's next
+#: exam reader round and the navigator's joint query): the same guard, and the release whose
+#: examiner this KBGym must be.
+PINNED = "kbgym-bench-2026.12.3"
+PINNED_HASH = "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b"
+#: The superseded releases of the same recipe, oldest first: this KBGym refuses each.
+SUPERSEDED = (FIRST_PINNED,)  # 2026.12.2 too once 2026.12.3 is the default
+
+
+@pytest.fixture
+def fingerprint_once(monkeypatch):
+    """No examiner check remembered from another test, and each reference library's
+    fingerprint computed once per test session: the pinned releases share their recipe, so a
+    seed's fingerprint is the same computation for each of them (a few seconds a seed)."""
+    monkeypatch.setattr(R, "_CHECKED", set())
+    real = R.examiner_fingerprint
+
+    def once(universe, seed, size, probe, budgets, epochs):
+        key = (universe.hash, seed["name"], seed["curator"], seed["reader"],
+               size["train_size"], size["probe_hash"], tuple(sorted(budgets.items())), epochs)
+        if key not in _FINGERPRINTS:
+            _FINGERPRINTS[key] = real(universe, seed, size, probe, budgets, epochs)
+        return _FINGERPRINTS[key]
+
+    monkeypatch.setattr(R, "examiner_fingerprint", once)
+
+
+_FINGERPRINTS: dict[tuple, dict] = {}
 
 
 def test_shipped_release_keeps_its_hash():
     rel = R.load_release(SHIPPED)
     assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
     assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
-    assert R.load_release().id == PINNED  # the default: the newest, examiner pinned
+    assert R.load_release().id == SECOND_PINNED  # the default (until 2026.12.3's entries)
+
+
+def _without_b1_exams(seeds: list[dict]) -> list[dict]:
+    return [{**s, "sizes": {z: {k: v for k, v in sz.items() if k != "b1_exams"}
+                            for z, sz in s["sizes"].items()}} for s in seeds]
 
 
 def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     """2026.12.1 is 2026.12 (seeds, universes, probes, budgets, sizes, B1 fingerprints) plus
-    the examiner's fingerprints on every seed's reference library; 2026.12.2 is 2026.12.1
-    with those fingerprints made again by another examiner (the same reference libraries)."""
+    the examiner's fingerprints on every seed's reference library; 2026.12.2 and 2026.12.3 are
+    2026.12.1 with those fingerprints made again by another examiner (the same reference
+    libraries). 2026.12.3's navigator (a joint query) also moves B1's exam rows on the people
+    seeds, so its B1 fingerprints differ there and only there."""
     old = R.load_release(SHIPPED)
-    first, new = R.load_release(FIRST_PINNED), R.load_release(PINNED)
-    assert first.hash == FIRST_PINNED_HASH == R.FROZEN[FIRST_PINNED] == \
-        R.release_hash(first.data)
-    assert new.hash == PINNED_HASH == R.FROZEN[PINNED] == R.release_hash(new.data)
+    rels = [R.load_release(r) for r in (FIRST_PINNED, SECOND_PINNED, PINNED)]
+    hashes = (FIRST_PINNED_HASH, SECOND_PINNED_HASH, PINNED_HASH)
     assert old.examiner is None
-    for rel in (first, new):
-        for key in ("budgets", "train", "bootstrap", "sizes", "seeds"):
+    for rel, want in zip(rels, hashes):
+        assert rel.hash == want == R.FROZEN[rel.id] == R.release_hash(rel.data)
+        for key in ("budgets", "train", "bootstrap", "sizes"):
             assert rel.data[key] == old.data[key], (rel.id, key)
+        assert _without_b1_exams(rel.data["seeds"]) == _without_b1_exams(old.data["seeds"])
+        if rel.id != PINNED:
+            assert rel.data["seeds"] == old.data["seeds"], rel.id
         assert rel.data["files"] == old.data["files"]
         assert rel.examiner["size"] == "full"
         fps = rel.examiner["fingerprints"]
@@ -52,34 +89,38 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
         for fp in fps.values():
             assert set(fp["exams"]) == {str(m) for m in rel.exam_budgets}
             assert fp["library"] and fp["metrics"]
-    a, b = first.examiner["fingerprints"], new.examiner["fingerprints"]
-    assert all(a[n]["library"] == b[n]["library"] for n in new.seed_names)
-    assert a != b  # a new examiner: otherwise no new id was needed
+    for older, newer in zip(rels, rels[1:]):
+        a, b = older.examiner["fingerprints"], newer.examiner["fingerprints"]
+        assert all(a[n]["library"] == b[n]["library"] for n in newer.seed_names)
+        assert a != b, newer.id  # a new examiner: otherwise no new id was needed
+    moved = {(s["name"], z) for s, s_old in zip(rels[2].data["seeds"], old.data["seeds"])
+             for z in s["sizes"] if s["sizes"][z]["b1_exams"] != s_old["sizes"][z]["b1_exams"]}
+    assert moved == {(f"people-{i}", z) for i in (1, 2, 3) for z in ("full", "small")}
 
 
-def test_the_previous_release_is_refused_with_a_way_forward(monkeypatch):
-    """This KBGym's examiner is not 2026.12.1's: run, verify and rescore refuse it in one
-    line naming the KBGym that made it and the rescore into the current release."""
-    monkeypatch.setattr(R, "_CHECKED", set())
+@pytest.mark.parametrize("old", SUPERSEDED)
+def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_once):
+    """This KBGym's examiner is not 2026.12.1's nor 2026.12.2's: run, verify and rescore
+    refuse each in one line naming the KBGym that made it and the rescore into the current
+    release."""
     with pytest.raises(R.ExaminerError) as err:
-        R.check_examiner(R.load_release(FIRST_PINNED), seeds=["people-1"])
+        R.check_examiner(R.load_release(old), seeds=["people-1"])
     msg = str(err.value)
-    assert f"not release {FIRST_PINNED}'s (seed people-1: " in msg and "\n" not in msg
-    assert R.MADE_WITH[FIRST_PINNED] in msg
-    assert f"kbgym bench rescore PACKAGE --release {PINNED} --out DIR" in msg
+    assert f"not release {old}'s (seed people-1: " in msg and "\n" not in msg
+    assert R.MADE_WITH[old] in msg
+    assert f"kbgym bench rescore PACKAGE --release {R.DEFAULT} --out DIR" in msg
 
 
-def test_a_changed_examiner_fails_the_default_suite(monkeypatch):
-    """One seed of 2026.12.2's examiner fingerprints, in the default suite (a few seconds): a
-    change to the exam reader or the library metrics fails here, not only under ``-m slow``,
-    and then needs a new release id (docs/bench.md)."""
-    monkeypatch.setattr(R, "_CHECKED", set())
+def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
+    """One seed of 2026.12.3's examiner fingerprints, in the default suite (a few seconds): a
+    change to the exam reader, the navigator or the library metrics fails here, not only under
+    ``-m slow``, and then needs a new release id (docs/bench.md)."""
     R.check_examiner(R.load_release(PINNED), seeds=["people-1"])
 
 
 @pytest.mark.slow
 def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
-    """This KBGym's examiner reproduces 2026.12.2's fingerprints (about 8 s)."""
+    """This KBGym's examiner reproduces 2026.12.3's fingerprints (about 8 s)."""
     monkeypatch.setattr(R, "_CHECKED", set())
     R.check_examiner(R.load_release(PINNED))
 
@@ -109,9 +150,10 @@ def test_shipped_recipes_rebuild_their_universes():
 
 
 @pytest.mark.slow
-def test_shipped_release_reader_fingerprints_hold():
-    """This KBGym's readers examine B1 exactly as when the release was made."""
-    rel = R.load_release(SHIPPED)
+def test_pinned_release_reader_fingerprints_hold():
+    """This KBGym's readers examine B1 exactly as when the current release was made (2026.12's
+    B1 fingerprints held until 2026.12.3's navigator moved B1's rows on the people seeds)."""
+    rel = R.load_release(PINNED)
     for name in rel.seed_names:
         for size in rel.sizes:
             for m in rel.exam_budgets:
