@@ -65,7 +65,7 @@ FROZEN: dict[str, str] = {
         "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b",
 }
 #: The release ``kbgym bench`` uses when none is named.
-DEFAULT = "kbgym-bench-2026.12.2"
+DEFAULT = "kbgym-bench-2026.12.3"
 #: Shipped releases made before the examiner was pinned on a curated library: id -> the
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).

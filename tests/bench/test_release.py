@@ -29,7 +29,7 @@ SECOND_PINNED_HASH = "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f
 PINNED = "kbgym-bench-2026.12.3"
 PINNED_HASH = "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b"
 #: The superseded releases of the same recipe, oldest first: this KBGym refuses each.
-SUPERSEDED = (FIRST_PINNED,)  # 2026.12.2 too once 2026.12.3 is the default
+SUPERSEDED = (FIRST_PINNED, SECOND_PINNED)
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_shipped_release_keeps_its_hash():
     rel = R.load_release(SHIPPED)
     assert rel.hash == SHIPPED_HASH == R.FROZEN[SHIPPED]
     assert R.release_hash(rel.data) == SHIPPED_HASH  # recomputed from the content
-    assert R.load_release().id == SECOND_PINNED  # the default (until 2026.12.3's entries)
+    assert R.load_release().id == PINNED  # the default: the newest, examiner pinned
 
 
 def _without_b1_exams(seeds: list[dict]) -> list[dict]:
