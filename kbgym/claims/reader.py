@@ -276,8 +276,8 @@ def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
 
 
 _FIRST_FIELDS = frozenset("name person subject entity key topic title index about id".split())
-#: An edge record's fields (``{"source": X, "relation": "friend_of", "target": A}``, a table
-#: or CSV with the same columns): who, how, to whom.
+#: An edge record's fields (``{"source": X, "relation": "friend_of", "target": A}``, or a
+#: table with the same columns): who, how, to whom.
 _EDGE_FROM = frozenset("source from subject person name head src a".split())
 _EDGE_REL = frozenset("relation rel type predicate edge label kind relationship".split())
 _EDGE_TO = frozenset("target to object other of tail dst b".split())
@@ -310,10 +310,9 @@ def _table_lines(rows: list[list[str]]) -> list[_Line]:
     header names who, how and to whom: :func:`_edge`)."""
     header = rows[0]
     out: list[_Line] = []
-    if len(header) >= 3 and all(
-            _edge(dict(zip(header, cells))) is not None for cells in rows[1:]):
-        return [ln for cells in rows[1:] for ln in (
-            _Line("", heading=True, level=6), _Line(_edge(dict(zip(header, cells))) or ""))]
+    edges = [_edge(dict(zip(header, cells))) for cells in rows[1:]] if len(header) >= 3 else []
+    if edges and all(edges):
+        return [ln for e in edges for ln in (_Line("", heading=True, level=6), _Line(e or ""))]
     if len(header) == 1:  # one column: the header titles the list below it
         out.append(_Line(header[0].strip(), heading=True, level=6))
         return out + [_Line(c.strip(), bullet=True) for cells in rows[1:] for c in cells[:1]
