@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_library import synthetic  # noqa: E402
-from harness import ROOT, checkout  # noqa: E402
+from harness import ROOT, checkout, load_note  # noqa: E402
 
 PRELUDE = r"""
 import json, resource, sys, time
@@ -128,9 +128,8 @@ def measure(a: argparse.Namespace, base: Path | None) -> None:
                     print(f"{name}: failed ({err.stderr.strip().splitlines()[-1:]})")
                     res.pop(name, None)
                     pythons.pop(where, None)
-    load = os.getloadavg()
     print(f"BM25 index build, {a.notes:,} synthetic notes; medians of {a.rounds}, interleaved; "
-          f"load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
+          f"{load_note()}")
     print("| case | CPU s | wall s |")
     print("|---|---|---|")
     for name, rs in res.items():

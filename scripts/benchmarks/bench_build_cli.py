@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT, checkout  # noqa: E402
+from harness import ROOT, checkout, load_note  # noqa: E402
 
 PROBE = ("import json, sys; from kbgym.cli import main; "
          "main(['build', '--people', '40', '--out', sys.argv[1], '--quiet', '--overwrite']); "
@@ -79,9 +79,7 @@ def main(argv: list[str] | None = None) -> None:
                 for name, root in roots.items():
                     res[(name, n)].append(run_build(root, n, tmp / "u.json"))
         mods = {name: imported(root, tmp / "p.json") for name, root in roots.items()}
-    load = os.getloadavg()
-    print(f"kbgym build, whole process; medians of {a.rounds}; load {load[0]:.2f} "
-          f"{load[1]:.2f} on {os.cpu_count()} cores")
+    print(f"kbgym build, whole process; medians of {a.rounds}; {load_note()}")
     print("| run | --people | CPU s | imports gymnasium / numpy / kbgym.env |")
     print("|---|---|---|---|")
     for (name, n), rs in res.items():

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT, checkout, child  # noqa: E402
+from harness import ROOT, checkout, child, load_note  # noqa: E402
 
 
 def run_demo(root: Path, out: Path) -> dict:
@@ -90,9 +90,8 @@ def main(argv: list[str] | None = None) -> None:
             res["this checkout"].append(run_demo(ROOT, tmp / "demo"))
             if base is not None:
                 res[f"baseline {a.baseline}"].append(run_demo(base, tmp / "demo-base"))
-        load = os.getloadavg()
         print(f"kbgym demo (people world, defaults, view included, --no-plots); medians of "
-              f"{a.rounds}; load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
+              f"{a.rounds}; {load_note()}")
         print("| run | CPU s | CPU s, least | wall s | peak RSS MB | goal |")
         print("|---|---|---|---|---|---|")
         for name, rs in res.items():

@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_library import synthetic  # noqa: E402
-from harness import checkout, peak_rss_mb  # noqa: E402
+from harness import checkout, load_note, peak_rss_mb  # noqa: E402
 
 CASES = {"cold": "fresh, first write (sums the columns' digests)", "fresh": "fresh",
          "json": "fresh, JSON (anchor)", "after": "after edits"}
@@ -198,9 +198,8 @@ def main(argv: list[str] | None = None) -> None:
         rounds("after", a.rounds)
         for k, r in runners.items():
             extra[k].update(r.do("done"))  # type: ignore[attr-defined]
-    load = os.getloadavg()
     print(f"{a.notes:,} notes; edits: every {a.edit_every}. note + 1,000 adds + 1,000 links; "
-          f"load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores; CPU seconds, medians "
+          f"{load_note()}; CPU seconds, medians "
           f"of {a.rounds} (JSON: 1)")
     for k, e in extra.items():
         print(f"- {k}: binary file {e['mb']:.0f} MB, the edits {e['edit_s']:.1f} s CPU, peak RSS "

@@ -46,6 +46,13 @@ def summary(xs: Sequence[float]) -> dict:
             "max": max(xs)}
 
 
+def load_note() -> str:
+    """The load average beside a benchmark's figures: ``load 1.23 0.98 on 2 cores`` (1 and 5
+    minutes)."""
+    one, five, _ = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} on {os.cpu_count()} cores"
+
+
 def rss_mb() -> float:
     """This process's resident set size now, in MB."""
     with open("/proc/self/statm") as fh:

@@ -15,13 +15,12 @@ library, and the ratio of medians (with / without).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from harness import ROOT, checkout, child  # noqa: E402
+from harness import ROOT, checkout, child, load_note  # noqa: E402
 
 EXAM = r"""
 import json, sys, time
@@ -86,10 +85,9 @@ def main() -> None:
         for _ in range(args.reps):
             for name, root in roots.items():
                 runs[name].append(child(EXAM, str(out), str(args.seed), root=root))
-    load = os.getloadavg()
     n = runs["this checkout"][0]["questions"]
     print(f"probe exam, {n} questions, scripted reader; CPU s, medians of {args.reps} "
-          f"(cold); load {load[0]:.2f} {load[1]:.2f} on {os.cpu_count()} cores")
+          f"(cold); {load_note()}")
     print("| run | library | without navigator | with navigator | ratio (goal <= 1.3) |")
     print("|---|---|---|---|---|")
     for name, rs in runs.items():
