@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from kbgym.env import KBGymEnv
 from kbgym.library.graph import Library
 from kbgym.library.search import BM25Index
 from kbgym.metrics.navigator import navigate_all
+from kbgym.runs.exam import Examiner
 from kbgym.worlds.people import UniverseConfig, generate
 from kbgym_agents.scripted.reader import ScriptedReader
 from kbgym_agents.zoo.generated import Truth
@@ -37,19 +37,13 @@ STYLES = {
 
 
 def exam(u, lib, qs) -> dict[str, tuple[int, float]]:
-    """qid -> (steps, F1) of the exam reader."""
-    env = KBGymEnv(u, mode="probe", library=lib, split="train")
-    reader, out = ScriptedReader(), {}
+    """qid -> (steps, F1) of the exam reader, one probe episode each (the Examiner's)."""
+    examiner = Examiner(u, qs, library=lib, navigate=False)
+    reader = ScriptedReader()
+    out = {}
     for q in qs:
-        obs, info = env.reset(options={"qid": q.qid})
-        reader.reset()
-        steps = 0
-        while True:
-            obs, _, term, trunc, info = env.step(reader.act(obs, info))
-            steps += 1
-            if term or trunc:
-                break
-        out[q.qid] = (steps, info["episode_summary"]["f1"])
+        summary, _, _ = examiner.run(reader, q.qid)
+        out[q.qid] = (summary["steps"], summary["f1"])
     return out
 
 
