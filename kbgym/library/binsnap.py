@@ -114,6 +114,8 @@ def _overlay_table(base: Any, over: dict, merged: bool = True) -> tuple[Any, lis
     from kbgym.library.graph import NodeColumns
 
     src, pos = base.source, base._pos
+    if len(over) * 8 > len(src.ids) and hasattr(pos, "to_dict"):
+        pos = pos.to_dict()  # (many changed ids to look up: one dict beats their searches)
     n0 = len(src.ids)
     ids = list(src.ids)
     nums = array("q", np.asarray(src.nums, dtype=np.int64).tobytes())  # (a copy, in C)

@@ -46,7 +46,7 @@ from kbgym.protocol.errors import (
 )
 from kbgym.protocol.ids import format_id, id_num, is_note_id
 from kbgym.protocol.limits import LINK_TYPES
-from kbgym.library.columns import LazyDict, LazySet
+from kbgym.library.columns import IdPositions, LazyDict, LazySet
 from kbgym.library.digest import DigestBase, library_digest, note_digest, origins_digest
 from kbgym.library.layers import LayeredMap, LazyMap
 from kbgym.collector import gc_paused
@@ -227,10 +227,10 @@ class NodeColumns:
                     self.absorbed.get(i, ()) if self.absorbed else ())
 
     def lazy(self, made: dict | None = None) -> LazyMap:
-        """A LazyMap over the columns; its id -> position map is made on first lookup."""
-        ids, n = self.ids, len(self.ids)
-        pos = LazyDict(lambda: dict(zip(ids, range(n))), n)
-        return LazyMap(ids, pos, self.make, made, source=self)
+        """A LazyMap over the columns; its id -> position map searches the notes' numbers
+        (:class:`IdPositions`: the columns are in id order, so there is no map to make)."""
+        return LazyMap(self.ids, IdPositions(self.ids, self.nums), self.make, made,
+                       source=self)
 
 
 class AddOutcome(NamedTuple):

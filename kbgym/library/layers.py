@@ -247,10 +247,7 @@ class LazyMap:
         return v
 
     def __contains__(self, key: object) -> bool:
-        pos = self._pos
-        if type(pos) is not dict:  # (a LazyDict: made now, and kept as the dict it made)
-            pos = self._pos = pos.to_dict() if hasattr(pos, "to_dict") else pos
-        return key in pos
+        return self._pos.get(key) is not None
 
     def __len__(self) -> int:
         return len(self._keys)

@@ -1,6 +1,6 @@
 """Column helpers (kbgym.library.columns): a StrColumn reads like the list it stands for, a
 LazyDict like its dict (also as a LayeredMap base, through forks and folds), and neither is
-made before it is read."""
+made before it is read; IdPositions answers like the id -> position dict without making it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbgym.library.binsnap import _strings
-from kbgym.library.columns import LazyDict, LazySet, StrColumn
+from array import array
+
+from kbgym.library.columns import IdPositions, LazyDict, LazySet, StrColumn
 from kbgym.library.layers import LayeredMap
 
 texts = st.lists(st.text(alphabet=st.characters(min_codepoint=1, max_codepoint=127)),
@@ -62,3 +64,24 @@ def test_lazy_dict_as_a_layered_map_base_through_forks_and_folds(monkeypatch):
 def test_lazy_set():
     s = LazySet(["x", "y"])
     assert "x" in s and "z" not in s and len(s) == 2 and s == {"x", "y"}
+
+
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 3)), max_size=40, unique=True),
+       st.lists(st.one_of(st.integers(0, 70).map(lambda i: f"s{i:04d}"),
+                          st.integers(0, 70).map(lambda i: f"s{i}"),
+                          st.sampled_from(["", "x12", "s", "S0001", "s-1", "s0001 "]),
+                          st.integers(0, 3)), max_size=30))
+def test_id_positions_answer_like_the_dict_without_making_it(spelled, probes):
+    """Ids in id order (numbers ascending, ``s01`` and ``s0001`` sharing one) are found by
+    their number and checked by spelling: every id, every miss and every non-id answer as
+    the dict of every id does, and the dict is made only when a bulk reader asks for it."""
+    items = sorted({(num, f"s{num:0{width + 1}d}") for num, width in spelled})
+    ids = [i for _, i in items]
+    want = dict(zip(ids, range(len(ids))))
+    pos = IdPositions(ids, array("q", [num for num, _ in items]))
+    for key in ids + probes:
+        assert pos.get(key) == want.get(key) and pos.get(key, -1) == want.get(key, -1)
+        assert (key in pos) == (key in want)
+    assert pos._d is None and len(pos) == len(want)  # nothing made by lookups
+    assert pos.to_dict() == want and dict(pos.items()) == want
+    assert all(pos.get(k) == v for k, v in want.items())  # and the same through the dict
