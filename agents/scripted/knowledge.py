@@ -29,6 +29,7 @@ from kbgym_agents.scripted.text import (
     Observation,
     embeds_question,
     fact_names,
+    id_order,
     index_keys,
     mentions,
     names_in,
@@ -427,6 +428,7 @@ class LinkJudgedKnowledge(Knowledge):
     """
 
     def __init__(self, page_size: int = 5, rng: random.Random | None = None):
+        self._latest: dict[str, dict[str, str]] = {}  # kind -> subject -> newest note
         super().__init__(page_size)
         self.judged: set[tuple[str, str, str]] = set()
         self.rng = rng  # a repeated exam's tie-break shuffle; None keeps the shown order
@@ -459,13 +461,33 @@ class LinkJudgedKnowledge(Knowledge):
             self.curated = True
 
     # -- statements: the newest wins ---------------------------------------------------
+    def note(self, nid: str, text: str) -> None:
+        super().note(nid, text)
+        self._latest.clear()
+
+    def forget(self, nid: str) -> None:
+        super().forget(nid)
+        self._latest.clear()
+
+    def latest(self, kind: str) -> dict[str, str]:
+        """subject -> the newest note stating its ``kind`` (the one conflict policy, one pass
+        over the facts per kind, kept until a note is seen or forgotten)."""
+        hit = self._latest.get(kind)
+        if hit is None:
+            hit = self._latest[kind] = {}
+            for nid, f in self.all_facts(kind):
+                best = hit.get(f.subj)
+                if best is None or id_order(nid) > id_order(best):
+                    hit[f.subj] = nid
+        return hit
+
     def attr(self, name: str, kind: str) -> str | None:
-        best = newest(nid for nid, f in self.all_facts(kind) if f.subj == name)
+        best = self.latest(kind).get(name)
         return self.facts[best].obj if best else None
 
     def holders(self, kind: str, value: str) -> set[str]:
-        people = {f.subj for _, f in self.all_facts(kind) if f.obj == value}
-        out = {p for p in people if self.attr(p, kind) == value}
+        facts = self.facts
+        out = {p for p, nid in self.latest(kind).items() if facts[nid].obj == value}
         return out | self.index_members.get((kind, value), set())
 
     def spouses(self, x: str) -> set[str]:
