@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_library import synthetic  # noqa: E402
-from harness import ROOT, checkout, load_note  # noqa: E402
+from harness import ROOT, checkout, code_env, load_note  # noqa: E402
 
 PRELUDE = r"""
 import json, resource, sys, time
@@ -87,7 +87,7 @@ r.index(tok, show_progress=False)
 
 
 def run(python: str, code: str, corpus: str, root: Path = ROOT) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = code_env(root)
     out = subprocess.run([python, "-c", PRELUDE + code + DONE, corpus], check=True,
                          capture_output=True, text=True, env=env, cwd=str(ROOT))
     return json.loads(out.stdout.strip().splitlines()[-1])

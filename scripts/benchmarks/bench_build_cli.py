@@ -16,12 +16,9 @@ imported by the build. Medians over ``--rounds``; the load average is printed be
 from __future__ import annotations
 
 import argparse
-import atexit
 import contextlib
 import json
-import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -29,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT, checkout, load_note  # noqa: E402
+from harness import ROOT, checkout, code_env, load_note  # noqa: E402
 
 PROBE = ("import json, sys; from kbgym.cli import main; "
          "main(['build', '--people', '40', '--out', sys.argv[1], '--quiet', '--overwrite']); "
@@ -37,15 +34,9 @@ PROBE = ("import json, sys; from kbgym.cli import main; "
          "if m in sys.modules)))")
 
 
-#: Where each checkout's bytecode is written (the first build) and read (every timed one).
-PYCACHE = tempfile.mkdtemp(prefix="kbgym-bench-pyc-")
-atexit.register(shutil.rmtree, PYCACHE, True)
-
-
 def run_build(root: Path, people: int, out: Path) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=PYCACHE)
+    env = code_env(root)  # (bytecode written by the first build, read by every timed one)
     subprocess.run([sys.executable, "-m", "kbgym.cli", "build", "--people", str(people),
                     "--out", str(out), "--quiet", "--overwrite"], check=True, env=env,
                    cwd=str(root), capture_output=True)
@@ -54,7 +45,7 @@ def run_build(root: Path, people: int, out: Path) -> dict:
 
 
 def imported(root: Path, out: Path) -> list[str]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = code_env(root)
     got = subprocess.run([sys.executable, "-c", PROBE, str(out)], check=True, env=env,
                          cwd=str(root), capture_output=True, text=True)
     return json.loads(got.stdout.strip().splitlines()[-1])

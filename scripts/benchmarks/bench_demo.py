@@ -29,13 +29,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT, checkout, child, load_note  # noqa: E402
+from harness import ROOT, checkout, child, code_env, load_note  # noqa: E402
 
 
 def run_demo(root: Path, out: Path) -> dict:
     """One demo process: its own CPU time and peak RSS (``wait4``: RUSAGE_CHILDREN's
     ``ru_maxrss`` is the largest of every child so far, the other checkout's included)."""
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = code_env(root)
     with tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "kbgym.cli", "demo", "--out", str(out),

@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_library import synthetic  # noqa: E402
-from harness import checkout, load_note, peak_rss_mb  # noqa: E402
+from harness import checkout, code_env, load_note, peak_rss_mb  # noqa: E402
 
 CASES = {"cold": "fresh, first write (sums the columns' digests)", "fresh": "fresh",
          "json": "fresh, JSON (anchor)", "after": "after edits"}
@@ -115,8 +115,7 @@ class Child:
     """A :class:`Bench` in another process (``--serve``), importing ``tree``'s kbgym."""
 
     def __init__(self, a: argparse.Namespace, tree: Path):
-        env = {**os.environ, "PYTHONPATH": str(tree) + os.pathsep + os.environ.get(
-            "PYTHONPATH", "")}
+        env = code_env(tree)
         args = [sys.executable, __file__, "--serve", "--notes", str(a.notes),
                 "--edit-every", str(a.edit_every)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

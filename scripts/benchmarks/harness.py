@@ -6,8 +6,9 @@
   n, p50, p95, p99 and max of one sample;
 - ``rss_mb()`` is the resident set now (``/proc/self/statm``), ``peak_rss_mb()`` the peak;
 - ``child(code, *args, root=ROOT)`` runs ``python -c code args`` in a fresh process with
-  ``root`` first on ``PYTHONPATH`` (so it imports that checkout's ``kbgym``) and returns the
-  JSON object its last stdout line holds: peak RSS and timings then belong to that case alone;
+  :func:`code_env` (``root``'s ``kbgym`` and agents, bytecode kept) and returns the JSON
+  object its last stdout line holds: peak RSS and timings then belong to that case alone;
+- ``code_env(root)`` is the environment of a process that runs ``root``'s code;
 - ``checkout(commit)`` is a temporary ``git worktree`` of ``commit`` (for A/B runs against an
   earlier landing), removed afterwards;
 - ``interleave(cases, rounds)`` calls each case in turn, ``rounds`` times (A B A B ...), so
@@ -19,10 +20,12 @@ Benchmarks import it with ``sys.path.insert(0, str(Path(__file__).parent))``.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,11 +67,43 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+#: Shared by every child: each checkout's bytecode, written by its first run, read after.
+PYCACHE = tempfile.mkdtemp(prefix="kbgym-bench-pyc-")
+atexit.register(shutil.rmtree, PYCACHE, True)
+_SHIMS: dict[Path, Path] = {}
+
+
+def code_env(root: Path | str = ROOT) -> dict[str, str]:
+    """The environment of a process that runs ``root``'s code (this checkout or an A/B
+    :func:`checkout`):
+
+    - ``kbgym`` and ``kbgym_agents`` from ``root``. The editable install maps
+      ``kbgym_agents`` to this checkout's ``agents/`` whatever ``PYTHONPATH`` says, so a
+      baseline's agents come from a link named ``kbgym_agents`` in a temporary folder
+      placed first on the path; the benchmarks folder follows (for ``harness``).
+    - Bytecode as an installed package has it: ``PYTHONDONTWRITEBYTECODE`` is dropped and
+      every checkout's bytecode goes to :data:`PYCACHE`, so only a checkout's first run
+      compiles its modules (a process that may not write bytecode compiles every module of
+      every run: up to 0.4 s of a demo, and more for a checkout that has never run)."""
+    root = Path(root).resolve()
+    shim = _SHIMS.get(root)
+    if shim is None:
+        shim = _SHIMS[root] = Path(tempfile.mkdtemp(prefix="kbgym-bench-path-"))
+        (shim / "kbgym_agents").symlink_to(root / "agents", target_is_directory=True)
+        atexit.register(shutil.rmtree, shim, True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(shim), str(root), str(Path(__file__).parent)]
+        + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+    env["PYTHONPYCACHEPREFIX"] = PYCACHE
+    return env
+
+
 def child(code: str, *args: str, root: Path | str = ROOT, timeout: float | None = None) -> dict:
-    """Run ``code`` in a fresh interpreter that imports ``root``'s kbgym; the JSON object of
-    its last stdout line. A failing child raises with its stderr's tail."""
-    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + str(Path(__file__).parent)
-           + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    """Run ``code`` in a fresh interpreter with :func:`code_env` (``root``'s kbgym and
+    agents); the JSON object of its last stdout line. A failing child raises with its
+    stderr's tail."""
+    env = code_env(root)
     proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
                           text=True, env=env, cwd=str(root), timeout=timeout)
     if proc.returncode:

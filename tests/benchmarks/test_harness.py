@@ -37,6 +37,20 @@ def test_child_returns_the_last_json_line_and_reports_failures():
         h.child("raise SystemExit('boom')")
 
 
+def test_a_child_runs_the_given_checkouts_kbgym_and_agents(tmp_path):
+    """An A/B baseline runs its own agents: the editable install maps ``kbgym_agents`` to
+    this checkout's agents/ whatever PYTHONPATH says, so code_env links the root's agents
+    first on the path; bytecode may be written (to the harness's own cache)."""
+    h = _load("harness")
+    for pkg in ("kbgym", "agents"):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text(f"WHERE = {pkg!r}\n")
+    got = h.child("import json, sys, kbgym, kbgym_agents; print(json.dumps([kbgym.WHERE, "
+                  "kbgym_agents.WHERE, sys.dont_write_bytecode, sys.pycache_prefix]))",
+                  root=tmp_path)
+    assert got == ["kbgym", "agents", False, h.PYCACHE]
+
+
 def test_table_is_markdown():
     h = _load("harness")
     assert h.table([("a", "1", "2", "yes")]).splitlines() == [
