@@ -615,6 +615,12 @@ class Library:
         """The node whose id equals ``node_id`` after stripping surrounding whitespace."""
         return self._nodes.get(node_id.strip())
 
+    def text_of(self, node_id: str) -> str | None:
+        """``self[node_id].text`` (None for no such note) without making the note's Node
+        when it was never touched: a search page shows texts only, and Nodes made for
+        every hit shown would pile up in the collector's oldest generation."""
+        return self._nodes.text(node_id)
+
     def nodes(self) -> Iterator[Node]:
         return iter(self._nodes.values())
 

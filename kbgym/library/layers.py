@@ -72,6 +72,19 @@ class LayeredMap:
             raise KeyError(key)
         return v
 
+    def text(self, key: Any) -> str | None:
+        """``get(key).text`` (None when absent), read from a :class:`LazyMap` base's columns
+        when the value was never made: nothing is made for it."""
+        v = self._top.get(key, self)
+        if v is self and self._mid:
+            v = self._mid.get(key, self)
+        if v is self:
+            base = self._base
+            if type(base) is LazyMap:
+                return base.text(key)
+            v = base.get(key)
+        return None if v is None else v.text
+
     def __contains__(self, key: object) -> bool:
         return self.get(key) is not None
 
@@ -245,6 +258,21 @@ class LazyMap:
         if v is None:
             raise KeyError(key)
         return v
+
+    def text(self, key: Any) -> str | None:
+        """The value's ``text`` (None when absent) without making the value: from the value
+        when made, else from the source columns' ``texts``."""
+        if self._all is not None:
+            v = self._all.get(key)
+            return None if v is None else v.text
+        v = self._made.get(key)
+        if v is not None:
+            return v.text
+        i = self._pos.get(key)
+        if i is None:
+            return None
+        src = self.source
+        return self._make(i).text if src is None else src.texts[i]
 
     def __contains__(self, key: object) -> bool:
         return self._pos.get(key) is not None

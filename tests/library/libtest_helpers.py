@@ -61,8 +61,13 @@ def brute_bm25(docs: dict[str, str], query: str, k: int, k1: float = 1.2, b: flo
 
 
 def check_invariants(lib: Library) -> None:
-    """Graph invariants: no dangling or self or duplicate links, adjacency both ways agrees."""
+    """Graph invariants: no dangling or self or duplicate links, adjacency both ways agrees;
+    a note's text read without its Node (``text_of``, as a search page reads it) is its
+    Node's."""
     ids = set(lib.ids())
+    texts = {i: lib.text_of(i) for i in ids}  # (before the loops below make every Node)
+    assert lib.text_of(f"s{lib.next_id:04d}") is None and lib.text_of("x1") is None
+    assert texts == {i: lib[i].text for i in ids}
     nums = [n.num for n in lib]
     assert nums == sorted(nums), "iteration is not in id order"
     assert all(num < lib.next_id for num in nums)

@@ -85,3 +85,22 @@ def test_id_positions_answer_like_the_dict_without_making_it(spelled, probes):
     assert pos._d is None and len(pos) == len(want)  # nothing made by lookups
     assert pos.to_dict() == want and dict(pos.items()) == want
     assert all(pos.get(k) == v for k, v in want.items())  # and the same through the dict
+
+
+def test_a_search_page_reads_texts_without_making_nodes():
+    """A library built from texts makes a note's Node only when something touches the note:
+    the texts a search page shows are read from the columns (nothing piles up for the
+    collector), and read like the Nodes' texts once edits put Nodes on top."""
+    from kbgym.library import BM25Index, Library, apply_edit, search_result
+
+    texts = [f"Felix Vance{i} is a friend of Mara Quill{i}." for i in range(1, 40)]
+    lib = Library.from_texts([(f"s{i:04d}", t) for i, t in enumerate(texts, 1)],
+                             search=BM25Index())
+    base = lib._nodes._base
+    page = search_result(lib, "friend Mara", 1)
+    assert "Felix Vance1 is a friend of Mara Quill1." in page and not base._made
+    apply_edit(lib, "edit", {"id": "s0002", "text": "Mara Quill2 is a cooper."})
+    apply_edit(lib, "delete", {"id": "s0003"})
+    assert lib.text_of("s0002") == "Mara Quill2 is a cooper." and lib.text_of("s0003") is None
+    assert "Mara Quill2 is a cooper." in search_result(lib, "cooper", 1)
+    assert set(base._made) <= {"s0002", "s0003"}  # only the touched notes were made
