@@ -64,7 +64,7 @@ def search_result(
     if not 1 <= p <= max_page:
         return err_page_range(max_page)
     hits = page_slice(library.search(query, p * page_size), p, page_size)
-    return R.format_search(p, [(i, library.text_of(i)) for i, _ in hits])
+    return R.format_search(p, [(i, t) for i, _ in hits if (t := library.text_of(i)) is not None])
 
 
 def search_ids(

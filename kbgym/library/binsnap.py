@@ -39,7 +39,7 @@ import os
 from array import array
 from collections import Counter
 from itertools import compress, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, eq, is_
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -101,6 +101,15 @@ def note_table(lib: Any) -> tuple[Any, list]:
                        [n.origin for n in ns], [n.flag for n in ns],
                        {i: n.absorbed for i, n in enumerate(ns) if n.absorbed})
     return cols, [n for n in ns if n.links]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two sequences (lists, tuples, columns) hold the same items in order."""
+    if a is b:
+        return True
+    if len(a) != len(b):
+        return False
+    return a == b if type(a) is type(b) else all(map(eq, a, b))
 
 
 def _overlay_table(base: Any, over: dict, merged: bool = True) -> tuple[Any, list]:
@@ -499,7 +508,7 @@ def index_columns(lib: Any, nums: np.ndarray, table: Any = None
     terms = sorted(ix._vocab, key=ix._vocab.__getitem__)
     if table is None:
         table = note_table(lib)[0]
-    if not ix._n_dead and n_old == ix._nh and not any(ix._tn) and ix._sid_h == table.ids:
+    if not ix._n_dead and n_old == ix._nh and not any(ix._tn) and _same(ix._sid_h, table.ids):
         # compact already, slots in note order: the heads are the columns
         slot_node = np.arange(n_old, dtype=np.int64)
         post_s, post_c = ix._hs, ix._hc
@@ -784,7 +793,7 @@ def _build(cols: dict, header: dict, source: str, kwargs: dict) -> Any:
         dl = dst.tolist()
         for i, j0, j1 in zip(srcs.tolist(), starts, stops):
             src = made[ids[i]]
-            links = src.links
+            links = src.links = []  # (a made note shares the empty NO_LINKS until now)
             for j in range(j0, j1):
                 t = made[ids[dl[j]]]
                 if t is src or (t._in and src.id in t._in):

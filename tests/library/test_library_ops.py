@@ -374,3 +374,32 @@ def test_link_many_repeated_ids_count_as_already_linked():
     assert out == (f"linked {i} -> 1 notes: s0001 ({i} now has 1 links) | skipped: "
                    f"s9 (no such note); s9 (already linked); {i} (self); {i} (already linked); "
                    "s0001 (already linked)")
+
+
+def test_notes_without_links_share_one_read_only_empty_list():
+    """Every note without links shows ``links == []`` through one shared list (one object
+    fewer per note for the garbage collector to walk) that refuses changes; linking gives
+    the source its own list and leaves every other note's alone, in forks and pickles too."""
+    import copy
+    import pickle
+
+    from kbgym.library.graph import NO_LINKS
+
+    lib = make_lib()
+    a, b = lib["s0001"], lib["s0002"]
+    assert a.links == [] and a.links is b.links is NO_LINKS
+    for change in (lambda x: x.append("s0002"), lambda x: x.extend(["s0002"]),
+                   lambda x: x.insert(0, "s0002"), lambda x: x.__setitem__(slice(0, 0), ["s1"]),
+                   lambda x: x.__iadd__(["s0002"])):
+        with pytest.raises(TypeError, match="read-only"):
+            change(a.links)
+    assert NO_LINKS == [] and len(NO_LINKS) == 0
+    fork = lib.fork()
+    lib.link("s0001", "s0002")
+    assert lib["s0001"].links == ["s0002"] and lib["s0002"].links == [] and NO_LINKS == []
+    assert fork["s0001"].links == [] and fork["s0001"].links is NO_LINKS
+    again = pickle.loads(pickle.dumps(lib))
+    assert again["s0003"].links is NO_LINKS and again["s0001"].links == ["s0002"]
+    assert copy.deepcopy(lib["s0003"]).links is NO_LINKS
+    again.link("s0003", "s0001")
+    assert again["s0003"].links == ["s0001"] and lib["s0003"].links == []
