@@ -182,6 +182,9 @@ class OriginColumn:
         return (list, (list(self),))
 
 
+_MISSING: Any = object()
+
+
 class LazyDict:
     """A read-only mapping made by ``make()`` the first time it is read (``n``: its size,
     known without making it). Once made, ``get`` is the dict's own."""
@@ -203,10 +206,13 @@ class LazyDict:
         return self.to_dict().get(key, default)
 
     def __getitem__(self, key: Any) -> Any:
-        return self.to_dict()[key]
+        v = self.get(key, _MISSING)
+        if v is _MISSING:
+            raise KeyError(key)
+        return v
 
     def __contains__(self, key: object) -> bool:
-        return key in self.to_dict()
+        return self.get(key, _MISSING) is not _MISSING
 
     def __len__(self) -> int:
         return self._n if self._d is None else len(self._d)
@@ -256,14 +262,6 @@ class IdPositions(LazyDict):
             i += 1
         return default
 
-    def __getitem__(self, key: Any) -> Any:
-        i = self.get(key)
-        if i is None:
-            raise KeyError(key)
-        return i
-
-    def __contains__(self, key: object) -> bool:
-        return self.get(key) is not None
 
 
 class LazySet:
