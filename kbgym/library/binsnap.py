@@ -123,8 +123,6 @@ def _overlay_table(base: Any, over: dict, merged: bool = True) -> tuple[Any, lis
     from kbgym.library.graph import NodeColumns
 
     src, pos = base.source, base._pos
-    if len(over) * 8 > len(src.ids) and hasattr(pos, "to_dict"):
-        pos = pos.to_dict()  # (many changed ids to look up: one dict beats their searches)
     n0 = len(src.ids)
     ids = list(src.ids)
     nums = array("q", np.asarray(src.nums, dtype=np.int64).tobytes())  # (a copy, in C)
@@ -143,6 +141,8 @@ def _overlay_table(base: Any, over: dict, merged: bool = True) -> tuple[Any, lis
         at = np.concatenate((np.arange(n0, dtype=np.int64), np.fromiter(
             map(pos.get, keys[n0:], repeat(-1)), dtype=np.int64, count=len(keys) - n0)))
     else:
+        if len(keys) * 8 > n0 and hasattr(pos, "to_dict"):
+            pos = pos.to_dict()  # (many ids to look up: one dict beats their searches)
         at = np.fromiter(map(pos.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
     gone = np.fromiter(map(is_, vals, repeat(None)), dtype=bool, count=len(vals)) \
         if None in vals else np.zeros(len(vals), dtype=bool)  # (no deletion: one C scan)
