@@ -16,11 +16,12 @@
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+from kbgym.protocol.ids import minted_num
 
 
 class StrColumn:
@@ -233,9 +234,6 @@ class LazyDict:
         return (dict, (self.to_dict(),))
 
 
-_MINTED = re.compile(r"s([0-9]+)")
-
-
 class IdPositions(LazyDict):
     """id -> position of ``ids``, notes in id order (``nums``, their numbers, ascending, as
     the columns of a built or loaded library are). Lookups are binary searches over
@@ -251,10 +249,10 @@ class IdPositions(LazyDict):
     def get(self, key: Any, default: Any = None) -> Any:
         if self._d is not None:
             return self._d.get(key, default)
-        m = _MINTED.fullmatch(key) if type(key) is str else None
-        if m is None:
+        num = minted_num(key)
+        if num is None:
             return default
-        num, ids, nums = int(m.group(1)), self._ids, self._nums
+        ids, nums = self._ids, self._nums
         i, n = bisect_left(nums, num), len(ids)
         while i < n and nums[i] == num:  # (``s01`` and ``s0001`` share a number)
             if ids[i] == key:

@@ -17,17 +17,24 @@ def format_id(num: int) -> str:
     return "s%04d" % num
 
 
+def minted_num(text: object) -> int | None:
+    """The numeric part of an id the environment mints (``s0042`` -> 42); None for anything
+    else, a non-string included."""
+    m = _MINTED.fullmatch(text) if isinstance(text, str) else None
+    return None if m is None else int(m.group(1))
+
+
 def id_num(node_id: str) -> int:
     """The numeric part of an ``s%04d`` id; id order compares this (s9999 < s10000)."""
-    m = _MINTED.fullmatch(node_id)
-    if m is None:
+    num = minted_num(node_id)
+    if num is None:
         raise ValueError(f"bad note id {node_id!r}: expected 's' followed by digits, e.g. s0001")
-    return int(m.group(1))
+    return num
 
 
 def is_note_id(text: str) -> bool:
     """Whether ``text`` is an id the environment mints (``s`` followed by digits)."""
-    return isinstance(text, str) and _MINTED.fullmatch(text) is not None
+    return minted_num(text) is not None
 
 
 def id_key(node_id: str) -> tuple[int, str]:
