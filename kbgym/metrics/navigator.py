@@ -156,6 +156,23 @@ def roster_names(universe: Universe) -> list[str]:
     return sorted({key_parts(k)[1] for q in universe.questions for k in q.keys})
 
 
+def cut_chains(library: Library) -> tuple[Library, int]:
+    """A fork of ``library`` with its *chains* cut: every link from one original note (a
+    note with an origin, edited or not) to another removed; and how many links that was.
+    The texts, and so the search, are unchanged. The ideal navigator follows chains and the
+    exam reader seldom does, so navigating both says what a library's chains alone save
+    (docs/protocol.md §12.6)."""
+    pairs = [] if not library.n_links else [
+        (node.id, t) for node in library if node.origin is not None and node.links
+        for t in node.links if getattr(library.get(t), "origin", None) is not None]
+    if not pairs:
+        return library, 0
+    out = library.fork()
+    for source, target in pairs:
+        out.unlink(source, target)
+    return out, len(pairs)
+
+
 def _lexical(backend: Any) -> bool:
     """Whether ``backend`` (or the index it wraps, as a concurrent exam's shared view does)
     is the BM25 index, whose ranking depends only on a query's distinct tokens."""
@@ -208,6 +225,26 @@ class Navigator:
         # what a note's text states (an edited original may still state its fact)
         self._vocab = vocabulary_of(universe) if self._universe is not None else None
         self._parts: list[tuple[str, ...]] | None = None
+        self._universe_arg = universe
+        self._unchained: Navigator | None | bool = False  # False: not made yet
+
+    def unchained(self) -> "Navigator | None":
+        """The navigator of the same library with its chains cut (:func:`cut_chains`: every
+        link from one original note to another removed), or None when it has none. The
+        texts are the same, so it shares this navigator's rankings and text caches; made
+        once per navigator."""
+        if self._unchained is False:
+            cut, n = cut_chains(self.library)
+            if not n:
+                self._unchained = None
+            else:
+                other = Navigator(cut, self._universe_arg, m=self.m, page_size=self.page_size,
+                                  max_page=self.max_page, links_per_page=self.links_per_page)
+                for name in ("_ranked", "_positions", "_keys", "_names", "_tokens",
+                             "_name_queries", "_origin_names"):
+                    setattr(other, name, getattr(self, name))
+                self._unchained = other
+        return self._unchained  # type: ignore[return-value]
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:

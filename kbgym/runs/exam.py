@@ -89,7 +89,7 @@ def select(questions: dict[str, Question], splits: dict[str, list[str]], names: 
 #: built again for another arm) reuses them instead of navigating again. Least recently used
 #: entries go first beyond NAV_CACHE_SIZE.
 NAV_CACHE_SIZE = 20_000
-_NAV_CACHE: OrderedDict[tuple, tuple[int | None, float | None]] = OrderedDict()
+_NAV_CACHE: OrderedDict[tuple, dict[str, int | float | None]] = OrderedDict()
 
 
 class Examiner:
@@ -149,13 +149,15 @@ class Examiner:
         """The test_log row of one examined question (with the navigator's figures)."""
         summary = dict(summary, evidence=evidence_set(trace, self.env.library), repeat=repeat)
         if self.navigate:
-            steps, f1 = self.nav_figures(q)
-            summary.update(nav_steps=steps, nav_f1=f1)
+            summary.update(self.nav_figures(q))
         return test_row(label, split, q, summary)
 
-    def nav_figures(self, q: Question) -> tuple[int | None, float | None]:
-        """The ideal navigator's (steps, F1) for ``q`` on the examined library, from the
-        cache when this library state was navigated before (see :data:`NAV_CACHE_SIZE`)."""
+    def nav_figures(self, q: Question) -> Mapping[str, int | float | None]:
+        """The ideal navigator's figures for ``q`` on the examined library: ``nav_steps``,
+        ``nav_f1`` and, when the library has chains (links between original notes),
+        ``nav_steps_unchained``, its steps with them cut (:func:`kbgym.metrics.navigator.cut_chains`).
+        From the cache when this library state was navigated before (see
+        :data:`NAV_CACHE_SIZE`)."""
         lib, cfg = self.env.library, self.env.config
         # (keyed by content: the same notes loaded or built again navigate alike; the
         # pending re-indexing, if any, is part of what the search shows)
@@ -165,7 +167,11 @@ class Examiner:
         hit = _NAV_CACHE.get(key)
         if hit is None:
             nav = self.navigator.run(q)
-            hit = _NAV_CACHE[key] = (nav.steps, nav.f1)
+            hit = {"nav_steps": nav.steps, "nav_f1": nav.f1}
+            unchained = self.navigator.unchained()
+            if unchained is not None:
+                hit["nav_steps_unchained"] = unchained.run(q).steps
+            _NAV_CACHE[key] = hit
             if len(_NAV_CACHE) > NAV_CACHE_SIZE:
                 _NAV_CACHE.popitem(last=False)
         else:

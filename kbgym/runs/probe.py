@@ -143,8 +143,10 @@ def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.
       ``nav_f1_loss`` when that CI lies below −δ (support the library lost);
     - ``blind_spot``: ``nav_saving`` (navigator steps per question saved against the base)
       with ``nav_saving_ci``, ``reader_saving`` (the reader's), ``share`` (reader / navigator
-      saving, None unless the navigator saves) and ``flagged`` (the navigator's saving is
-      real, CI lower bound above 0, and the reader captures less than half of it).
+      saving, None unless the navigator saves) and ``flagged`` (:func:`blind_spot`); when
+      the arm's library has chains (rows with ``nav_steps_unchained``), also
+      ``chain_saving``, the navigator's steps per question its chains save, with
+      ``chain_saving_ci`` and ``chain_blind``.
 
     Only questions with a navigator figure on both arms count (``n_nav``); when any row was
     examined before the navigator existed (no ``nav_steps`` field), every value is None: the
@@ -170,6 +172,10 @@ def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.
     reader_saving = (sum(sb) - sum(sa)) / n
     out.update(n_nav=n, rho_nav=rho(na, nb), nav_steps=sum(na) / n, nav_f1=sum(fa) / n,
                nav_f1_diff=(sum(fa) - sum(fb)) / n)
+    # the arm's steps with its chains cut (rows without the field: a library without chains)
+    ua = ([float(unchained_steps(r)) if m else 0.0 for r, m in zip(arm_rows, mask)]
+          if any("nav_steps_unchained" in r for r in arm_rows) else None)
+    chains = None if ua is None else [(sum(ua) - sum(na)) / n, None]
     saving_ci = None
     if idx is not None:
         # one gather per side serves rho_nav and the saving (steps are whole numbers, so
@@ -179,11 +185,21 @@ def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.
         with np.errstate(divide="ignore", invalid="ignore"):
             out["rho_nav_ci"] = _ci_list(percentile_ci(arm_b / base_b))
             saving_ci = _ci_list(percentile_ci((base_b - arm_b) / kept))
+            if chains is not None:
+                chains[1] = _ci_list(percentile_ci((resampled_sums(ua, idx) - arm_b) / kept))
         out["nav_f1_diff_ci"] = list(mean_diff_ci(fa, fb, idx, None if n == len(mask)
                                                   else mask))
         out["nav_f1_loss"] = bool(out["nav_f1_diff_ci"][1] < -delta)
-    out["blind_spot"] = blind_spot(nav_saving, saving_ci, reader_saving)
+    out["blind_spot"] = blind_spot(nav_saving, saving_ci, reader_saving,
+                                   None if chains is None else (chains[0], chains[1]))
     return out
+
+
+def unchained_steps(row: Mapping) -> int | None:
+    """The navigator's steps on a row's question with the library's chains cut: its
+    ``nav_steps_unchained``, or its ``nav_steps`` where the library has no chains."""
+    got = row.get("nav_steps_unchained")
+    return row["nav_steps"] if got is None else got
 
 
 def _ci_list(ci: tuple[float, float] | None) -> list[float] | None:
@@ -191,17 +207,33 @@ def _ci_list(ci: tuple[float, float] | None) -> list[float] | None:
 
 
 def blind_spot(nav_saving: float, nav_saving_ci: Sequence[float] | None,
-               reader_saving: float) -> dict:
+               reader_saving: float,
+               chains: tuple[float, Sequence[float] | None] | None = None) -> dict:
     """The blind-spot record of one arm × group: steps per question saved against the base by
     the navigator (with its CI) and by the reader, the share the reader captured (None
     unless the navigator saves), and ``flagged`` when the navigator's saving is real (CI
-    lower bound above 0) and the share is below :data:`BLIND_SPOT_SHARE`."""
+    lower bound above 0) and the share is below :data:`BLIND_SPOT_SHARE`.
+
+    ``chains`` = (steps per question the arm's chains save the navigator, its CI), for a
+    library with chains (links between original notes, which the exam reader seldom
+    follows). The record then carries them as ``chain_saving`` / ``chain_saving_ci`` and
+    ``chain_blind``: the navigator relies on the chains (CI lower bound above 0) and the
+    reader falls short of the navigator by more than half of what they save; such an arm
+    is ``flagged`` too, whatever its share (the library relies on chains the exam does not
+    credit)."""
     share = reader_saving / nav_saving if nav_saving > 0 else None
     ci = list(nav_saving_ci) if nav_saving_ci is not None else None
-    return {"nav_saving": nav_saving, "nav_saving_ci": ci, "reader_saving": reader_saving,
-            "share": share,
-            "flagged": bool(ci is not None and ci[0] > 0 and share is not None
-                            and share < BLIND_SPOT_SHARE)}
+    out = {"nav_saving": nav_saving, "nav_saving_ci": ci, "reader_saving": reader_saving,
+           "share": share,
+           "flagged": bool(ci is not None and ci[0] > 0 and share is not None
+                           and share < BLIND_SPOT_SHARE)}
+    if chains is not None:
+        saving, cci = chains[0], list(chains[1]) if chains[1] is not None else None
+        blind = bool(cci is not None and cci[0] > 0
+                     and nav_saving - reader_saving > BLIND_SPOT_SHARE * saving)
+        out.update(chain_saving=saving, chain_saving_ci=cci, chain_blind=blind,
+                   flagged=out["flagged"] or blind)
+    return out
 
 
 def probe_table(arms: Mapping[str, Sequence[Mapping]], probe: Mapping, *, base: str = "B1",
@@ -322,7 +354,10 @@ def format_table(table: Mapping, subset: str = "all") -> str:
 BLIND_SPOT_NOTE = (
     "BLIND SPOT: an ideal navigator saves these steps on this library (CI above 0) but the "
     "reader takes less than half of them - the examiner's reader, not the curator, is the "
-    "limit here, and the reader's rho understates what the library offers.")
+    "limit here, and the reader's rho understates what the library offers. (chains): the "
+    "navigator relies on links between original notes (chains: the steps they save, CI "
+    "above 0), which the reader seldom follows, and the reader falls short of the navigator "
+    "by more than half of that.")
 
 
 def format_blind_spots(table: Mapping, subset: str = "all") -> str:
@@ -348,8 +383,12 @@ def format_blind_spots(table: Mapping, subset: str = "all") -> str:
             share = f"{b['share']:.2f}" if b["share"] is not None else "-"
             line = (f"{group:{gw}s}{arm:{aw}s}navigator {b['nav_saving']:+6.2f} {ci:17s}"
                     f"reader {b['reader_saving']:+6.2f}   share {share:>5s}")
+            if "chain_saving" in b:
+                cci = (f" [{b['chain_saving_ci'][0]:+.2f}, {b['chain_saving_ci'][1]:+.2f}]"
+                       if b.get("chain_saving_ci") else "")
+                line += f"   chains {b['chain_saving']:+.2f}{cci}"
             if b["flagged"]:
-                line += "   BLIND SPOT"
+                line += "   BLIND SPOT" + (" (chains)" if b.get("chain_blind") else "")
                 flagged = True
             lines.append(line)
     if len(lines) == 1:

@@ -28,7 +28,8 @@ class StepRow(TypedDict):
 class TestRow(TypedDict, total=False):
     """A test_log.jsonl row (``run_id`` is added by the writer; ``evidence`` and ``repeat``
     when the exam has them; ``nav_steps`` and ``nav_f1``, the ideal navigator's, None where
-    the support is unknown, when the examiner computed them)."""
+    the support is unknown, when the examiner computed them, and ``nav_steps_unchained``,
+    its steps with the library's chains cut, when the library has chains)."""
 
     epoch: Any
     split: str
@@ -48,6 +49,7 @@ class TestRow(TypedDict, total=False):
     repeat: int
     nav_steps: int | None
     nav_f1: float | None
+    nav_steps_unchained: int | None
 
 TRAIN_LOG_FIELDS = ("qid", "template", "category", "f1", "em", "answer", "answered_at",
                     "p1_steps", "p2_steps", "edits", "regens", "merges", "judge_calls",
@@ -84,7 +86,8 @@ def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
     ``cited`` (the note ids the answer action stated, when it stated any) when the summary has
     them, and the ideal navigator's ``nav_steps`` and ``nav_f1``
     (:mod:`kbgym.metrics.navigator`; null for a question without known support) when the
-    examiner computed them."""
+    examiner computed them, with ``nav_steps_unchained`` (its steps with the links between
+    original notes cut) when the library has any."""
     row: TestRow = {
         "epoch": label, "split": split, "qid": q.qid, "template": q.template,
         "category": q.category, "flavor": q.eval_flavor, "f1": summary["f1"],
@@ -100,6 +103,8 @@ def test_row(label: Any, split: str, q: Question, summary: Mapping) -> TestRow:
         row["cited"] = list(summary["cited"])
     if "nav_steps" in summary:
         row["nav_steps"], row["nav_f1"] = summary["nav_steps"], summary["nav_f1"]
+        if "nav_steps_unchained" in summary:
+            row["nav_steps_unchained"] = summary["nav_steps_unchained"]
     return row
 
 

@@ -187,8 +187,11 @@ class _NavPool:
     def __init__(self) -> None:
         self.ok = True
         self.rho_seeds: list[float | None] = []
-        self.boot: dict[str, list[np.ndarray]] = {k: [] for k in ("arm", "base", "m", "f1")}
-        self.sums = dict.fromkeys(("arm", "base", "m", "reader", "f1a", "f1b"), 0.0)
+        self.boot: dict[str, list[np.ndarray]] = {k: [] for k in ("arm", "base", "m", "f1",
+                                                                  "unchained")}
+        self.sums = dict.fromkeys(("arm", "base", "m", "reader", "f1a", "f1b", "unchained"),
+                                  0.0)
+        self.chained = False  # some seed's library has chains (nav_steps_unchained)
 
     def add(self, a: dict, b: dict, idx: np.ndarray, rho_nav: float | None) -> None:
         if not (self.ok and "nav_steps" in a and "nav_steps" in b):
@@ -203,10 +206,13 @@ class _NavPool:
         na, nb, fa, fb = (val(a["nav_steps"]), val(b["nav_steps"]), val(a["nav_f1"]),
                           val(b["nav_f1"]))
         reader = (np.asarray(b["steps"], float) - np.asarray(a["steps"], float)) * m
-        for key, v in (("arm", na), ("base", nb), ("m", m), ("f1", fa - fb)):
+        self.chained |= "nav_steps_unchained" in a
+        ua = val(a.get("nav_steps_unchained", a["nav_steps"]))
+        for key, v in (("arm", na), ("base", nb), ("m", m), ("f1", fa - fb),
+                       ("unchained", ua)):
             self.boot[key].append(v[idx].sum(axis=1))
         for key, v in (("arm", na), ("base", nb), ("m", m), ("reader", reader), ("f1a", fa),
-                       ("f1b", fb)):
+                       ("f1b", fb), ("unchained", ua)):
             self.sums[key] += float(v.sum())
         self.rho_seeds.append(rho_nav)
 
@@ -220,6 +226,7 @@ class _NavPool:
         f1 = np.sum(self.boot["f1"], axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio, saving, df1 = arm / base, (base - arm) / m, f1 / m
+            chain = (np.sum(self.boot["unchained"], axis=0) - arm) / m
 
         def ci(x):
             x = x[np.isfinite(x)]
@@ -231,7 +238,9 @@ class _NavPool:
                    nav_f1_diff_pooled=(s["f1a"] - s["f1b"]) / s["m"],
                    nav_f1_diff_pooled_ci=ci(df1),
                    blind_spot=blind_spot((s["base"] - s["arm"]) / s["m"], ci(saving),
-                                         s["reader"] / s["m"]))
+                                         s["reader"] / s["m"],
+                                         ((s["unchained"] - s["arm"]) / s["m"], ci(chain))
+                                         if self.chained else None))
         return out
 
 

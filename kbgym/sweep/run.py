@@ -334,7 +334,10 @@ def _run(spec: dict, rid: str, path: Path, stack: ExitStack) -> None:
 def paired_rows(rows: dict[str, list[dict]], probe: dict, base: str = "B1") -> dict:
     """Per group: the probe gids in order and, per arm, steps / F1 / EM on those gids (what
     a pooled bootstrap across seeds resamples), and the ideal navigator's ``nav_steps`` /
-    ``nav_f1`` when the arm's rows carry them (null where a question has no figure)."""
+    ``nav_f1`` when the arm's rows carry them (null where a question has no figure), with
+    ``nav_steps_unchained`` when its library has chains."""
+    from kbgym.runs.probe import unchained_steps
+
     out = {}
     for group, gids in probe["splits"].items():
         by_arm = {arm: {r["qid"]: r for r in rs if r["split"] == group}
@@ -346,6 +349,8 @@ def paired_rows(rows: dict[str, list[dict]], probe: dict, base: str = "B1") -> d
             arms[arm] = {k: [r[k] for r in got] for k in ("steps", "f1", "em")}
             if all("nav_steps" in r for r in got):
                 arms[arm].update({k: [r[k] for r in got] for k in ("nav_steps", "nav_f1")})
+                if any("nav_steps_unchained" in r for r in got):
+                    arms[arm]["nav_steps_unchained"] = [unchained_steps(r) for r in got]
         out[group] = {"gids": have, "arms": arms}
     return out
 

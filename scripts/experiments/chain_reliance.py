@@ -26,7 +26,7 @@ import numpy as np
 
 from kbgym.library.graph import Library
 from kbgym.library.search import BM25Index
-from kbgym.metrics.navigator import navigate_all
+from kbgym.metrics.navigator import cut_chains, navigate_all
 from kbgym.runs.gradient import probe_questions
 from kbgym.runs.probe import make_probe_from_run
 from kbgym.seeding import stream
@@ -41,22 +41,6 @@ def searchable(lib: Library) -> Library:
     if lib.search_backend is None:
         lib.attach_search(BM25Index())
     return lib
-
-
-def without_chains(lib: Library) -> tuple[Library, int]:
-    """A fork of ``lib`` with every link from one original note to another removed, and how
-    many links that was."""
-    out = lib.fork()
-    gone = 0
-    for node in list(out):
-        if node.origin is None or not node.links:
-            continue
-        for target in list(node.links):
-            t = out.get(target)
-            if t is not None and t.origin is not None:
-                out.unlink(node.id, target)
-                gone += 1
-    return out, gone
 
 
 def lost_ci(a: np.ndarray, b: np.ndarray, resamples: int, seed: int) -> tuple[float, float, float]:
@@ -102,7 +86,7 @@ def main() -> None:
                     arms.append((g.name + "~short", g.twin))
         for name, lib in arms:
             n_chained += 1
-            plain, gone = without_chains(lib)
+            plain, gone = cut_chains(lib)
             nav, nav_plain = (navigate_all(searchable(x), u, qs.values(), m=args.m) for x in (lib, plain))
             cols, relies = "", False
             for group in GROUPS:

@@ -74,6 +74,57 @@ def test_a_real_saving_the_reader_misses_is_flagged():
     assert z["share"] is None and not z["flagged"]
 
 
+def _chained(rows: list[dict], unchained: list[int]) -> list[dict]:
+    return [dict(r, nav_steps_unchained=u) for r, u in zip(rows, unchained)]
+
+
+def test_a_library_relying_on_chains_the_reader_misses_is_flagged_whatever_its_share():
+    """Chains (links between originals) the navigator needs and the reader does not follow:
+    the reader takes 0.5 of the navigator's saving (not a blind spot by share alone), but
+    falls short by 1.0 step per question where the chains save the navigator 1.5."""
+    n = 40
+    base = _rows([8] * n, [5] * n)
+    arm = _chained(_rows([7] * n, [3] * n), [4] * 20 + [5] * 20)
+    t = _table({"B1": base, "arm": arm}, n)["groups"]["exact"]["all"]["arm"]["blind_spot"]
+    assert t["share"] == pytest.approx(0.5) and t["chain_saving"] == pytest.approx(1.5)
+    lo, hi = t["chain_saving_ci"]
+    assert 1.0 < lo <= 1.5 <= hi < 2.0
+    assert t["chain_blind"] and t["flagged"]
+    text = format_blind_spots(_table({"B1": base, "arm": arm}, n))
+    assert "chains +1.50" in text and "BLIND SPOT (chains)" in text
+    # the reader takes (nearly) all the navigator saves: the chains are no blind spot
+    took = _chained(_rows([6] * n, [3] * n), [5] * n)
+    t = _table({"B1": base, "arm": took}, n)["groups"]["exact"]["all"]["arm"]["blind_spot"]
+    assert t["chain_saving"] == pytest.approx(2.0) and not t["chain_blind"]
+    assert not t["flagged"]
+    # chains the navigator does not need (no steps lost without them): not flagged either
+    idle = _chained(_rows([7] * n, [3] * n), [3] * n)
+    t = _table({"B1": base, "arm": idle}, n)["groups"]["exact"]["all"]["arm"]["blind_spot"]
+    assert t["chain_saving"] == 0.0 and not t["chain_blind"] and not t["flagged"]
+    # a library without chains has no chain keys at all
+    plain = _table({"B1": base, "arm": _rows([7] * n, [3] * n)}, n)
+    assert "chain_saving" not in plain["groups"]["exact"]["all"]["arm"]["blind_spot"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 15), st.integers(1, 15), st.integers(1, 15),
+                          st.integers(1, 15), st.integers(0, 5)), min_size=2, max_size=25))
+def test_chain_record_invariants(rows):
+    """chain_saving is the mean of (steps cut − steps) per question, inside its CI;
+    chain_blind is exactly its rule; a chain-blind arm is always flagged."""
+    base_s, arm_s, base_n, arm_n, extra = (list(x) for x in zip(*rows))
+    n = len(rows)
+    arm = _chained(_rows(arm_s, arm_n), [a + e for a, e in zip(arm_n, extra)])
+    b = _table({"B1": _rows(base_s, base_n), "arm": arm}, n, 300)[
+        "groups"]["exact"]["all"]["arm"]["blind_spot"]
+    lo, hi = b["chain_saving_ci"]
+    assert b["chain_saving"] == pytest.approx(sum(extra) / n)
+    assert lo - 1e-9 <= b["chain_saving"] <= hi + 1e-9
+    assert b["chain_blind"] == (lo > 0 and b["nav_saving"] - b["reader_saving"]
+                                > 0.5 * b["chain_saving"])
+    assert b["flagged"] >= b["chain_blind"]
+
+
 def test_support_loss_shows_as_a_navigator_f1_loss():
     n = 30
     table = _table({"B1": _rows([8] * n, [5] * n),
@@ -183,8 +234,10 @@ def test_navigator_figures_are_cached_per_library_state(monkeypatch):
     lib.delete(qs[0].support[0])  # a new state: navigated again
     third = E.Examiner(u, qs, library=lib)
     got = third.nav_figures(qs[0])
-    assert len(calls) == 1 and got == (lambda r: (r.steps, r.f1))(third.navigator.run(qs[0]))
-    assert got[1] == 0.0 and want[0][1] == 1.0
+    assert len(calls) == 1
+    r = third.navigator.run(qs[0])
+    assert got == {"nav_steps": r.steps, "nav_f1": r.f1}
+    assert got["nav_f1"] == 0.0 and want[0]["nav_f1"] == 1.0
 
 
 def test_the_same_content_built_again_takes_the_cached_figures(monkeypatch):
@@ -211,10 +264,11 @@ def test_the_same_content_built_again_takes_the_cached_figures(monkeypatch):
     b.link(x, y)
     b.unlink(x, y)
     b.link(x, y)  # same content as a, by another history
-    E.Examiner(u, qs, library=a).nav_figures(qs[0])
-    assert len(calls) == 1
-    E.Examiner(u, qs, library=b).nav_figures(qs[0])
-    assert len(calls) == 1
+    got = E.Examiner(u, qs, library=a).nav_figures(qs[0])
+    assert len(calls) == 2  # a link between two originals is a chain: navigated cut as well
+    assert "nav_steps_unchained" in got
+    assert E.Examiner(u, qs, library=b).nav_figures(qs[0]) == got
+    assert len(calls) == 2
 
 
 def test_a_curve_without_the_navigator_leaves_its_figures_out(tmp_path):
@@ -276,3 +330,60 @@ def test_a_curve_examines_each_library_state_once_with_examined(tmp_path, monkey
             pos += 1
         keys.append(G.exam_key(lib))
     assert len(labels) == len(set(keys) - {G.exam_key(b1)}) < len(full["iterations"])
+
+
+def test_chains_are_navigated_cut_and_only_they_are_cut():
+    """cut_chains removes exactly the links between two originals (the library itself is
+    untouched); an exam of a library with chains carries nav_steps_unchained, the steps of
+    a navigator on the cut fork, and a library without chains carries none. Here a chain
+    from one of X's facts to every friend fact of X saves the navigator a step."""
+    from kbgym.library.graph import Library
+    from kbgym.library.search import make_backend
+    from kbgym.metrics.navigator import Navigator, cut_chains
+    from kbgym.plugins import make_agent
+    from kbgym.runs.exam import examine
+    from kbgym.worlds.people import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=3, n_people=24, n_cities=4, sizes=(20, 15, 10),
+                                eval_sizes=(4, 4)))
+    b1 = Library.from_universe(u)
+    assert cut_chains(b1) == (b1, 0)
+    friends: dict[str, list[str]] = {}
+    for node in b1:
+        f = u.node(node.id).fact
+        if f.kind == "friend_of":
+            friends.setdefault(f.subject, []).append(node.id)
+
+    def chained(subject: str) -> tuple[Library, str]:
+        lib = Library.from_universe(u)
+        hub = next(n.id for n in lib if u.node(n.id).fact.subject == subject
+                   and u.node(n.id).fact.kind != "friend_of")
+        for m in friends[subject]:
+            lib.link(hub, m)
+        return lib, hub
+
+    def saves(subject: str) -> bool:
+        lib, _ = chained(subject)
+        lib.attach_search(make_backend())
+        cut = cut_chains(lib)[0]
+        return any(Navigator(cut, u).run(q).steps > Navigator(lib, u).run(q).steps
+                   for q in u.split("train"))
+
+    subject = next(s for s in sorted(friends) if saves(s))
+    lib, hub = chained(subject)
+    members = friends[subject]
+    note = lib.add("A note of my own.").id
+    lib.link(note, members[0])
+    cut, n = cut_chains(lib)
+    assert n == len(members) and lib[hub].links == members  # the library keeps its chains
+    assert cut[hub].links == [] and cut[note].links == [members[0]]
+    reader = make_agent("scripted-reader")
+    rows = examine(u, lib, reader, split="train")
+    ref = cut.copy(search=None, dedup=None)
+    ref.attach_search(make_backend())
+    nav = Navigator(ref, u)
+    assert rows and all(r["nav_steps_unchained"] == nav.run(u.question(r["qid"])).steps
+                        for r in rows)
+    assert any(r["nav_steps_unchained"] > r["nav_steps"] for r in rows)
+    plain = examine(u, b1, reader, split="train")
+    assert plain and all("nav_steps_unchained" not in r for r in plain)

@@ -366,6 +366,38 @@ def test_report_pools_the_navigator_like_rho(serial, tmp_path):
     assert "ρ_nav" not in render_markdown(build_sweep_report(out))
 
 
+def test_report_pools_the_chain_figures_like_the_probe_table(serial, tmp_path):
+    """An arm whose rows carry nav_steps_unchained pools its chain saving over seeds like the
+    navigator's saving; arms without it carry no chain keys."""
+    import shutil
+
+    tmp, grid, res = serial
+    out = tmp_path / "chained"
+    for r in res:
+        shutil.copytree(run_dir(tmp / "out", r["id"]), run_dir(out, r["id"]))
+    extra = {}
+    for r in res:
+        path = run_dir(out, r["id"]) / RESULT
+        result = json.loads(path.read_text())
+        for g, group in result["paired"].items():
+            arm = group["arms"]["trained"]
+            arm["nav_steps_unchained"] = [None if x is None else x + 2 for x in arm["nav_steps"]]
+            extra.setdefault(g, []).append(sum(x is not None for x in arm["nav_steps"]))
+        path.write_text(json.dumps(result))
+    (cell,) = build_sweep_report(out)["cells"]
+    for g, s in cell["arms"]["trained"].items():
+        b = s["blind_spot"]
+        if not sum(extra[g]):
+            continue
+        assert b["chain_saving"] == pytest.approx(2.0) and b["chain_saving_ci"] == \
+            pytest.approx([2.0, 2.0])
+        assert b["chain_blind"] == (b["nav_saving"] - b["reader_saving"] > 1.0)
+        assert b["flagged"] >= b["chain_blind"]
+    (plain,) = build_sweep_report(tmp / "out")["cells"]
+    assert all("chain_saving" not in s["blind_spot"]
+               for s in plain["arms"]["trained"].values())
+
+
 def test_report_command_writes_files(serial, capsys):
     tmp, _, _ = serial
     assert main(["sweep", "report", str(tmp / "out"), "--quiet"]) == 0
