@@ -63,9 +63,15 @@ FROZEN: dict[str, str] = {
     # packages reach it by ``kbgym bench rescore``
     "kbgym-bench-2026.12.3":
         "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b",
+    # the same recipe, the fingerprints made again and on a chained reference library too:
+    # the exam rows of a library with chains carry the navigator's steps with them cut, and
+    # the probe table flags a library relying on chains the reader does not credit;
+    # 2026.12.3's packages reach it by ``kbgym bench rescore``
+    "kbgym-bench-2026.12.4":
+        "sha256:03c1fc4a6d4effcbbd5fa1c42f8ee7c32a73b1969f3dcf325f0df354bf1b24fa",
 }
 #: The release ``kbgym bench`` uses when none is named.
-DEFAULT = "kbgym-bench-2026.12.3"
+DEFAULT = "kbgym-bench-2026.12.4"
 #: Shipped releases made before the examiner was pinned on a curated library: id -> the
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).
@@ -81,6 +87,9 @@ MADE_WITH: dict[str, str] = {
     "kbgym-bench-2026.12.2": "KBGym 0.2.0 at commit d79afc6, with the examiner before issue "
                              "34's claim reader change 9d8cf08, exam reader changes ba37dfd, "
                              "8a08ace and b637725 and the navigator's joint query ddce1be",
+    "kbgym-bench-2026.12.3": "KBGym 0.2.0 at commit 6380381, with the examiner before issue "
+                             "34's chain figures (nav_steps_unchained and the chain line of "
+                             "the blind spots)",
 }
 
 
@@ -295,11 +304,32 @@ def reference_library(universe, curator: str, budgets: Mapping, epochs: int, tra
         return load_snapshot(Path(tmp) / f"kb_epoch_{epochs}.json")[0]
 
 
+#: The chained reference library links each original note to the next CHAIN_SPAN originals
+#: in id order: chains in every world, which the ideal navigator uses on some questions
+#: (a quarter of people-1's full probe), so the fingerprints see its figures with chains cut.
+CHAIN_SPAN = 10
+
+
+def chained(lib):
+    """A copy of ``lib`` with chains: each original note linked to the next
+    :data:`CHAIN_SPAN` originals in id order."""
+    from kbgym.library.graph import id_num
+
+    out = lib.copy()
+    originals = sorted((n.id for n in out if n.origin is not None), key=id_num)
+    for i, source in enumerate(originals):
+        for target in originals[i + 1:i + 1 + CHAIN_SPAN]:
+            if target not in out[source].links:
+                out.link(source, target)
+    return out
+
+
 def examiner_fingerprint(universe, seed: Mapping, size: Mapping, probe: Mapping,
-                         budgets: Mapping, epochs: int) -> dict:
+                         budgets: Mapping, epochs: int, chains: bool = False) -> dict:
     """The examiner's behaviour on seed's reference library: the library's digest, the
     content hash of its library metrics (what scores.json reports) and of its exam rows at
-    each budget."""
+    each budget; with ``chains``, also of the exam rows of the :func:`chained` reference
+    library at each budget (``chained_exams``)."""
     from kbgym.bench.scores import exam_row, library_metrics
     from kbgym.plugins import make_agent
     from kbgym.runs.gradient import examine_probe
@@ -307,10 +337,15 @@ def examiner_fingerprint(universe, seed: Mapping, size: Mapping, probe: Mapping,
     lib = reference_library(universe, seed["curator"], budgets, epochs, size["train_size"])
     out = {"library": lib.digest(), "metrics": content_hash(library_metrics(lib, universe)),
            "exams": {}}
-    for m in (budgets["m"], budgets["tight_m"]):
-        rows = examine_probe(universe, lib, make_agent(seed["reader"]), probe,
-                             exam_config(budgets, m), label="reference")
-        out["exams"][str(m)] = content_hash([exam_row(r) for r in rows])
+    libs = {"exams": lib}
+    if chains:
+        out["chained_exams"] = {}
+        libs["chained_exams"] = chained(lib)
+    for key, examined in libs.items():
+        for m in (budgets["m"], budgets["tight_m"]):
+            rows = examine_probe(universe, examined, make_agent(seed["reader"]), probe,
+                                 exam_config(budgets, m), label="reference")
+            out[key][str(m)] = content_hash([exam_row(r) for r in rows])
     return out
 
 
@@ -332,7 +367,8 @@ def check_examiner(release: "Release", seeds=None) -> None:
         want = exm["fingerprints"][name]
         got = examiner_fingerprint(release.universe(name), release.seed(name),
                                    release.sized(name, size), release.probe(name, size),
-                                   release.budgets, release.data["train"]["epochs"])
+                                   release.budgets, release.data["train"]["epochs"],
+                                   chains=bool(exm.get("chains")))
         if got["library"] != want["library"]:
             raise examiner_refusal(release, f"seed {name}: the reference curator "
                                             f"{release.seed(name)['curator']} builds another "
@@ -344,6 +380,15 @@ def check_examiner(release: "Release", seeds=None) -> None:
             if got["exams"].get(m) != h:
                 raise examiner_refusal(release, f"seed {name}: the exam of the reference "
                                                 f"library at m = {m} differs")
+        for m, h in want.get("chained_exams", {}).items():
+            if got["chained_exams"].get(m) != h:
+                raise examiner_refusal(release, f"seed {name}: the exam of the chained "
+                                                f"reference library at m = {m} differs")
+        if not exm.get("chains"):
+            raise examiner_refusal(release, f"seed {name}: its fingerprints predate the ideal "
+                                            "navigator's figures with a library's chains cut, "
+                                            "which this examiner writes for libraries with "
+                                            "links between original notes")
         _CHECKED.add((release.hash, name))
 
 
@@ -415,17 +460,23 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
         size = recipe["examiner"]["size"]
         if size not in recipe["sizes"]:
             raise ConfigError(f"examiner size {size!r} is not one of the recipe's sizes")
+        chains = bool(recipe["examiner"].get("chains"))
         data["examiner"] = {
             "size": size, "kbgym_version": kbgym.__version__,
             "note": "per seed: the digest of the reference library (the seed's curator trained "
                     "on the size's train slice), the hash of its library metrics and of its "
-                    "exam rows on the size's probe at each budget",
+                    "exam rows on the size's probe at each budget" + (
+                        "; chained_exams: the same for the reference library with each "
+                        f"original linked to the next {CHAIN_SPAN} originals in id order"
+                        if chains else ""),
             "fingerprints": {}}
+        if chains:
+            data["examiner"]["chains"] = True
         for s in seeds:
             u = built[s["name"]]
             probe = json.loads((out / s["sizes"][size]["probe"]).read_text(encoding="utf-8"))
             data["examiner"]["fingerprints"][s["name"]] = examiner_fingerprint(
-                u, s, s["sizes"][size], probe, budgets, recipe["train"]["epochs"])
+                u, s, s["sizes"][size], probe, budgets, recipe["train"]["epochs"], chains)
     data["files"] = {f: file_hash(out / f) for f in files}
     data["hash"] = release_hash(data)
     write_canonical(out / "release.json", data)

@@ -1,6 +1,6 @@
 """Write a KBGym-Bench release folder from its recipe (docs/bench.md).
 
-    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.3
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.4
     python scripts/bench/make_release.py --id kbgym-bench-2026.12 --out /tmp/kbgym-bench-2026.12
 
 The shipped releases ``kbgym/bench/releases/<id>`` were made by this command; rerunning it
@@ -35,6 +35,15 @@ navigator's vocabulary (ddce1be: base_vocabulary gains the people a question nam
 changes every exam row's navigator figures). The reader changes left the reference
 libraries' exams as they were but changed a published package's (B2 full).
 
+kbgym-bench-2026.12.4 is the same recipe again, with the fingerprints made by the examiner
+that writes the ideal navigator's steps with a library's chains cut (``nav_steps_unchained``,
+for libraries with links between original notes) and flags a library that relies on chains
+the reader does not credit. The reference libraries have no chains, so their exams came out
+as 2026.12.3's while the exams of published packages with chains (B3, scripted-random)
+changed; the fingerprints now also cover each seed's *chained* reference library (the
+reference library with each original linked to the next ten originals in id order:
+``kbgym.bench.release.chained``), and a release without them is refused.
+
 The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
 tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
 ships the adapted universe file, so it does not depend on the adapter afterwards.
@@ -64,9 +73,12 @@ RELEASES = {
     "kbgym-bench-2026.12.2": {"examiner": {"size": "full"}},
     # again (issue 34's next exam reader round and the navigator's joint query)
     "kbgym-bench-2026.12.3": {"examiner": {"size": "full"}},
+    # again, the fingerprints also on a chained reference library (the navigator's figures
+    # with a library's chains cut)
+    "kbgym-bench-2026.12.4": {"examiner": {"size": "full", "chains": True}},
 }
 #: The release made when none is named: the newest.
-NEWEST = "kbgym-bench-2026.12.3"
+NEWEST = "kbgym-bench-2026.12.4"
 
 
 def recipe(pw_file: str, rid: str = NEWEST) -> dict:

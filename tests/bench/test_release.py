@@ -24,12 +24,16 @@ FIRST_PINNED_HASH = "sha256:07f7a676b2a46c9d9eca550a4b7dd7fd8a49c73a3311fd7f9f64
 SECOND_PINNED = "kbgym-bench-2026.12.2"
 SECOND_PINNED_HASH = "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f644d97907c9cb"
 #: kbgym-bench-2026.12.3 (the same recipe, the fingerprints frozen again under issue 34's next
-#: exam reader round and the navigator's joint query): the same guard, and the release whose
-#: examiner this KBGym must be.
-PINNED = "kbgym-bench-2026.12.3"
-PINNED_HASH = "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b"
+#: exam reader round and the navigator's joint query): the same guard.
+THIRD_PINNED = "kbgym-bench-2026.12.3"
+THIRD_PINNED_HASH = "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b"
+#: kbgym-bench-2026.12.4 (the same recipe, the fingerprints frozen again and on a chained
+#: reference library too, under the navigator's figures with chains cut): the same guard,
+#: and the release whose examiner this KBGym must be.
+PINNED = "kbgym-bench-2026.12.4"
+PINNED_HASH = "sha256:03c1fc4a6d4effcbbd5fa1c42f8ee7c32a73b1969f3dcf325f0df354bf1b24fa"
 #: The superseded releases of the same recipe, oldest first: this KBGym refuses each.
-SUPERSEDED = (FIRST_PINNED, SECOND_PINNED)
+SUPERSEDED = (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED)
 
 
 @pytest.fixture
@@ -40,11 +44,12 @@ def fingerprint_once(monkeypatch):
     monkeypatch.setattr(R, "_CHECKED", set())
     real = R.examiner_fingerprint
 
-    def once(universe, seed, size, probe, budgets, epochs):
+    def once(universe, seed, size, probe, budgets, epochs, chains=False):
         key = (universe.hash, seed["name"], seed["curator"], seed["reader"],
-               size["train_size"], size["probe_hash"], tuple(sorted(budgets.items())), epochs)
+               size["train_size"], size["probe_hash"], tuple(sorted(budgets.items())), epochs,
+               chains)
         if key not in _FINGERPRINTS:
-            _FINGERPRINTS[key] = real(universe, seed, size, probe, budgets, epochs)
+            _FINGERPRINTS[key] = real(universe, seed, size, probe, budgets, epochs, chains)
         return _FINGERPRINTS[key]
 
     monkeypatch.setattr(R, "examiner_fingerprint", once)
@@ -67,42 +72,76 @@ def _without_b1_exams(seeds: list[dict]) -> list[dict]:
 
 def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     """2026.12.1 is 2026.12 (seeds, universes, probes, budgets, sizes, B1 fingerprints) plus
-    the examiner's fingerprints on every seed's reference library; 2026.12.2 and 2026.12.3 are
-    2026.12.1 with those fingerprints made again by another examiner (the same reference
-    libraries). 2026.12.3's navigator (a joint query) also moves B1's exam rows on the people
-    seeds, so its B1 fingerprints differ there and only there."""
+    the examiner's fingerprints on every seed's reference library; 2026.12.2, 2026.12.3 and
+    2026.12.4 are 2026.12.1 with those fingerprints made again by another examiner (the same
+    reference libraries). 2026.12.3's navigator (a joint query) also moves B1's exam rows on
+    the people seeds, so its B1 fingerprints differ there and only there. 2026.12.4's
+    examiner differs only on libraries with chains, which the reference libraries lack: its
+    fingerprints are 2026.12.3's plus those of the chained reference libraries."""
     old = R.load_release(SHIPPED)
-    rels = [R.load_release(r) for r in (FIRST_PINNED, SECOND_PINNED, PINNED)]
-    hashes = (FIRST_PINNED_HASH, SECOND_PINNED_HASH, PINNED_HASH)
+    rels = [R.load_release(r) for r in (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED, PINNED)]
+    hashes = (FIRST_PINNED_HASH, SECOND_PINNED_HASH, THIRD_PINNED_HASH, PINNED_HASH)
     assert old.examiner is None
     for rel, want in zip(rels, hashes):
         assert rel.hash == want == R.FROZEN[rel.id] == R.release_hash(rel.data)
         for key in ("budgets", "train", "bootstrap", "sizes"):
             assert rel.data[key] == old.data[key], (rel.id, key)
         assert _without_b1_exams(rel.data["seeds"]) == _without_b1_exams(old.data["seeds"])
-        if rel.id != PINNED:
+        if rel.id in (FIRST_PINNED, SECOND_PINNED):
             assert rel.data["seeds"] == old.data["seeds"], rel.id
         assert rel.data["files"] == old.data["files"]
         assert rel.examiner["size"] == "full"
+        assert bool(rel.examiner.get("chains")) == (rel.id == PINNED)
         fps = rel.examiner["fingerprints"]
         assert sorted(fps) == sorted(rel.seed_names)
         for fp in fps.values():
             assert set(fp["exams"]) == {str(m) for m in rel.exam_budgets}
             assert fp["library"] and fp["metrics"]
+            if rel.id == PINNED:
+                assert set(fp["chained_exams"]) == {str(m) for m in rel.exam_budgets}
     for older, newer in zip(rels, rels[1:]):
         a, b = older.examiner["fingerprints"], newer.examiner["fingerprints"]
         assert all(a[n]["library"] == b[n]["library"] for n in newer.seed_names)
         assert a != b, newer.id  # a new examiner: otherwise no new id was needed
-    moved = {(s["name"], z) for s, s_old in zip(rels[2].data["seeds"], old.data["seeds"])
+    third, fourth = rels[2], rels[3]
+    assert fourth.data["seeds"] == third.data["seeds"]
+    assert {n: {k: v for k, v in fp.items() if k != "chained_exams"}
+            for n, fp in fourth.examiner["fingerprints"].items()} == \
+        third.examiner["fingerprints"]
+    moved = {(s["name"], z) for s, s_old in zip(third.data["seeds"], old.data["seeds"])
              for z in s["sizes"] if s["sizes"][z]["b1_exams"] != s_old["sizes"][z]["b1_exams"]}
     assert moved == {(f"people-{i}", z) for i in (1, 2, 3) for z in ("full", "small")}
 
 
+def test_the_chained_reference_library_has_chains_the_navigator_uses():
+    """chained() links each original to the next CHAIN_SPAN originals in id order and
+    nothing else; the exam of the chained library carries the navigator's steps with the
+    chains cut, and on some questions they differ (what 2026.12.4's fingerprints pin)."""
+    from kbgym.library.graph import Library, id_num
+    from kbgym.metrics.navigator import cut_chains
+    from kbgym.plugins import make_agent
+    from kbgym.runs.exam import examine
+    from kbgym.worlds.people import UniverseConfig, generate
+
+    u = generate(UniverseConfig(seed=3, n_people=24, n_cities=4, sizes=(20, 15, 10),
+                                eval_sizes=(4, 4)))
+    lib = Library.from_universe(u)
+    chained = R.chained(lib)
+    originals = sorted(lib.ids(), key=id_num)
+    assert lib.n_links == 0 and chained.digest() != lib.digest()
+    for i, o in enumerate(originals):
+        assert chained[o].links == originals[i + 1:i + 1 + R.CHAIN_SPAN]
+    assert cut_chains(chained)[1] == chained.n_links
+    rows = examine(u, chained, make_agent("scripted-reader"), split="train")
+    assert all("nav_steps_unchained" in r for r in rows)
+    assert any(r["nav_steps_unchained"] != r["nav_steps"] for r in rows)
+
+
 @pytest.mark.parametrize("old", SUPERSEDED)
 def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_once):
-    """This KBGym's examiner is not 2026.12.1's nor 2026.12.2's: run, verify and rescore
-    refuse each in one line naming the KBGym that made it and the rescore into the current
-    release."""
+    """This KBGym's examiner is not 2026.12.1's, 2026.12.2's nor 2026.12.3's: run, verify and
+    rescore refuse each in one line naming the KBGym that made it and the rescore into the
+    current release (2026.12.3's fingerprints still match, but predate the chain figures)."""
     with pytest.raises(R.ExaminerError) as err:
         R.check_examiner(R.load_release(old), seeds=["people-1"])
     msg = str(err.value)
@@ -112,7 +151,7 @@ def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_onc
 
 
 def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
-    """One seed of 2026.12.3's examiner fingerprints, in the default suite (a few seconds): a
+    """One seed of 2026.12.4's examiner fingerprints, in the default suite (a few seconds): a
     change to the exam reader, the navigator or the library metrics fails here, not only under
     ``-m slow``, and then needs a new release id (docs/bench.md)."""
     R.check_examiner(R.load_release(PINNED), seeds=["people-1"])
@@ -120,7 +159,7 @@ def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
 
 @pytest.mark.slow
 def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
-    """This KBGym's examiner reproduces 2026.12.3's fingerprints (about 8 s)."""
+    """This KBGym's examiner reproduces 2026.12.4's fingerprints (about 20 s)."""
     monkeypatch.setattr(R, "_CHECKED", set())
     R.check_examiner(R.load_release(PINNED))
 
