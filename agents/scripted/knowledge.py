@@ -578,6 +578,13 @@ class LinkJudgedKnowledge(Knowledge):
             self.splits = True
         return parts >= 2 and all(nid not in self.facts for nid, _ in hits)
 
+    def parts_split_by(self, query: str, key: str) -> set[str]:
+        """The kinds of the other values that the parts of ``key``'s set on page 1 of
+        ``query`` name (``Brewers: part Dunmere.``: city): what the library splits it by."""
+        return {kind for nid, text in self.pages.get((query, 1)) or []
+                if nid not in self.facts and names_part(text, key)
+                for kind in other_value_kinds(own_text(text), key)}
+
     def note_index_of_parts(self, nid: str, key: str) -> bool:
         """Whether ``nid`` (read) links two or more authored notes that all name ``key`` and
         another value (``Friends of X (Oakhaven)``): an index of parts, and the library
@@ -915,15 +922,21 @@ def names_part(text: str, key: str) -> bool:
 def names_other_value(text: str, key: str, *also: str) -> bool:
     """Whether ``text`` names a job, hobby or city value other than ``key`` and ``also``
     (or their plurals)."""
+    return bool(other_value_kinds(text, key, *also))
+
+
+def other_value_kinds(text: str, key: str, *also: str) -> set[str]:
+    """The kinds (job, hobby, city) of the values other than ``key`` and ``also`` (or their
+    plurals) that ``text`` names: ``Brewers: part Dunmere.`` names a city besides ``brewer``."""
     words = set(tokens(text))
     keep = {key, *also}
-    return any(v not in keep and words & form_words and any(mentions(text, f) for f in forms)
-               for v, forms, form_words in _VALUE_FORMS)
+    return {kind for kind, v, forms, form_words in _VALUE_FORMS
+            if v not in keep and words & form_words and any(mentions(text, f) for f in forms)}
 
 
-#: (value, its forms, their words) for every job, hobby and city, computed once.
-_VALUE_FORMS = tuple((v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
-                     for _, vocab in VALUE_KINDS for v in vocab)
+#: (kind, value, its forms, their words) for every job, hobby and city, computed once.
+_VALUE_FORMS = tuple((kind, v, plural_forms(v), frozenset(tokens(" ".join(plural_forms(v)))))
+                     for kind, vocab in VALUE_KINDS for v in vocab)
 
 
 #: The most words a title shape keeps: longer notes are not told apart by their wording.

@@ -620,16 +620,31 @@ class ScriptedReader(BaseAgent):
         # shows parts instead (notes naming the value and another one: ``Brewers: part
         # Dunmere.``) and none of the value's own statements: they are asked for in their
         # words.
+        values = [v for _, v in conds]
         for kind, value in conds:
             query = self._value_query(value)
             yield from self._search(*query)
             if matches():
                 return matches()[0]
             if kb.shows_parts(query[0], value):
+                # the job's set is split into parts, each naming another value of one kind:
+                # split by the kind of another of the join's values, the part naming that
+                # value is the join (parts naming values of several kinds, or seen under the
+                # join's other values, may be other sets split by this one)
+                split_by = kb.parts_split_by(query[0], value)
+                if kind == conds[0][0] and len(split_by) == 1 and any(
+                        k in split_by for k, _ in conds[1:]):
+                    yield from self._search(" ".join(f for v in values for f in plural_forms(v)))
+                    for nid in kb.joint_candidates(values):
+                        if not self._can_spare():
+                            break
+                        yield from self._read(nid)
+                        if matches():
+                            return matches()[0]
                 yield from self._search(*self._sentence_query(kind, value))
                 if matches():
                     return matches()[0]
-        for nid in kb.joint_candidates([v for _, v in conds]):  # may be the join itself
+        for nid in kb.joint_candidates(values):  # may be the join itself
             if not self._can_spare():
                 break
             yield from self._read(nid)
@@ -637,8 +652,6 @@ class ScriptedReader(BaseAgent):
                 return matches()[0]
         # a note naming a value and some value outside the join (``Both florist and
         # calligraphy.``) is a part or an intersection with another set: not read for it
-        values = [v for _, v in conds]
-
         def elsewhere(nid: str) -> bool:
             return names_other_value(own_text(kb.notes.get(nid, "")), *values)
 

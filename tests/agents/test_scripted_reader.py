@@ -199,3 +199,41 @@ def test_reader_answers_from_a_stated_answer():
     lib.add(answer_statement(parse_question(q.text), q.golds[0]))
     row = exam(u, library=lib, qids=[q.qid])[q.qid]
     assert row["f1"] == 1.0 and row["steps"] == 2
+
+
+def parts_library(u, job: str, by: str) -> Library:
+    """B1 plus the holders of ``job`` split into parts by their ``by`` value (``Brewers: part
+    Foxhollow.``), each part linking its members' job and ``by`` statements."""
+    from kbgym.metrics.vocabulary import plural
+
+    lib = Library.from_universe(u)
+    stated = {(n.fact.kind, n.fact.subject): n.id for n in u.nodes}
+    groups = defaultdict(list)
+    for p in u.people:
+        if p.job == job:
+            groups[getattr(p, by)].append(p.pid)
+    for label, pids in sorted(groups.items()):
+        nid = lib.add(f"{plural(job).capitalize()}: part {label}.").id
+        lib.link_many(nid, [stated[(k, pid)] for pid in pids for k in ("job", by)])
+    return lib
+
+
+def test_a_join_finds_the_part_of_the_job_split_by_its_other_value():
+    """A job's set split into parts by city crowds the job's page; for "the <job> who lives in
+    <city>" the part naming that city is the join: the reader asks for both values together
+    and reads it (4 steps), where paging the statements costs more. Split by hobby, the parts
+    hold no such join, and the reader does not ask."""
+    u = universe(0, 500)
+    q = costliest(u, "qc6_job_city")
+    p = parse_question(q.text)
+    job, city = p.slots["job"], p.slots["city"]
+    base = exam(u, qids=[q.qid])[q.qid]
+    by_city = exam(u, library=parts_library(u, job, "city"), qids=[q.qid])[q.qid]
+    assert by_city["f1"] == base["f1"] == 1.0
+    assert by_city["steps"] == 4 < base["steps"], by_city["text"]
+    assert "search(query=" in by_city["text"] and f"{city}" in by_city["text"]
+    by_hobby = exam(u, library=parts_library(u, job, "hobby"), qids=[q.qid])[q.qid]
+    assert by_hobby["f1"] == 1.0
+    joint = [line for line in by_hobby["text"].splitlines()
+             if "search(" in line and job in line and city in line]
+    assert not joint, joint
