@@ -152,7 +152,7 @@ class Examiner:
             summary.update(self.nav_figures(q))
         return test_row(label, split, q, summary)
 
-    def nav_figures(self, q: Question) -> Mapping[str, int | float | None]:
+    def nav_figures(self, q: Question) -> dict[str, int | float | None]:
         """The ideal navigator's figures for ``q`` on the examined library: ``nav_steps``,
         ``nav_f1`` and, when the library has chains (links between original notes),
         ``nav_steps_unchained``, its steps with them cut (:func:`kbgym.metrics.navigator.cut_chains`).
@@ -177,7 +177,7 @@ class Examiner:
         else:
             with suppress(KeyError):  # (dropped meanwhile by a concurrent examiner)
                 _NAV_CACHE.move_to_end(key)
-        return hit
+        return dict(hit)  # a copy: the cached figures stay as navigated
 
     @contextmanager
     def viewing(self, library: Library) -> Iterator[Library]:

@@ -226,6 +226,8 @@ def test_navigator_figures_are_cached_per_library_state(monkeypatch):
     E._NAV_CACHE.clear()
     first = E.Examiner(u, qs, library=lib)
     want = [first.nav_figures(q) for q in qs]
+    first.nav_figures(qs[0])["nav_steps"] = -1  # a caller's copy: the cache keeps its figures
+    assert first.nav_figures(qs[0]) == want[0]
     calls = []
     real = Navigator.run
     monkeypatch.setattr(Navigator, "run", lambda self, q: calls.append(q) or real(self, q))
