@@ -634,7 +634,7 @@ class ScriptedReader(BaseAgent):
                 split_by = kb.parts_split_by(query[0], value)
                 if kind == conds[0][0] and len(split_by) == 1 and any(
                         k in split_by for k, _ in conds[1:]):
-                    yield from self._search(" ".join(f for v in values for f in plural_forms(v)))
+                    yield from self._search(" ".join(self._value_query(v)[0] for v in values))
                     for nid in kb.joint_candidates(values):
                         if not self._can_spare():
                             break

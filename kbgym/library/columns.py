@@ -261,7 +261,6 @@ class IdPositions(LazyDict):
         return default
 
 
-
 class LazySet:
     """A frozenset of ``items`` made the first time membership is asked."""
 

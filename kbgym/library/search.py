@@ -66,7 +66,6 @@ from kbgym.protocol.limits import MAX_PAGE, PAGE_SIZE
 from kbgym.protocol.tokens import TOKEN_RE, tokenize
 
 
-
 @runtime_checkable
 class SearchBackend(Protocol):
     """What the library needs from a search index (SPEC §7).
@@ -119,8 +118,6 @@ def _union_sorted(parts: list[np.ndarray]) -> np.ndarray:
     keep[0] = True
     np.not_equal(x[1:], x[:-1], out=keep[1:])
     return x[keep]
-
-
 
 
 class _Chunks:

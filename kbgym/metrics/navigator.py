@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from kbgym.claims import facts_of, read_claims, states, vocabulary_of
@@ -225,26 +226,22 @@ class Navigator:
         # what a note's text states (an edited original may still state its fact)
         self._vocab = vocabulary_of(universe) if self._universe is not None else None
         self._parts: list[tuple[str, ...]] | None = None
-        self._universe_arg = universe
-        self._unchained: Navigator | None | bool = False  # False: not made yet
+        self.universe = universe
 
+    @cached_property
     def unchained(self) -> "Navigator | None":
         """The navigator of the same library with its chains cut (:func:`cut_chains`: every
         link from one original note to another removed), or None when it has none. The
-        texts are the same, so it shares this navigator's rankings and text caches; made
-        once per navigator."""
-        if self._unchained is False:
-            cut, n = cut_chains(self.library)
-            if not n:
-                self._unchained = None
-            else:
-                other = Navigator(cut, self._universe_arg, m=self.m, page_size=self.page_size,
-                                  max_page=self.max_page, links_per_page=self.links_per_page)
-                for name in ("_ranked", "_positions", "_keys", "_names", "_tokens",
-                             "_name_queries", "_origin_names"):
-                    setattr(other, name, getattr(self, name))
-                self._unchained = other
-        return self._unchained  # type: ignore[return-value]
+        texts are the same, so it shares this navigator's rankings and text caches."""
+        cut, n = cut_chains(self.library)
+        if not n:
+            return None
+        other = Navigator(cut, self.universe, m=self.m, page_size=self.page_size,
+                          max_page=self.max_page, links_per_page=self.links_per_page)
+        for name in ("_ranked", "_positions", "_keys", "_names", "_tokens", "_name_queries",
+                     "_origin_names"):
+            setattr(other, name, getattr(self, name))
+        return other
 
     # -- what the exam's actions show (mirrors kbgym.library.apply) -------------------------
     def query_key(self, query: str) -> Any:

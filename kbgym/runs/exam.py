@@ -168,7 +168,7 @@ class Examiner:
         if hit is None:
             nav = self.navigator.run(q)
             hit = {"nav_steps": nav.steps, "nav_f1": nav.f1}
-            unchained = self.navigator.unchained()
+            unchained = self.navigator.unchained
             if unchained is not None:
                 hit["nav_steps_unchained"] = unchained.run(q).steps
             _NAV_CACHE[key] = hit

@@ -175,8 +175,7 @@ def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.
     # the arm's steps with its chains cut (rows without the field: a library without chains)
     ua = ([float(unchained_steps(r)) if m else 0.0 for r, m in zip(arm_rows, mask)]
           if any("nav_steps_unchained" in r for r in arm_rows) else None)
-    chains = None if ua is None else [(sum(ua) - sum(na)) / n, None]
-    saving_ci = None
+    saving_ci = chain_ci = None
     if idx is not None:
         # one gather per side serves rho_nav and the saving (steps are whole numbers, so
         # Σbase − Σarm is the resample's summed difference exactly)
@@ -185,13 +184,13 @@ def nav_cell(arm_rows: Sequence[Mapping], base_rows: Sequence[Mapping], idx: np.
         with np.errstate(divide="ignore", invalid="ignore"):
             out["rho_nav_ci"] = _ci_list(percentile_ci(arm_b / base_b))
             saving_ci = _ci_list(percentile_ci((base_b - arm_b) / kept))
-            if chains is not None:
-                chains[1] = _ci_list(percentile_ci((resampled_sums(ua, idx) - arm_b) / kept))
+            if ua is not None:
+                chain_ci = _ci_list(percentile_ci((resampled_sums(ua, idx) - arm_b) / kept))
         out["nav_f1_diff_ci"] = list(mean_diff_ci(fa, fb, idx, None if n == len(mask)
                                                   else mask))
         out["nav_f1_loss"] = bool(out["nav_f1_diff_ci"][1] < -delta)
     out["blind_spot"] = blind_spot(nav_saving, saving_ci, reader_saving,
-                                   None if chains is None else (chains[0], chains[1]))
+                                   None if ua is None else ((sum(ua) - sum(na)) / n, chain_ci))
     return out
 
 

@@ -406,21 +406,21 @@ def main() -> None:
           f"blind spot on any group: {len(unflagged_chains)} {unflagged_chains}")
 
     def chain_cells(a):  # the groups whose navigator relies on the chains (CI above 0)
-        return [g for g in GROUPS if ((a["cells"][g].get("blind_spot") or {}).get(
-            "chain_saving_ci") or [0])[0] > 0]
+        return {g: bs for g in GROUPS if ((bs := a["cells"][g].get("blind_spot") or {}).get(
+            "chain_saving_ci") or [0])[0] > 0}
 
-    relying = [a for a in chained if chain_cells(a)]
+    relying = {a["name"]: (a, chain_cells(a)) for a in chained if chain_cells(a)}
+    chain_blind = [n for n, (_, cells) in relying.items()
+                   if any(bs["chain_blind"] for bs in cells.values())]
     relying_unflagged = [
-        f"{a['name']} s{a['seed']} (" + ", ".join(
+        f"{name} s{a['seed']} (" + ", ".join(
             f"{g}: chains {bs['chain_saving']:+.2f}, navigator {bs['nav_saving']:+.2f}, "
-            f"reader {bs['reader_saving']:+.2f}"
-            for g in chain_cells(a) for bs in [a["cells"][g]["blind_spot"]]) + ")"
-        for a in relying if a["name"] in unflagged_chains]
+            f"reader {bs['reader_saving']:+.2f}" for g, bs in cells.items()) + ")"
+        for name, (a, cells) in relying.items() if name in unflagged_chains]
     print(f"  of those, the navigator relies on its chains (steps saved by them, CI above 0, "
           f"on some group): {len(relying)}; flagged: {len(relying) - len(relying_unflagged)} "
-          f"(chain_blind: {sum(1 for a in relying if any((a['cells'][g].get('blind_spot') or {}).get('chain_blind') for g in GROUPS))}); "
-          f"relying and not flagged (the reader's saving within half the chains' of the "
-          f"navigator's): {len(relying_unflagged)}")
+          f"(chain_blind: {len(chain_blind)}); relying and not flagged (the reader's saving "
+          f"within half the chains' of the navigator's): {len(relying_unflagged)}")
     for line in relying_unflagged:
         print(f"    {line}")
     print(f"\nblind spots flagged by the probe table: {len(spots)}")
@@ -444,7 +444,7 @@ def main() -> None:
         "reliability": rel, "truthful_f1_loss": bad_truth,
         "harmful_unflagged": unflagged, "renderings": renders,
         "chains_not_flagged": unflagged_chains,
-        "chains_relied_on": [a["name"] for a in relying],
+        "chains_relied_on": list(relying),
         "chains_relied_on_not_flagged": relying_unflagged,
         "arms": [{k: v for k, v in a.items() if k not in ("rows", "steps")} | {
             "cells": {g: slim(c) for g, c in a["cells"].items()}} for a in arms],
