@@ -44,8 +44,10 @@ actions, costs and budget M:
   the best page p at or below it: what pages next..p show and prove plus the best read of
   a note they newly show (one read of look-ahead; none when p is the last step before the
   answer), over the steps to get there; only the next page is turned, then it chooses
-  again. Ties go to the larger immediate gain per step, then reads before searches, then
-  id order for reads (and links page), vocabulary order and page for searches.
+  again. An unread part is worth at least its share of reading all the unread parts of its
+  group in sight (parts prove their set only together). Ties go to the larger immediate
+  gain per step, then reads before searches, then id order for reads (and links page),
+  vocabulary order and page for searches.
 - **End.** With all of one way's origins settled it answers (1 step, F1 1). It fails (F1 0,
   M steps, like a reader that runs out of budget) when the budget would end first, when no
   step settles any more support, or when support is gone (an origin no live note carries). A
@@ -53,8 +55,8 @@ actions, costs and budget M:
   whose support is ``unavailable`` gets no figure (None).
 
 :meth:`Navigator.optimum` is the exhaustive reference: the fewest steps over *all* plans in
-the same action space (branch and bound, for small universes), used to check the greedy
-choice.
+the same action space (a part group proving its sets once all its parts are read; branch
+and bound, for small universes), used to check the greedy choice.
 
 Each query's full ranked list (``page_size * max_page`` hits) is cached per navigator, i.e.
 per frozen library: the library does not change during an exam.
@@ -657,14 +659,39 @@ class _Greedy:
         entry.pages = pages
         return pages
 
+    def _group_value(self, nid: str, unshown: set[str] | None = None,
+                     open_: set[str] | None = None,
+                     in_sight: Iterable[str] | None = ()) -> float:
+        """Per read, what reading every unread part of ``nid``'s part group is worth: parts
+        prove their set only together, which one read of look-ahead never sees. Only while
+        the other unread parts are shown already or in ``in_sight`` (None: assume they are,
+        for a bound); 0 for a note that is not an unread part."""
+        hit = self.part_whole.get(nid)
+        if hit is None or nid in self.read:
+            return 0.0
+        unread = [n for n in hit[0] | {nid} if n not in self.read]
+        if in_sight is not None and any(n != nid and n not in self.shown and n not in in_sight
+                                        for n in unread):
+            return 0.0  # a part not in sight yet: reads alone cannot get it
+        shows: set[str] = set()
+        for n in unread:
+            for origins, _ in self.via[n].values():
+                shows |= origins
+        return self._gain(shows, hit[1], unshown, open_) / len(unread)
+
     def _read_value(self, nid: str, unshown: set[str] | None = None,
-                    open_: set[str] | None = None) -> tuple[int, int]:
-        """(value, links page) of the best read of linking note ``nid``."""
-        best = (0, 0)
+                    open_: set[str] | None = None,
+                    in_sight: Iterable[str] | None = ()) -> tuple[float, int]:
+        """(value, links page) of the best read of linking note ``nid``; for an unread part,
+        at least its share of reading its whole group (:meth:`_group_value`)."""
+        best: tuple[float, int] = (0, 0)
         for page, (origins, whole) in sorted(self.via[nid].items()):
             gain = self._gain(origins, self._with_parts(nid, whole), unshown, open_)
             if gain > best[0]:
                 best = (gain, page)
+        group = self._group_value(nid, unshown, open_, in_sight)
+        if group > best[0]:
+            best = (group, min(self.via[nid]))
         return best
 
     def _show(self, ids: Iterable[str], proves: frozenset[str] = frozenset()) -> None:
@@ -686,9 +713,10 @@ class _Greedy:
         action: Action | None = None
         self.readable.sort(key=id_num)
         for nid in self.readable:
+            group = self._group_value(nid)
             for page, (origins, whole) in sorted(self.via[nid].items()):
                 whole = self._with_parts(nid, whole)
-                gain = self._gain(origins, whole)
+                gain = max(self._gain(origins, whole), group)
                 if gain:
                     score = (gain, gain, 1, -id_num(nid), -page)
                     if best is None or score > best:
@@ -696,14 +724,14 @@ class _Greedy:
                         pages = self.nav.link_pages(nid)
                         action = ("read", nid, page if pages > 1 else None, whole)
         # the most a read of each linking note not yet shown could be worth now (on demand)
-        gains: dict[str, int] = {}
+        gains: dict[str, float] = {}
 
-        def read_gain(nid: str) -> int:
+        def read_gain(nid: str) -> float:
             if nid in self.shown:
                 return 0
             got = gains.get(nid)
             if got is None:
-                got = gains[nid] = self._read_value(nid)[0]
+                got = gains[nid] = self._read_value(nid, in_sight=None)[0]
             return got
         rem = self.remaining
         unshown_now, via, shown, carried = self.unshown, self.via, self.shown, self.carried
@@ -752,7 +780,7 @@ class _Greedy:
                 if left > cost and readable:
                     unshown, open_ = unshown_now - got, self.open - proved
                     for nid in readable:
-                        look = max(look, self._read_value(nid, unshown, open_)[0])
+                        look = max(look, self._read_value(nid, unshown, open_, readable)[0])
                 value = now + look
                 if value:
                     score = (value / cost, now / cost, 0, -vi, -page)
@@ -861,7 +889,18 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
                     linked |= carried.get(nid, 0)
                 whole = [f for f in families if bits(f) & ~linked == 0]
                 acts.append((("read", node.id, p if pages > 1 else None), ("id", node.id),
-                             ids, bits(o for f in whole for o in f), ()))
+                             ids, bits(o for f in whole for o in f), (("read", node.id),)))
+    # parts that say so prove together the sets their links show whole together
+    groups: list[tuple[tuple[tuple[str, str], ...], int]] = []
+    for group in nav.part_groups():
+        linked = 0
+        for nid in group:
+            for p in range(1, nav.link_pages(nid) + 1):
+                for lid in nav.read_shows(nid, p)[1:]:
+                    linked |= carried.get(lid, 0)
+        proves = bits(o for f in families if bits(f) & ~linked == 0 for o in f)
+        if proves:
+            groups.append((tuple(("read", nid) for nid in group), proves))
 
     def enables(ids: list[str]) -> set:
         out = set()
@@ -877,8 +916,9 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
         for nid in ids:
             sup[i] |= carried.get(nid, 0)
         ena[i] = enables(ids) | set(gives)
-    useful = {i for i in range(len(acts)) if sup[i] or acts[i][3]}
-    needed = {acts[i][1] for i in useful} - {None}
+    in_groups = {token for tokens, _ in groups for token in tokens}
+    useful = {i for i in range(len(acts)) if sup[i] or acts[i][3] or ena[i] & in_groups}
+    needed = ({acts[i][1] for i in useful} - {None}) | in_groups
     while True:
         more = {i for i in range(len(acts)) if i not in useful and ena[i] & needed}
         if not more:
@@ -889,7 +929,15 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
     need_bit = {e: 1 << i for i, e in enumerate(sorted(needed, key=str))}
     moves = [(i, 0 if acts[i][1] is None else need_bit[acts[i][1]], sup[i], acts[i][3],
               sum(need_bit[e] for e in ena[i] if e in need_bit)) for i in order]
-    best_gain = max((bin(m[2] | m[3]).count("1") for m in moves), default=0)
+    group_bits = [(sum(need_bit[t] for t in tokens), proves) for tokens, proves in groups]
+    def most(move: tuple) -> int:
+        """The most ``move`` can settle (the read of a group's last part: what it proves)."""
+        got = move[2] | move[3]
+        for mask, proves in group_bits:
+            if move[4] & mask:
+                got |= proves
+        return bin(got).count("1")
+    best_gain = max(map(most, moves), default=0)
 
     limit = (len(greedy.plan) - 1) if greedy.reason == SHOWN else nav.m - 1
     if best_gain == 0 or limit < 1:
@@ -906,6 +954,9 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
                 if needs and not have & needs:
                     continue
                 new = (shown | gain, proven | proves, have | gives)
+                for mask, together in group_bits:
+                    if have & mask != mask and (have | gives) & mask == mask:
+                        new = (new[0], new[1] | together, new[2])
                 if new in parent:
                     continue
                 rem = bin(full & ~(new[0] & (new[1] | free))).count("1")
