@@ -879,6 +879,7 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
     for name in sorted(set(nav._finder_names)):
         for query in name_queries(name, q, nav.words, name in named):
             searches(query, ("name", name))
+    parts = {nid for group in nav.part_groups() for nid in group}
     for node in lib:
         if node.links:
             pages = nav.link_pages(node.id)
@@ -888,8 +889,9 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
                 for nid in ids[1:]:
                     linked |= carried.get(nid, 0)
                 whole = [f for f in families if bits(f) & ~linked == 0]
+                read = (("read", node.id),) if node.id in parts else ()  # a part read
                 acts.append((("read", node.id, p if pages > 1 else None), ("id", node.id),
-                             ids, bits(o for f in whole for o in f), (("read", node.id),)))
+                             ids, bits(o for f in whole for o in f), read))
     # parts that say so prove together the sets their links show whole together
     groups: list[tuple[tuple[tuple[str, str], ...], int]] = []
     for group in nav.part_groups():
