@@ -191,8 +191,21 @@ _NUMS = {w: i for i, w in enumerate("zero one two three four five six seven eigh
 _NUM = r"(?:\d{1,3}|" + "|".join(_NUMS) + ")"
 _PART = re.compile(
     r"[(\[]\s*(?:part\s+)?(?P<a>\d{1,3})\s*(?:/|of)\s*(?P<b>\d{1,3})\s*[)\]]"
-    r"|\bpart\s+(?P<c>" + _NUM + r")(?:\s*(?:/|of)\s*(?P<d>" + _NUM + r"))?\b",
+    r"|\bpart\s+(?P<c>" + _NUM + r")(?:\s*(?:/|of)\s*(?P<d>" + _NUM + r"))?\b"
+    r"|\bpage\s+(?P<e>\d{1,3})\s*(?:/|of)\s*(?P<f>\d{1,3})\b",
     re.IGNORECASE)
+
+
+#: A part given as a record's field (``"part": "1/2"``, ``part: 2`` with ``"of": 3`` or
+#: ``"total_parts": 3``, ``"page": "1 of 2"``): read, never taken out of the text (it would
+#: break the record).
+_FIELD_PART = re.compile(
+    r"(?<![\w-])[\"']?(?:part|page)(?:[ _-]?(?:number|index|no|num))?[\"']?\s*[:=]\s*[\"']?"
+    r"(?P<a>\d{1,3})(?:\s*(?:/|of)\s*(?P<b>\d{1,3}))?(?![\w/])", re.IGNORECASE)
+_FIELD_TOTAL = re.compile(
+    r"(?<![\w-])[\"']?(?:of|out[ _-]?of|total|total[ _-]?(?:parts|pages)|parts|pages|"
+    r"(?:part|page)[ _-]?count|num[ _-]?(?:parts|pages)|of[ _-]?parts)[\"']?\s*[:=]\s*[\"']?"
+    r"(?P<n>\d{1,3})(?![\w/])", re.IGNORECASE)
 
 
 def _num(s: str | None) -> int | None:
@@ -203,13 +216,25 @@ def _num(s: str | None) -> int | None:
 
 
 def find_parts(text: str) -> tuple[Part, ...]:
-    """Every part marker in ``text``: ``(1/2)``, ``[2/3]``, ``(part 1 of 2)``, ``part two``."""
+    """Every part marker in ``text``: ``(1/2)``, ``[2/3]``, ``(part 1 of 2)``, ``part two``,
+    ``page 1/2``, and a record's part field (``"part": 1, "of": 2``)."""
     out = []
     for m in _PART.finditer(text):
         a = _num(m.group("a") or m.group("c"))
-        b = _num(m.group("b") or m.group("d"))
+        b = _num(m.group("b") or m.group("d") or m.group("f"))
+        if m.group("e"):
+            a = _num(m.group("e"))
         if a is not None and a > 0 and (b is None or a <= b):
             out.append(Part(a, b))
+    if ":" in text or "=" in text:
+        for m in _FIELD_PART.finditer(text):
+            a, b = int(m.group("a")), m.group("b")
+            if b is None:
+                t = _FIELD_TOTAL.search(text)
+                b = t.group("n") if t else None
+            total = int(b) if b is not None else None
+            if a > 0 and (total is None or a <= total):
+                out.append(Part(a, total))
     return tuple(dict.fromkeys(out))
 
 
@@ -259,6 +284,10 @@ def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
         if edge is not None:
             return out + [_Line(edge, level=depth)]
         first = sorted(obj, key=lambda k: (str(k).casefold() not in _FIRST_FIELDS,))
+        keyed = _keyed(obj)
+        if keyed is not None:  # {"entity": X, "relation": "friends", "members": [...]}
+            out.append(_Line(f"key: {keyed[0]}", level=depth))
+            first = [k for k in first if k not in keyed[1]]
         for k in first:
             v = obj[k]
             if isinstance(v, dict):
@@ -281,6 +310,30 @@ _FIRST_FIELDS = frozenset("name person subject entity key topic title index abou
 _EDGE_FROM = frozenset("source from subject person name head src a".split())
 _EDGE_REL = frozenset("relation rel type predicate edge label kind relationship".split())
 _EDGE_TO = frozenset("target to object other of tail dst b".split())
+
+
+def _keyed(record) -> tuple[str, tuple[str, str]] | None:
+    """A record naming a set by two fields, whose and which (``{"entity": X, "relation":
+    "friends", "members": [...]}``, ``{"relation": "job", "value": "baker", ...}``), as the
+    set's title (``friends of X``) and the two fields; None for any other record."""
+    rel = anchor = None
+    for k, v in record.items():
+        key = str(k).strip().casefold()
+        if not isinstance(v, str) or not v.strip():
+            continue
+        if key in _EDGE_REL and rel is None and any(
+                _WORDS.get(w, "w") in _ROLE_CHARS + "jeL" for w in _WORD.findall(v.casefold())):
+            rel = (k, v.strip())
+        elif key in _KEYED_ANCHOR and anchor is None:
+            anchor = (k, v.strip())
+    if rel is None or anchor is None or not any(isinstance(v, list) for v in record.values()):
+        return None
+    return f"{rel[1]} of {anchor[1]}", (rel[0], anchor[0])
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+#: The field naming whose set a record is (:func:`_keyed`).
+_KEYED_ANCHOR = frozenset("entity person subject name of value about for anchor owner".split())
 
 
 def _edge(record) -> str | None:
@@ -643,14 +696,19 @@ _CLAUSE_RULES = re.compile("|".join([
     r"(?P<r7a>P)&(?P<r7b>P)=w*(?P<r7r>[YF])",
     # A is married to B / A married B / A is friends with B
     r"(?P<r8a>P)=?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
+    # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B
+    rf"(?P<rCa>P&P)'w*(?P<rCr>[KG])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
+    rf"(?P<rDr>[KG])[wN]*o(?P<rDa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rDm>{_L})?",
     # X's friends are A, B and C / X's father is A / X's friends.
     rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
     rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people who are friends with X: A, B (a label: no one before the relation word)
     rf"(?P<rAr>F)v(?P<rAa>P)[=:]+[w,]*(?P<rAm>{_L})",
-    # people X is friends with. (a title: the key alone)
-    rf"(?P<r9a>P)=w*(?P<r9r>F)v$",
+    # people X is friends with. (a title: the key alone) / X is friends with: A, B
+    rf"(?P<r9a>P)=w*(?P<r9r>F)v(?:[:,]+[w,]*(?P<r9m>{_L})w*)?$",
+    # Friends - X: A, B / Friends list: X: A, B (the relation first, then whose set)
+    rf"(?P<rBr>{_R})[wN]*:+(?P<rBa>P):+[w,]*(?P<rBm>{_L})",
     # X has two children: A and B
     rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:]*w*(?P<r5m>{_L})?",
     # X - friends: A, B / X: children / Index: X / friends
@@ -857,6 +915,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             elif owner is not None and inner and "P" not in inner_chars:
                 _clause([owner] + inner, _Context(owner.value, None, owner.value), out,
                         title=False, heading=False, bullet=False)
+            elif owner is None and inner_chars == "P" and kept and kept[-1].char in _ROLE_CHARS:
+                kept += [_Item("o", None, it.start), inner[0]]  # Friends (X): A, B
             elif owner is None:
                 kept.extend(inner)  # an aside after no one: read as if unmarked
             k = end + 1
@@ -928,22 +988,23 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             for x in _names(items, chars, *m.span("r8m")):
                 out.fact("friend_of" if "F" in m.group() else "married", a, x)
             subject_found = [a]
-        else:  # r3 .. r6, r9, rA: an anchored set, maybe with its members
-            a = items[m.start(f"{rule}a")].value
-            anchors.add(m.start(f"{rule}a"))
+        else:  # r3 .. r6, r9, rA .. rD: an anchored set (a couple's: two), maybe with members
+            span = m.span(f"{rule}a")
+            whose = _names(items, chars, *span)
+            anchors.update(i for i in range(*span) if chars[i] == "P")
             qualifies = min(qualifies, m.start(f"{rule}r"))
             role = _ROLE[d[f"{rule}r"]]
-            key = _set_key(role, a)
-            if f"{rule}m" in d:
-                members = _names(items, chars, *m.span(f"{rule}m"))
+            members = _names(items, chars, *m.span(f"{rule}m")) if f"{rule}m" in d else []
+            for a in whose:
+                key = _set_key(role, a)
                 for x in members:
                     out.member(key, x, role)
-            out.key(key, pointer)
+                out.key(key, pointer)
             if not pointer:
-                ctx.key = key
+                ctx.key = _set_key(role, whose[0])
                 got_key = True
-            if rule == "r5" or rule == "r3":
-                subject_found = [a]
+            if rule in ("r3", "r5", "rC"):
+                subject_found = whose
 
     # a role word with no one before it: the block's subject's set
     if not any(used) and ctx.key is not None and items[0].value == ctx.key.entity:

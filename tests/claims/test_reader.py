@@ -79,6 +79,11 @@ FRIENDS = {Fact("friend_of", FA, NK), Fact("friend_of", FA, IV)}
     f"{FA} \u2014 friends: {NK} \u00b7 {IV}",
     f"Friends of {FA}: \u2713 {NK} \u2713 {IV}",
     f"Friends of {FA}:\n\u2192 {NK}\n\u2192 {IV}",
+    f"{FA} is friends with: {NK}, {IV}.",
+    f"Everyone {FA} is friends with, part 1 of 2: {NK} and {IV}.",
+    f"Friends ({FA}): {NK}; {IV}",
+    f"Friends list \u2014 {FA} (page 1/2): {NK}, {IV}",
+    json.dumps({"entity": FA, "relation": "friends", "members": [NK, IV], "part": 1}),
 ])
 def test_one_friend_list_in_every_form(text):
     c = read_claims(text, V)
@@ -91,6 +96,16 @@ def test_one_friend_list_in_every_form(text):
     (f"{FA} — friends (1/2)\n{NK} and {IV}.", Key("friends", FA)),
     (f"Bakers: {NK}, {IV}.", Key("job", "baker")),
     (f"People who live in Oakhaven: {NK} and {IV}", Key("city", "Oakhaven")),
+    (f"{FA} is friends with: {NK} and {IV}.", Key("friends", FA)),
+    (f"Friends ({FA}): {NK}; {IV}", Key("friends", FA)),
+    (f"Children \u2014 {FA}: {NK}, {IV}", Key("children", FA)),
+    (json.dumps({"entity": FA, "relation": "friends", "members": [NK, IV]}), Key("friends", FA)),
+    (json.dumps({"relation": "job", "value": "baker", "holders": [NK, IV]}), Key("job", "baker")),
+    (json.dumps({"type": "relation index", "relation": "friends", "person": FA,
+                 "members": [NK, IV]}), Key("friends", FA)),
+    # a field that names no relation (``type: person``) names no set: the record is FA's
+    (json.dumps({"name": FA, "type": "person", "job": "baker", "friends": [NK, IV]}),
+     Key("friends", FA)),
 ])
 def test_member_lists_and_their_key(text, key):
     c = read_claims(text, V)
@@ -134,12 +149,34 @@ def test_sentences_anywhere_and_answer_statements_behind_a_prefix():
     assert c.facts == ()  # a chain's answer states no fact of X
 
 
+@pytest.mark.parametrize("text", [
+    f"Children of {FA} and {MQ}: {NK}, {IV}",
+    f"{FA} and {MQ}'s children: {NK} and {IV}.",
+    f"The grandchildren of {FA} and {MQ} are {NK} and {IV}.",
+])
+def test_a_couples_set_is_each_of_theirs(text):
+    c = read_claims(text, V)
+    rel = "grandchildren" if "grand" in text else "children"
+    for whose in (FA, MQ):
+        assert Key(rel, whose) in c.keys, text
+        assert c.members(Key(rel, whose)) == (NK, IV), text
+
+
 def test_part_markers():
     assert find_parts("Friends of X (1/2)") == (Part(1, 2),)
     assert find_parts("Bakers, part 2 of 3.") == (Part(2, 3),)
     assert find_parts("Bakers: part two") == (Part(2, None),)
     assert find_parts("[3/4] index") == (Part(3, 4),)
     assert find_parts("Born 1957/03") == ()
+    assert find_parts("Friends of X, page 1 of 2") == (Part(1, 2),)
+    assert find_parts("This page lists 3 friends.") == ()
+    # a record's part field, with its total in the same field or another
+    assert find_parts('{"key": "friends of X", "part": "1/2"}') == (Part(1, 2),)
+    assert find_parts('{"key": "friends of X", "part": 2, "of": 3}') == (Part(2, 3),)
+    assert find_parts('{"part_number": 1, "total_parts": 2}') == (Part(1, 2),)
+    assert find_parts("key: friends of X\npage: 2 of 2") == (Part(2, 2),)
+    assert find_parts('{"part": 3, "of": 2}') == ()  # a part past the total is no part
+    assert find_parts('{"counterpart": 2}') == ()
     assert read_claims(f"Friends of {FA} (2/2): {NK}.", V).part == Part(2, 2)
 
 
@@ -486,6 +523,11 @@ def test_part_groups():
              N(id="s3", text=f"Friends of {FA}."), N(id="s4", text="Bakers, part 1 of 2."),
              N(id="s5", text=f"{NK} - friends (1/2)")]
     assert part_groups(notes, V) == {Key("friends", FA): ["s1", "s2"]}
+    # parts written as records: the part field orders them
+    records = [N(id=f"j{k}", text=json.dumps({"key": f"friends of {NK}", "part": f"{k}/2",
+                                               "members": [m]}))
+               for k, m in ((2, IV), (1, FA))]
+    assert part_groups(records, V) == {Key("friends", NK): ["j1", "j2"]}
 
 
 def test_relation_words_are_the_words_the_reader_takes():
