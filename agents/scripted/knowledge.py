@@ -22,7 +22,8 @@ from kbgym.claims import Vocabulary, find_parts, read_claims
 from kbgym.metrics.misinformation import sentences
 from kbgym.protocol.ids import id_key
 from kbgym.protocol.results import parse_expand
-from kbgym.worlds.people.vocab import CITIES, FEMALE_FIRST, HOBBIES, JOBS, MALE_FIRST, SURNAMES
+from kbgym.worlds.people.vocab import (CITIES, FEMALE_FIRST, HOBBIES, HOBBY_NOUNS, JOBS, MALE_FIRST,
+                                       SURNAMES)
 from kbgym_agents.scripted.text import (
     VALUE_KINDS,
     Fact,
@@ -865,11 +866,13 @@ def prefixed_answer(sentence: str) -> bool:
 def reader_vocabulary() -> Vocabulary:
     """The claim vocabulary (:mod:`kbgym.claims`) the reader knows without seeing a
     universe: every full name the generator's name pools make (each first name with each
-    surname; genders by first name) and the job, hobby and city values. A universe whose
-    roster grew surnames beyond the pools (very large ones) has names it does not know."""
+    surname; genders by first name), the job, hobby and city values and the hobbies' holder
+    nouns. A universe whose roster grew surnames beyond the pools (very large ones) has names
+    it does not know."""
     firsts = [(n, "male") for n in MALE_FIRST] + [(n, "female") for n in FEMALE_FIRST]
     people = {f"{f} {s}": g for f, g in firsts for s in SURNAMES}
-    return Vocabulary(people, {"job": JOBS, "hobby": HOBBIES, "city": CITIES}, people)
+    return Vocabulary(people, {"job": JOBS, "hobby": HOBBIES, "city": CITIES}, people,
+                      nouns={"hobby": HOBBY_NOUNS})
 
 
 def stated_fact(text: str) -> Fact | None:

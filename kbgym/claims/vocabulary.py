@@ -44,11 +44,17 @@ class Vocabulary:
     ``people``: full names (``Felix Abernathy``); ``values``: kind -> values (``{"job":
     ["baker", ...], "hobby": [...], "city": [...]}``); ``genders``: name -> ``male`` /
     ``female`` (which parent word a person's children list takes). ``world`` names the world
-    the vocabulary is of (``people`` for generated universes)."""
+    the vocabulary is of (``people`` for generated universes); ``nouns``: kind -> value ->
+    nouns for its holders (``cyclist`` for ``cycling``), read as the value."""
 
     def __init__(self, people: Iterable[str] = (), values: Mapping[str, Iterable[str]] | None = None,
-                 genders: Mapping[str, str] | None = None, *, world: str = "people"):
+                 genders: Mapping[str, str] | None = None, *, world: str = "people",
+                 nouns: Mapping[str, Mapping[str, Iterable[str]]] | None = None):
         self.world = world
+        #: kind -> value -> nouns for its holders (``{"hobby": {"cycling": ["cyclist"]}}``):
+        #: read as the value, singular and plural, unless the words already name something.
+        self.nouns = {kind: {v: tuple(ns) for v, ns in by.items()}
+                      for kind, by in (nouns or {}).items()}
         self.people: tuple[str, ...] = tuple(dict.fromkeys(p for p in people if p.strip()))
         self.people_set = frozenset(self.people)
         self.values: dict[str, tuple[str, ...]] = {
@@ -89,6 +95,13 @@ class Vocabulary:
                 add(toks, kind, "full", v)
                 if kind == "job":
                     add(tokenize(plural(v)), kind, "full", v)
+        named = set(table)  # a holder noun never shadows a name or value (``Archer``, ``bakers``)
+        for kind, by_value in self.nouns.items():
+            for v in set(self.values.get(kind, ())) & set(by_value):
+                for noun in by_value[v]:
+                    for toks in (tuple(tokenize(noun)), tuple(tokenize(plural(noun)))):
+                        if toks not in named:
+                            add(toks, kind, "full", v)
         rank = {"full": 0, "initial": 1, "reversed": 2, "reversed_initial": 3, "first": 4,
                 "last": 5}
         for toks, by in table.items():

@@ -162,6 +162,25 @@ def test_a_couples_set_is_each_of_theirs(text):
         assert c.members(Key(rel, whose)) == (NK, IV), text
 
 
+def test_holder_nouns_read_as_their_value_and_never_shadow_a_name_or_value():
+    from kbgym.worlds.people.vocab import HOBBY_NOUNS
+
+    people = {**PEOPLE, "Ada Archer": "female"}
+    v = Vocabulary(people, {"job": JOBS + ["baker"], "hobby": HOBBIES + ["archery", "baking"],
+                            "city": CITIES}, people, nouns={"hobby": HOBBY_NOUNS})
+    c = read_claims(f"Rock climbers: {NK}, {IV}.", v)
+    assert c.members(Key("hobby", "rock climbing")) == (NK, IV)
+    assert read_claims(f"{NK} is a keen climber.", v).facts == (
+        Fact("hobby", NK, "rock climbing"),)
+    assert Key("job", "baker") in read_claims(f"Bakers: {NK}.", v).keys  # a job, not baking
+    # the surname Archer stays a name; the plural is the hobby's holders
+    assert read_claims(f"Ada Archer is a friend of {NK}.", v).facts == (
+        Fact("friend_of", "Ada Archer", NK),)
+    assert read_claims(f"Archers: {NK}.", v).members(Key("hobby", "archery")) == (NK,)
+    # without nouns, the same words name nothing
+    assert not read_claims(f"Rock climbers: {NK}, {IV}.", V).keys
+
+
 def test_part_markers():
     assert find_parts("Friends of X (1/2)") == (Part(1, 2),)
     assert find_parts("Bakers, part 2 of 3.") == (Part(2, 3),)

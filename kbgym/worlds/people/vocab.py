@@ -34,6 +34,26 @@ HOBBIES = [h.strip() for h in (
     "origami, painting, photography, quilting, rock climbing, rowing, sculpting, singing, "
     "sketching, skiing, stamp collecting, surfing, swimming, tennis, woodworking, yoga"
 ).split(",")]
+#: Nouns for the holders of a hobby (``Cyclists: A, B``; ``A is a keen cyclist``), read as
+#: the hobby by the claim reader (kbgym/claims); a noun that is also a name or another value
+#: (``baker``) is left out there.
+HOBBY_NOUNS = {
+    "archery": ("archer",), "astronomy": ("astronomer", "stargazer"), "baking": ("baker",),
+    "birdwatching": ("birdwatcher", "birder"), "bowling": ("bowler",),
+    "calligraphy": ("calligrapher",), "canoeing": ("canoeist",), "chess": ("chess player",),
+    "cooking": ("cook",), "crosswords": ("crossword solver",), "cycling": ("cyclist",),
+    "dancing": ("dancer",), "embroidery": ("embroiderer",), "fencing": ("fencer",),
+    "fishing": ("angler", "fisher"), "gardening": ("gardener",), "hiking": ("hiker",),
+    "jigsaw puzzles": ("jigsaw puzzler",), "juggling": ("juggler",), "kayaking": ("kayaker",),
+    "kite flying": ("kite flyer", "kite flier"), "knitting": ("knitter",),
+    "model trains": ("model railway enthusiast",), "orienteering": ("orienteer",),
+    "origami": ("origamist",), "painting": ("painter",), "photography": ("photographer",),
+    "quilting": ("quilter",), "rock climbing": ("rock climber", "climber"), "rowing": ("rower",),
+    "sculpting": ("sculptor",), "singing": ("singer",), "sketching": ("sketcher",),
+    "skiing": ("skier",), "stamp collecting": ("stamp collector", "philatelist"),
+    "surfing": ("surfer",), "swimming": ("swimmer",), "tennis": ("tennis player",),
+    "woodworking": ("woodworker",), "yoga": ("yogi",),
+}
 CITIES = (
     "Ambleford Ashcombe Briarwick Coldharbour Dunmere Elmstead Fenmarch Foxhollow Greywater "
     "Hartwell Kingsreach Larkspur Marrowby Northwold Oakhaven Pennymoor Ravensholt Saltmarsh "
@@ -52,6 +72,7 @@ SYLLABLES = (
 
 assert len(MALE_FIRST) == 20 and len(FEMALE_FIRST) == 20 and len(SURNAMES) == 40
 assert len(JOBS) == 50 and len(HOBBIES) == 40 and len(CITIES) == 20
+assert set(HOBBY_NOUNS) == set(HOBBIES)
 
 
 def _generated_words() -> Iterator[str]:
