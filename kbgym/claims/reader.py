@@ -125,7 +125,8 @@ for _chars, _words in (
     ("V", "sister sisters"),
     ("j", "job jobs occupation occupations profession trade work works working worker "
           "career employed employment"),
-    ("e", "hobby hobbies pastime pastimes interest interests enjoys enjoy likes loves"),
+    ("e", "hobby hobbies pastime pastimes interest interests enjoys enjoy likes loves plays "
+          "practises practices"),
     ("L", "city town lives live living resides reside resident residents based hometown "
           "residence"),
     ("B", "born birth birthday dob birthdate"),

@@ -451,6 +451,9 @@ def test_questions_given_with_their_answer_and_relation_tables():
     (f"{FA}: baker (Oakhaven), enjoys chess. Married to {MQ}. Kids: {IV}, {NK}.",
      {Fact("job", FA, "baker"), Fact("city", FA, "Oakhaven"), Fact("hobby", FA, "chess"),
       Fact("married", FA, MQ), Fact("father_of", FA, IV), Fact("father_of", FA, NK)}),
+    (f"{FA} plays chess and practises yoga.", {Fact("hobby", FA, "chess"),
+                                                Fact("hobby", FA, "yoga")}),
+    (f"{FA} - plays chess", {Fact("hobby", FA, "chess")}),
 ])
 def test_nested_bullets_relative_clauses_and_asides(text, facts):
     assert set(read_claims(text, V).facts) == facts
