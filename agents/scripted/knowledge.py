@@ -428,6 +428,10 @@ class LinkJudgedKnowledge(Knowledge):
       single-valued fact the newest note wins (:func:`~kbgym_agents.scripted.text.newest`).
     """
 
+    #: Judge notes written for one set more than once together (:meth:`same_set_notes`);
+    #: off, each is judged alone as before 2026-12-07 (scripts/experiments/unmarked_parts.py).
+    twins = True
+
     def __init__(self, page_size: int = 5, rng: random.Random | None = None):
         self._latest: dict[str, dict[str, str]] = {}  # kind -> subject -> newest note
         super().__init__(page_size)
@@ -690,7 +694,23 @@ class LinkJudgedKnowledge(Knowledge):
         if unread or nid in self.partial or self.partial & set(self.links.get(nid, ())):
             return False
         marks = find_parts(own_text(self.notes.get(nid, "")))
-        if marks and marks[0].total > 1 and any(
+        twins = [] if marks or not self.twins else self.same_set_notes(nid, rel, key)
+        if twins and any(verified_member(f, rel, key, self.children(key))
+                         for f in facts.values()):
+            # more notes written for the same set and nothing else (a second note appended
+            # where the first could have been edited): the set is what they link together,
+            # judged once every one was read
+            self.part_notes.add(nid)
+            if any(t not in self.links for t in twins):
+                return False
+            together = dict(facts)
+            for t in twins:
+                more, unread_t = self.closure(t)
+                if unread_t or t in self.partial:
+                    return False
+                together.update(more)
+            members = judge_set(together.values(), rel, key, self.children(key))
+        elif marks and marks[0].total > 1 and any(
                 verified_member(f, rel, key, self.children(key)) for f in facts.values()):
             # one of n parts (``(1/2)``): judged with its other parts, once all were read
             part = marks[0]
@@ -711,6 +731,29 @@ class LinkJudgedKnowledge(Knowledge):
         self.index_members[(rel, key)] = self.index_members.get((rel, key), set()) | members
         self.complete.add((rel, key))
         return True
+
+    def same_set_notes(self, nid: str, rel: str, key: str) -> list[str]:
+        """The other authored notes seen whose own text names exactly the sets ``nid``'s
+        names, one of them ``key``'s, or the very same words, and marks no part (``Friends of
+        X.`` twice): one set written as several notes that do not say they are parts
+        (docs/examiner.md). Notes naming only ``key``'s hub (``About X.``, ``Profile of X.``)
+        must also be short and worded alike (:func:`title_shape`): a hub and a card are two
+        notes, not halves."""
+        text = self.notes.get(nid, "")
+        if find_parts(own_text(text)):
+            return []
+        want = set_keys(text)
+        hub = all(r == "hub" for r, _ in want)
+        shape = title_shape(text, key)
+        by_keys = any(entity == key for _, entity in want) and (not hub or shape is not None)
+        same = " ".join(tokens(own_text(text)))
+
+        def twin(other: str) -> bool:
+            if by_keys and set_keys(other) == want and (not hub or title_shape(other, key) == shape):
+                return True  # the same sets, however worded
+            return " ".join(tokens(own_text(other))) == same  # or the very same words
+        return [o for o in self.order if o != nid and o in self.notes and o not in self.facts
+                and names_key(own_text(self.notes[o]), key) and twin(self.notes[o])]
 
     def is_some_set(self, nid: str) -> bool:
         """Whether the statements ``nid`` links directly are the complete set of some person
@@ -920,6 +963,15 @@ def names_part(text: str, key: str) -> bool:
     Dunmere.``): a part or an intersection of the key's set."""
     own = own_text(text)
     return names_key(own, key) and names_other_value(own, key)
+
+
+def set_keys(text: str) -> frozenset[tuple[str, str]]:
+    """The sets (and hubs) a note's own text names (:func:`own_text`; the claim reader's
+    keys, pointers left out), or none when it marks a part."""
+    c = read_claims(own_text(text), reader_vocabulary())
+    if c.parts:
+        return frozenset()
+    return frozenset((k.relation, k.entity) for k in c.keys)
 
 
 def names_other_value(text: str, key: str, *also: str) -> bool:

@@ -63,6 +63,35 @@ def test_one_part_alone_is_never_the_set():
     assert ("friends", "Felix Abernathy") not in kb.complete
 
 
+def test_notes_written_for_the_same_set_are_one_index_though_unmarked():
+    """A curator that appends a second note for a set instead of editing the first
+    (``Friends of X.`` twice, or reworded) writes one set as two notes that do not say they
+    are parts: seen together, neither alone is the set."""
+    for first, second in (("Friends of Felix Abernathy.", "Friends of Felix Abernathy."),
+                          ("Friends of Felix Abernathy.", "Felix Abernathy's friends (more)."),
+                          ("Felix Abernathy: the people he spends weekends with.",
+                           "Felix Abernathy: the people he spends weekends with.")):
+        kb = LinkJudgedKnowledge()
+        page = f"page 1:\n- s90: {first}\n- s91: {second}"
+        kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, page)
+        read_into(kb, "s90", first, FRIENDS[:2])
+        assert not kb.absorb_index("s90", "friends", "Felix Abernathy"), first
+        assert "s90" in kb.part_notes
+        read_into(kb, "s91", second, FRIENDS[2:])
+        assert kb.absorb_index("s91", "friends", "Felix Abernathy"), second
+        assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
+
+
+def test_a_hub_and_a_card_of_one_person_are_two_notes_not_halves():
+    kb = LinkJudgedKnowledge()
+    page = ("page 1:\n- s90: About Felix Abernathy.\n- s91: Profile of Felix Abernathy.\n"
+            "- s92: Friends of Nora Vance.")
+    kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, page)
+    read_into(kb, "s90", "About Felix Abernathy.", FRIENDS)
+    assert kb.same_set_notes("s90", "friends", "Felix Abernathy") == []
+    assert kb.absorb_index("s90", "friends", "Felix Abernathy")
+
+
 def test_a_note_listing_the_key_as_another_keys_member_is_no_candidate_for_its_sets():
     """A markdown list, a table or a JSON record of Nora's friends that lists Felix is about
     Nora: Felix's friends are not looked for there (it would cost a read and earn nothing),
