@@ -90,6 +90,33 @@ def test_truthful_notes_never_cost_f1(seed):
         assert not lost, (g.name, g.shapes, g.text_forms, g.noise, lost)
 
 
+@pytest.mark.parametrize("titles", [("Friends of {x}.", "Friends of {x}."),
+                                    ("Friends of {x}.", "More friends of {x}."),
+                                    ("{x}: social page.", "{x}: social page.")])
+def test_a_set_written_twice_without_markers_costs_no_f1(titles, monkeypatch):
+    """A curator that appends a second note for a set instead of editing the first writes one
+    set as two notes that do not say they are halves; seen together they are judged together
+    (§9.6 rule 1). Judged alone, as before, each half was taken as the set."""
+    u, truth = world()
+    qs = [q for q in u.questions if q.template == "qc4_friends"
+          and len(truth.members("friends", q.keys[0].split(":", 1)[1])) >= 4]
+    lib = Library.from_universe(u)
+    for q in qs:  # each half names two members or more: alone, it passes for the set
+        x = q.keys[0].split(":", 1)[1]
+        members = truth.members("friends", x)
+        names = sorted(members)
+        for title, half in zip(titles, (names[:len(names) // 2], names[len(names) // 2:])):
+            nid = lib.add(title.format(x=x), dedup=False).id
+            lib.link_many(nid, sorted({n for m in half for n in members[m]}))
+    qids = [q.qid for q in qs]
+    base = exam(u, Library.from_universe(u), qids)
+    got = exam(u, lib, qids)
+    assert qids and all(got[q][1] == base[q][1] == 1.0 for q in qids)
+    monkeypatch.setattr(LinkJudgedKnowledge, "twins", False)
+    alone = exam(u, lib, qids)
+    assert any(alone[q][1] < 1.0 for q in qids)  # the test sees the difference
+
+
 # -- a note promises only what its links show ------------------------------------------------
 
 
