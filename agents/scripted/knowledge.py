@@ -452,6 +452,7 @@ class LinkJudgedKnowledge(Knowledge):
         # (relation, title shape) of short notes read and rejected for that relation: another
         # key's note of the same shape (``Profile of Y.`` after ``Profile of X.``) is not read
         self.rejected_shapes: set[tuple[str, frozenset[str]]] = set()
+        self._twice = False  # a page showed two authored notes with the same words
 
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         super().ingest_entry(name, args, result)
@@ -754,6 +755,37 @@ class LinkJudgedKnowledge(Knowledge):
             return " ".join(tokens(own_text(other))) == same  # or the very same words
         return [o for o in self.order if o != nid and o in self.notes and o not in self.facts
                 and names_key(own_text(self.notes[o]), key) and twin(self.notes[o])]
+
+    def twin_page(self, nid: str, rel: str, key: str) -> tuple[str, int] | None:
+        """The next page to turn before ``nid`` is taken as the set ``(rel, key)`` alone: it
+        shows verified members, marks no part and no twin of it was seen (:meth:
+        `same_set_notes`), and it is the last hit of a full page whose next page was not shown
+        — a note written for the same set with the same words ranks right after it there —
+        in a library seen to write sets twice (two notes with the very same words on one
+        page, :meth:`writes_twice`). ``(query, page)``, or None."""
+        if (not self.twins or find_parts(own_text(self.notes.get(nid, "")))
+                or not self.writes_twice()):
+            return None
+        facts, _ = self.closure(nid)
+        if not any(verified_member(f, rel, key, self.children(key)) for f in facts.values()):
+            return None
+        for (query, page), hits in self.pages.items():
+            if (hits and len(hits) >= self.page_size and hits[-1][0] == nid
+                    and (query, page + 1) not in self.pages):
+                return None if self.same_set_notes(nid, rel, key) else (query, page + 1)
+        return None
+
+    def writes_twice(self) -> bool:
+        """Whether a page shown in this episode held two authored notes with the very same
+        words (``Friends of Y.`` twice): the library writes some sets as several notes."""
+        if not self._twice:
+            for hits in self.pages.values():
+                texts = [" ".join(tokens(own_text(t))) for nid, t in hits or ()
+                         if nid not in self.facts]
+                if len(set(texts)) < len(texts):
+                    self._twice = True
+                    break
+        return self._twice
 
     def is_some_set(self, nid: str) -> bool:
         """Whether the statements ``nid`` links directly are the complete set of some person

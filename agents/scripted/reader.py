@@ -341,6 +341,10 @@ class ScriptedReader(BaseAgent):
             for sub in pending:
                 yield from self._read(sub)
             reads += len(pending)
+        if isinstance(kb, LinkJudgedKnowledge) and self._can_spare():
+            turn = kb.twin_page(nid, rel, key)
+            if turn is not None:  # the same set written again may rank right after it
+                yield from self._search(*turn[:1], page=turn[1])
         if kb.absorb_index(nid, rel, key):
             return True
         if nid not in getattr(kb, "part_notes", ()):  # a part of the set is no waste

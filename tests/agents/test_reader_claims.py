@@ -82,6 +82,34 @@ def test_notes_written_for_the_same_set_are_one_index_though_unmarked():
         assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
 
 
+def test_a_set_note_at_the_end_of_a_page_turns_it_where_the_library_writes_sets_twice():
+    """The same words rank alike, so a second note written for the set with the same title
+    ranks right after the first: when the first ends a full page, the next page is turned
+    before it is taken alone, but only in a library seen to write some set twice."""
+    def page(kb, hits):
+        text = "page 1:" + "".join(f"\n- {i}: {t}" for i, t in hits)
+        kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, text)
+
+    others = [("s80", "Index: Nora Vance / friends."), ("s81", "Index: Nora Vance / friends."),
+              ("s82", "Index: Ivor Vance / friends."), ("s83", "Index: Ivor Vance / friends.")]
+    kb = LinkJudgedKnowledge()
+    page(kb, others + [("s90", "Index: Felix Abernathy / friends.")])
+    read_into(kb, "s90", "Index: Felix Abernathy / friends.", FRIENDS[:2])
+    assert kb.twin_page("s90", "friends", "Felix Abernathy") == ("Felix Abernathy friends", 2)
+    # no twin seen anywhere: the note is judged alone, as ever
+    kb = LinkJudgedKnowledge()
+    page(kb, [("s80", "Index: Nora Vance / friends."), ("s82", "Index: Ivor Vance / friends."),
+              ("s84", "Index: Milo Quimby / friends."), ("s85", "Index: Ada Vance / friends."),
+              ("s90", "Index: Felix Abernathy / friends.")])
+    read_into(kb, "s90", "Index: Felix Abernathy / friends.", FRIENDS[:2])
+    assert kb.twin_page("s90", "friends", "Felix Abernathy") is None
+    # not at the page's end, or the next page already shown: nothing to turn
+    kb = LinkJudgedKnowledge()
+    page(kb, [("s90", "Index: Felix Abernathy / friends.")] + others)
+    read_into(kb, "s90", "Index: Felix Abernathy / friends.", FRIENDS[:2])
+    assert kb.twin_page("s90", "friends", "Felix Abernathy") is None
+
+
 def test_a_hub_and_a_card_of_one_person_are_two_notes_not_halves():
     kb = LinkJudgedKnowledge()
     page = ("page 1:\n- s90: About Felix Abernathy.\n- s91: Profile of Felix Abernathy.\n"
