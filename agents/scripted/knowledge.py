@@ -739,10 +739,15 @@ class LinkJudgedKnowledge(Knowledge):
         X.`` twice): one set written as several notes that do not say they are parts
         (docs/examiner.md). Notes naming only ``key``'s hub (``About X.``, ``Profile of X.``)
         must also be short and worded alike (:func:`title_shape`): a hub and a card are two
-        notes, not halves."""
+        notes, not halves. A note that is a person's bare name (``X.``) has twins only in a
+        library seen to write sets twice (:meth:`writes_twice`): ``X.`` for X's friends and
+        ``X.`` for X's children are two sets (a value has one: ``Bakers.`` twice is one)."""
         text = self.notes.get(nid, "")
         if find_parts(own_text(text)):
             return []
+        if rel not in VALUE_RELS and title_shape(text, key) == frozenset() \
+                and not self.writes_twice():
+            return []  # ``X.`` several times is several of X's sets, until the library shows
         want = set_keys(text)
         hub = all(r == "hub" for r, _ in want)
         shape = title_shape(text, key)
@@ -777,11 +782,13 @@ class LinkJudgedKnowledge(Knowledge):
 
     def writes_twice(self) -> bool:
         """Whether a page shown in this episode held two authored notes with the very same
-        words (``Friends of Y.`` twice): the library writes some sets as several notes."""
+        words that name a set (``Friends of Y.`` twice; ``Y.`` twice may be two of Y's
+        sets): the library writes some sets as several notes."""
         if not self._twice:
             for hits in self.pages.values():
                 texts = [" ".join(tokens(own_text(t))) for nid, t in hits or ()
-                         if nid not in self.facts]
+                         if nid not in self.facts
+                         and any(r != "hub" for r, _ in set_keys(t))]
                 if len(set(texts)) < len(texts):
                     self._twice = True
                     break

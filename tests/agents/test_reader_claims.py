@@ -110,6 +110,25 @@ def test_a_set_note_at_the_end_of_a_page_turns_it_where_the_library_writes_sets_
     assert kb.twin_page("s90", "friends", "Felix Abernathy") is None
 
 
+def test_a_bare_name_twice_is_two_of_the_persons_sets_until_the_library_writes_sets_twice():
+    """``X.`` over X's friends and ``X.`` over X's children are two sets: not read together
+    (that would cost every bare-named set a read of all the others), unless a page has shown
+    the library writing a set twice; a value's bare name twice is its one set."""
+    def kb_with(hits):
+        kb = LinkJudgedKnowledge()
+        text = "page 1:" + "".join(f"\n- {i}: {t}" for i, t in hits)
+        kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, text)
+        return kb
+
+    kb = kb_with([("s90", "Felix Abernathy."), ("s91", "Felix Abernathy.")])
+    assert kb.same_set_notes("s90", "friends", "Felix Abernathy") == []
+    kb = kb_with([("s90", "Felix Abernathy."), ("s91", "Felix Abernathy."),
+                  ("s92", "Friends of Nora Vance."), ("s93", "Friends of Nora Vance.")])
+    assert kb.same_set_notes("s90", "friends", "Felix Abernathy") == ["s91"]
+    kb = kb_with([("s90", "Bakers."), ("s91", "Bakers.")])
+    assert kb.same_set_notes("s90", "job", "baker") == ["s91"]
+
+
 def test_a_hub_and_a_card_of_one_person_are_two_notes_not_halves():
     kb = LinkJudgedKnowledge()
     page = ("page 1:\n- s90: About Felix Abernathy.\n- s91: Profile of Felix Abernathy.\n"
