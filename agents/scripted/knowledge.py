@@ -452,7 +452,7 @@ class LinkJudgedKnowledge(Knowledge):
         # (relation, title shape) of short notes read and rejected for that relation: another
         # key's note of the same shape (``Profile of Y.`` after ``Profile of X.``) is not read
         self.rejected_shapes: set[tuple[str, frozenset[str]]] = set()
-        self._twice = False  # a page showed two authored notes with the same words
+        self._twice = False  # a page showed two notes naming a set with the same words
 
     def ingest_entry(self, name: str, args: dict | None, result: str) -> None:
         super().ingest_entry(name, args, result)
@@ -762,12 +762,11 @@ class LinkJudgedKnowledge(Knowledge):
                 and names_key(own_text(self.notes[o]), key) and twin(self.notes[o])]
 
     def twin_page(self, nid: str, rel: str, key: str) -> tuple[str, int] | None:
-        """The next page to turn before ``nid`` is taken as the set ``(rel, key)`` alone: it
-        shows verified members, marks no part and no twin of it was seen (:meth:
-        `same_set_notes`), and it is the last hit of a full page whose next page was not shown
-        — a note written for the same set with the same words ranks right after it there —
-        in a library seen to write sets twice (two notes with the very same words on one
-        page, :meth:`writes_twice`). ``(query, page)``, or None."""
+        """The next page to turn before ``nid`` is taken as the set ``(rel, key)`` alone, as
+        ``(query, page)``, or None. Only in a library seen to write sets twice
+        (:meth:`writes_twice`), for a note that shows verified members, marks no part, has no
+        twin in sight (:meth:`same_set_notes`) and is the last hit of a full page whose next
+        page was not shown: a note with the same words ranks right after it there."""
         if (not self.twins or find_parts(own_text(self.notes.get(nid, "")))
                 or not self.writes_twice()):
             return None

@@ -344,7 +344,8 @@ class ScriptedReader(BaseAgent):
         if isinstance(kb, LinkJudgedKnowledge) and self._can_spare():
             turn = kb.twin_page(nid, rel, key)
             if turn is not None:  # the same set written again may rank right after it
-                yield from self._search(*turn[:1], page=turn[1])
+                query, page = turn
+                yield from self._search(query, page=page)
         if kb.absorb_index(nid, rel, key):
             return True
         if nid not in getattr(kb, "part_notes", ()):  # a part of the set is no waste
