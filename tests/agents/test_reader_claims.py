@@ -70,7 +70,13 @@ def test_notes_written_for_the_same_set_are_one_index_though_unmarked():
     for first, second in (("Friends of Felix Abernathy.", "Friends of Felix Abernathy."),
                           ("Friends of Felix Abernathy.", "Felix Abernathy's friends (more)."),
                           ("Felix Abernathy: the people he spends weekends with.",
-                           "Felix Abernathy: the people he spends weekends with.")):
+                           "Felix Abernathy: the people he spends weekends with."),
+                          ('{"key": "friends of Felix Abernathy", "members": ["Nora Vance", '
+                           '"Milo Quimby"]}',
+                           '{"key": "friends of Felix Abernathy", "members": ["Ivor Vance"]}'),
+                          ("## Friends of Felix Abernathy - [[Nora Vance]] - [[Milo Quimby]]",
+                           "## Friends of Felix Abernathy - [[Ivor Vance]]"),
+                          ("FRIENDS OF FELIX ABERNATHY", "friends of felix abernathy, continued")):
         kb = LinkJudgedKnowledge()
         page = f"page 1:\n- s90: {first}\n- s91: {second}"
         kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1}, page)
