@@ -745,12 +745,11 @@ class LinkJudgedKnowledge(Knowledge):
         text = self.notes.get(nid, "")
         if find_parts(own_text(text)):
             return []
-        if rel not in VALUE_RELS and title_shape(text, key) == frozenset() \
-                and not self.writes_twice():
+        shape = title_shape(text, key)
+        if rel not in VALUE_RELS and shape == frozenset() and not self.writes_twice():
             return []  # ``X.`` several times is several of X's sets, until the library shows
         want = set_keys(text)
         hub = all(r == "hub" for r, _ in want)
-        shape = title_shape(text, key)
         by_keys = any(entity == key for _, entity in want) and (not hub or shape is not None)
         same = " ".join(tokens(own_text(text)))
 

@@ -228,11 +228,10 @@ def find_parts(text: str) -> tuple[Part, ...]:
         if a is not None and a > 0 and (b is None or a <= b):
             out.append(Part(a, b))
     if ":" in text or "=" in text:
-        for m in _FIELD_PART.finditer(text):
-            a, b = int(m.group("a")), m.group("b")
-            if b is None:
-                t = _FIELD_TOTAL.search(text)
-                b = t.group("n") if t else None
+        fields = list(_FIELD_PART.finditer(text))
+        t = _FIELD_TOTAL.search(text) if fields else None
+        for m in fields:
+            a, b = int(m.group("a")), m.group("b") or (t.group("n") if t else None)
             total = int(b) if b is not None else None
             if a > 0 and (total is None or a <= total):
                 out.append(Part(a, total))
