@@ -108,7 +108,7 @@ STRICT = False
 #: word -> its item character. Person relations: F friends, K children, R parents, A father,
 #: O mother, S spouse, G grandchildren, Z siblings, U brothers, V sisters; Y married; j job words, e hobby words,
 #: L city words, B birth words; o of, = is/are/include, & and, t to, v with, x has,
-#: ! a negation, z a cross-reference, n a name field, k a key field, N a members field.
+#: ! a negation, z a cross-reference, n a name field, k a key field, N a members field, m among.
 _WORDS: dict[str, str] = {}
 for _chars, _words in (
     ("F", "friend friends friendship friendships pal pals buddy buddies circle knows"),
@@ -139,6 +139,7 @@ for _chars, _words in (
     ("!", "not never no nor neither former formerly ex isn aren wasn weren t used moved "
           "relocated previously originally once until retired"),
     ("z", "see cf"),
+    ("m", "among amongst"),
     ("n", "name person subject entity"),
     ("y", "who whose"),
     ("k", "key topic index title about set"),
@@ -459,9 +460,11 @@ def _from_html(text: str) -> str:
     return html.unescape(text)
 
 
-#: Arrows between names and relation words (``X -> friends -> A, B``, ``A → B``) read as
-#: the ``:`` of a ``field: value`` line.
-_ARROW = re.compile(r"(?<=\S)[ \t]*(?:-+>|=+>|\u2192|\u21d2|\u27f6|\u2794)[ \t]*(?=\S)")
+#: Arrows between names and relation words (``X -> friends -> A, B``, ``A → B``) and
+#: breadcrumbs (``X > Friends > A, B``; a ``>`` opening a line is a quote, not an arrow) read
+#: as the ``:`` of a ``field: value`` line.
+_ARROW = re.compile(r"(?<=\S)(?:[ \t]*(?:-+>|=+>|\u2192|\u21d2|\u27f6|\u2794)[ \t]*"
+                    r"|[ \t]+[>\u00bb\u203a][ \t]+)(?=\S)")
 
 
 def _lines(text: str) -> list[_Line]:
@@ -470,7 +473,7 @@ def _lines(text: str) -> list[_Line]:
     read as its markdown."""
     if "<" in text and _HTML.search(text):
         text = _from_html(text)
-    if ">" in text or "\u2192" in text:
+    if ">" in text or "\u2192" in text or "\u00bb" in text or "\u203a" in text:
         text = _ARROW.sub(": ", text)
     out: list[_Line] = []
     pos = 0
@@ -689,9 +692,14 @@ _L = r"P(?:[,&]+P)*"
 _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
-    rf"(?P<r1m>{_L})[=,:]w*(?P<r1r>{_R})w*o(?P<r1a>{_L})(?!')",
+    # A: listed in Friends of B (a member pointing back to its set says it is a member)
+    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*)(?P<r1r>{_R})w*o(?P<r1a>{_L})(?!')",
     # A is B's friend
-    rf"(?P<r2m>{_L})=(?P<r2a>P)'w*(?P<r2r>{_R})",
+    # A is B's friend / A is one of B's friends / A and B are among C's friends / A: listed
+    # under B's friends
+    rf"(?P<r2m>{_L})(?:=[wNom]*|[=:,]?N[wN]*|m)(?P<r2a>P)'w*(?P<r2r>{_R})",
+    # X counts A and B among her friends (the pronoun before the set is X's)
+    rf"(?P<rFa>P)w+(?P<rFm>{_L})mw?(?P<rFr>{_R})",
     # A and B are married / A and B are friends
     r"(?P<r7a>P)&(?P<r7b>P)=w*(?P<r7r>[YF])",
     # A is married to B / A married B / A is friends with B
@@ -717,7 +725,7 @@ _CLAUSE_RULES = re.compile("|".join([
 ]))
 #: A role word with no person before it: its anchor is the context's subject.
 _BARE_ROLE = re.compile(rf"^[wN]*(?P<r>{_R})[wN]*[=:]*(?P<m>{_L})?$")
-_ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})w*$")
+_ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})[wm]*$")
 #: A list with no relation of its own: members of the block's key. Words before a separator
 #: must say what follows (``Members:``, ``The people on this page are``), else (``Related: A``)
 #: the list is not read as members.
@@ -726,6 +734,9 @@ _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
 _SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
+#: (a record of X) member of: friends of Y / listed in: Y's children / part of: ...
+_MEMBER_OF = re.compile(rf"^w*[Not][wNot]*[=:]+w*(?:(?P<r>{_R})[wN]*o(?P<a>P)|(?P<b>P)'w*"
+                        rf"(?P<s>{_R}))[wN]*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
 _VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
 
@@ -901,9 +912,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if owner is not None and ((len(kept) >= 3 and kept[-2].char == "o"
                                        and kept[-3].char in _ROLE_CHARS)
                                       or _SET_AFTER.match(rest)
-                                      or (title and not rest and len(kept) == 1)):
+                                      or (title and not rest and len(kept) == 1
+                                          and len([x for x in inner if x.char != ","]) <= 1)):
                 # "friends of X (Oakhaven)", "X (Oakhaven) has 2 friends", "X (Oakhaven) -
-                # friends": the aside qualifies X's set, it says nothing of X
+                # friends", a title "X (Oakhaven)": the aside qualifies X's set, it says
+                # nothing of X ("X (baker, Oakhaven)" alone is X's card)
                 k = end + 1
                 continue
             inner_chars = "".join(x.char for x in inner)
@@ -943,6 +956,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     m = _RELATION_TO.match(chars)
     if m is not None and ctx.subject is not None:  # (a record of X) relation to Y: friend
         out.surface(_ROLE[m.group("r")], ctx.subject, items[m.start("a")].value)
+        return
+    m = _MEMBER_OF.match(chars)
+    if m is not None and ctx.subject is not None:  # (a record of X) member of: friends of Y
+        anchor = items[m.start("a") if m.group("a") else m.start("b")].value
+        out.surface(_ROLE[m.group("r") or m.group("s")], ctx.subject, anchor)
         return
     m = _NAME_FIELD.match(chars)
     if m is not None:  # name: X
@@ -988,7 +1006,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             for x in _names(items, chars, *m.span("r8m")):
                 out.fact("friend_of" if "F" in m.group() else "married", a, x)
             subject_found = [a]
-        else:  # r3 .. r6, r9, rA .. rD: an anchored set (a couple's: two), maybe with members
+        else:  # r3 .. r6, r9, rA .. rF: an anchored set (a couple's: two), maybe with members
             span = m.span(f"{rule}a")
             whose = _names(items, chars, *span)
             anchors.update(i for i in range(*span) if chars[i] == "P")

@@ -454,6 +454,10 @@ def test_questions_given_with_their_answer_and_relation_tables():
     (f"{FA} plays chess and practises yoga.", {Fact("hobby", FA, "chess"),
                                                 Fact("hobby", FA, "yoga")}),
     (f"{FA} - plays chess", {Fact("hobby", FA, "chess")}),
+    (f"{FA} (baker, Oakhaven) - plays chess", {Fact("job", FA, "baker"),
+                                               Fact("city", FA, "Oakhaven"),
+                                               Fact("hobby", FA, "chess")}),
+    (f"{FA} (Oakhaven) - plays chess", {Fact("hobby", FA, "chess")}),
 ])
 def test_nested_bullets_relative_clauses_and_asides(text, facts):
     assert set(read_claims(text, V).facts) == facts
@@ -492,6 +496,33 @@ def test_nested_bullets_relative_clauses_and_asides(text, facts):
 ])
 def test_coordinated_relations_and_conditions(text, facts):
     assert set(read_claims(text, V).facts) == facts
+
+
+@pytest.mark.parametrize("text,facts", [
+    (f"{NK}: listed in Friends of {FA}.", {Fact("friend_of", NK, FA)}),
+    (f"{NK} is listed in Friends of {FA}.", {Fact("friend_of", NK, FA)}),
+    (f"{NK} is one of {FA}'s friends.", {Fact("friend_of", NK, FA)}),
+    (f"{NK} is one of the people in {FA}'s friends list.", {Fact("friend_of", NK, FA)}),
+    (f"{NK} and {IV} are among {FA}'s friends.", {Fact("friend_of", NK, FA),
+                                                   Fact("friend_of", IV, FA)}),
+    (json.dumps({"name": NK, "member_of": f"friends of {FA}"}), {Fact("friend_of", NK, FA)}),
+    (json.dumps({"person": IV, "listed_in": f"{FA}'s children"}), {Fact("child_of", IV, FA)}),
+    (f"{FA} counts {NK} and {IV} among his friends.", FRIENDS),
+    (f"{FA} is a baker. He counts {NK} and {IV} among his friends.",
+     {*FRIENDS, Fact("job", FA, "baker")}),
+    (f"{FA} > Friends > {NK}, {IV}", FRIENDS),
+    (f"{FA} \u00bb friends \u00bb {NK}; {IV}", FRIENDS),
+    (f"> {NK} is a friend of {FA}.", {Fact("friend_of", NK, FA)}),
+    (f"{NK} - see also: Friends of {FA}.", set()),
+])
+def test_a_member_pointing_back_to_its_set_and_breadcrumbs(text, facts):
+    """A note for a member that names the set it is listed in states that membership (and is
+    no second note of that set: it names no set of its own); ``>`` between words is an arrow,
+    at the start of a line a quote. A cross-reference states nothing."""
+    c = read_claims(text, V)
+    assert keys_of(c.facts) == keys_of(facts)
+    if "listed in" in text or "member_of" in text or "one of" in text:
+        assert c.keys == ()
 
 
 def test_kin_words_of_other_relations_state_nothing():
