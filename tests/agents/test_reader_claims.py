@@ -165,3 +165,22 @@ def test_a_note_listing_the_key_as_another_keys_member_is_no_candidate_for_its_s
     assert not {"s80", "s81", "s82"} & set(got)
     # for Nora's own friends the same notes are the candidates
     assert {"s80", "s81", "s82"} <= set(kb.index_candidates("friends", "Nora Vance"))
+
+
+def test_notes_pointing_back_from_members_are_not_halves_of_the_set():
+    """A curator that writes a note for each member naming the set it is listed in (``A:
+    listed in Friends of X.``) wrote statements of membership, not a second note of the set:
+    the index is the set as soon as it is read (before 2026-12-07 it waited for every
+    member's note, and the exam paid a read per member; scripts/experiments/back_notes.py)."""
+    for back in ("{m}: listed in Friends of Felix Abernathy.",
+                 "{m} is one of the people in Felix Abernathy's friends list.",
+                 '{{"name": "{m}", "member_of": "friends of Felix Abernathy"}}'):
+        kb = LinkJudgedKnowledge()
+        hits = [("s90", "Friends of Felix Abernathy.")] + [
+            (f"s9{i}", back.format(m=m)) for i, m in enumerate(("Nora Vance", "Ivor Vance"), 1)]
+        kb.ingest_entry("search", {"query": "Felix Abernathy friends", "page": 1},
+                        "page 1:" + "".join(f"\n- {i}: {t}" for i, t in hits))
+        assert kb.same_set_notes("s90", "friends", "Felix Abernathy") == [], back
+        read_into(kb, "s90", "Friends of Felix Abernathy.", FRIENDS)
+        assert kb.absorb_index("s90", "friends", "Felix Abernathy"), back
+        assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
