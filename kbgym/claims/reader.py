@@ -143,7 +143,8 @@ for _chars, _words in (
     ("n", "name person subject entity"),
     ("y", "who whose"),
     ("k", "key topic index title about set"),
-    ("N", "members member list people items entries names everyone listed holders"),
+    ("N", "members member list people items entries names everyone listed holders "
+          "enthusiasts fans practitioners"),
 ):
     for _w in _words.split():
         _WORDS[_w] = _chars
@@ -582,6 +583,10 @@ def _items(text: str, vocab) -> list[_Item]:
             c = {"&": "&", "+": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
                  "\u2013": ":", "!": ".", "?": "?", "\u00b7": ",", "\u2022": ",",
                  "\u2713": ",", "\u2714": ","}.get(t, t)
+            if t == "|" and out and out[-1].char == "P" and any(
+                    x.char in ":=" for x in out[next((k for k in range(len(out) - 1, -1, -1)
+                                                      if out[k].char == "."), -1) + 1:]):
+                c = ","  # ``Friends: A | B | C``: after a label, pipes part its names
             if c == ".":
                 prev = toks[i - 1] if i else None
                 if prev is not None and prev[0] == "w" and (prev[1].casefold() in _ABBREV
@@ -717,8 +722,8 @@ _CLAUSE_RULES = re.compile("|".join([
     rf"(?P<r9a>P)=w*(?P<r9r>F)v(?:[:,]+[w,]*(?P<r9m>{_L})w*)?$",
     # Friends - X: A, B / Friends list: X: A, B (the relation first, then whose set)
     rf"(?P<rBr>{_R})[wN]*:+(?P<rBa>P):+[w,]*(?P<rBm>{_L})",
-    # X has two children: A and B
-    rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:]*w*(?P<r5m>{_L})?",
+    # X has two children: A and B / X has two kids, A and B
+    rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:,]*w*(?P<r5m>{_L})?",
     # X - friends: A, B / X: children / Index: X / friends
     rf"(?P<r6a>P)(?:[:,]+w*|(?=[{_ROLE_CHARS}][wN]*(?:[=:]|$)))(?P<r6r>{_R})[wN]*[=:]*"
     rf"(?P<r6m>{_L})?",
@@ -731,6 +736,7 @@ _ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})[wm]*$")
 #: the list is not read as members.
 _BARE_LIST = re.compile(rf"^(?:w*[Nk][wNk]*[=:]+|[=:]*)[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
+_ASIDE_ROLE = re.compile(rf"^[wN]*{_R}w*o{_L}$")
 _SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
@@ -925,6 +931,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             elif owner is not None and inner and inner_chars in _ROLE_CHARS and len(inner) == 1:
                 if ctx.subject is not None and ctx.subject != owner.value:
                     out.surface(_ROLE[inner_chars], owner.value, ctx.subject)
+            elif owner is not None and _ASIDE_ROLE.match(inner_chars):
+                # "X (mother of A and B)": X is what the aside says, of them
+                _clause([owner, _Item("=", None, it.start)] + inner,
+                        _Context(owner.value, None, owner.value), out, title=False,
+                        heading=False, bullet=False)
             elif owner is not None and inner and "P" not in inner_chars:
                 _clause([owner] + inner, _Context(owner.value, None, owner.value), out,
                         title=False, heading=False, bullet=False)
@@ -1210,6 +1221,10 @@ _QUOTED = re.compile(r"[\'\"\u2018\u201c](?P<q>[^\'\"\u2019\u201d]{5,300}\?)[\'\
                      r"(?:is|:|->|=>|\u2192)\s*(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$)", re.IGNORECASE)
 
 
+_Q_LINE = re.compile(r"^\W*Q(?:uestion)?\s*[:.)].*\?\W*$", re.IGNORECASE)
+_A_LINE = re.compile(r"^\W*A(?:nswer)?\s*[:.)]", re.IGNORECASE)
+
+
 def _asked(line: str, out: _Out) -> str:
     """Questions of the world's shapes given with their answer (``Q: ...? A: baker.``,
     ``the answer to 'What is ...?' is baker``) as answers; the line without them."""
@@ -1229,6 +1244,11 @@ def _asked(line: str, out: _Out) -> str:
                     _answer(Answer(template, tuple(sorted(canon.items())), answer), out)
                     line = line.replace(m.group(), " ")
                 break
+            else:
+                if pattern is _QA and any(it.char in "PJHT" for it in _items(answer, out.vocab)):
+                    # a question of no world shape (``Q: Who are X's friends? A: A, B.``):
+                    # what it asks for, then its answer, as one statement
+                    line = line.replace(m.group(), f" {m.group('q').strip()[:-1]}: {answer}. ")
     return line
 
 
@@ -1312,6 +1332,9 @@ def _read(text: str, vocab) -> Claims:
     if parts:
         text = _PART.sub(" ", text)
     lines = _lines(text)
+    for k in range(len(lines) - 1, 0, -1):  # ``Q: ...?`` over ``A: ...``: one line
+        if _Q_LINE.match(lines[k - 1].text) and _A_LINE.match(lines[k].text):
+            lines[k - 1:k + 1] = [_Line(f"{lines[k - 1].text} {lines[k].text}")]
     itemised: list[tuple[_Line, list[_Item]]] = []
     full: set[str] = set()
     main: str | None = None

@@ -525,6 +525,28 @@ def test_a_member_pointing_back_to_its_set_and_breadcrumbs(text, facts):
         assert c.keys == ()
 
 
+@pytest.mark.parametrize("text,facts", [
+    (f"{FA}\nFriends: {NK} | {IV}", FRIENDS),
+    (f"{FA} | friends | {NK}, {IV}", FRIENDS),
+    (f"{FA} | baker | Oakhaven", {Fact("job", FA, "baker"), Fact("city", FA, "Oakhaven")}),
+    (f"{FA} has two pals, {NK} and {IV}.", FRIENDS),
+    (f"Hobby: chess. Enthusiasts: {NK}, {IV}.", {Fact("hobby", NK, "chess"),
+                                                 Fact("hobby", IV, "chess")}),
+    (f"{NK} (friend of {FA}) is a mason.", {Fact("friend_of", NK, FA),
+                                            Fact("job", NK, "mason")}),
+    (f"Q: Who are {FA}'s friends? A: {NK} and {IV}.", FRIENDS),
+    (f"Q: Who are {FA}'s friends?\nA: {NK} and {IV}.", FRIENDS),
+    (f"Q: Is {NK} a friend of {FA}? A: yes.", set()),
+    (f"Q: Who is {FA}'s father? A: unknown.", set()),
+])
+def test_pipes_after_a_label_asides_and_questions_of_no_world_shape(text, facts):
+    """Pipes after a label part its names (with no label they part fields); an aside naming
+    a relation and people is about its owner; a question of no world shape given with an
+    answer that names someone or something states what it asks for (an answer naming no
+    one, or a negation, states nothing)."""
+    assert keys_of(read_claims(text, V).facts) == keys_of(facts)
+
+
 def test_kin_words_of_other_relations_state_nothing():
     for text in (f"The mother-in-law of {FA} is {NK}.", f"{FA} is the step-father of {IV}.",
                  f"Great-grandchildren of {FA}: {IV}."):
