@@ -736,6 +736,8 @@ _ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})[wm]*$")
 #: the list is not read as members.
 _BARE_LIST = re.compile(rf"^(?:w*[Nk][wNk]*[=:]+|[=:]*)[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
+#: A set named, then its members between commas: ``X's husband, A, is a baker``.
+_APPOSED = re.compile(rf"P'w*{_R}w*,(?P<m>{_L}),(?=[=xjeL])")
 _ASIDE_ROLE = re.compile(rf"^[wN]*{_R}w*o{_L}$")
 _SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
@@ -947,6 +949,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         items = kept
     if not items:
         return
+    m = _APPOSED.search("".join(it.char for it in items))
+    if m is not None:
+        # "X's husband, A, is a baker": X's husband is A, and A is a baker
+        eq = _Item("=", None, items[m.start("m")].start)
+        _clause(items[m.start():m.start("m") - 1] + [eq] + items[m.start("m"):m.end("m")],
+                ctx, out, title=False, heading=False, bullet=False)
+        items = items[:m.start()] + items[m.start("m"):m.end("m")] + items[m.end():]
     if items[0].char == "Y" and (ctx.topic or ctx.subject):  # ``Married to B.`` of the topic
         items = [_Item("P", ctx.topic or ctx.subject, items[0].start)] + items
     pointer = False

@@ -534,6 +534,10 @@ def test_a_member_pointing_back_to_its_set_and_breadcrumbs(text, facts):
                                                  Fact("hobby", IV, "chess")}),
     (f"{NK} (friend of {FA}) is a mason.", {Fact("friend_of", NK, FA),
                                             Fact("job", NK, "mason")}),
+    (f"{FA}'s wife, {MQ}, is a mason.", {Fact("married", FA, MQ), Fact("job", MQ, "mason")}),
+    (f"{FA} is a baker. His pals, {NK} and {IV}, live in Oakhaven.",
+     {Fact("job", FA, "baker"), *FRIENDS, Fact("city", NK, "Oakhaven"),
+      Fact("city", IV, "Oakhaven")}),
     (f"Q: Who are {FA}'s friends? A: {NK} and {IV}.", FRIENDS),
     (f"Q: Who are {FA}'s friends?\nA: {NK} and {IV}.", FRIENDS),
     (f"Q: Is {NK} a friend of {FA}? A: yes.", set()),
@@ -541,7 +545,8 @@ def test_a_member_pointing_back_to_its_set_and_breadcrumbs(text, facts):
 ])
 def test_pipes_after_a_label_asides_and_questions_of_no_world_shape(text, facts):
     """Pipes after a label part its names (with no label they part fields); an aside naming
-    a relation and people is about its owner; a question of no world shape given with an
+    a relation and people is about its owner, and names between commas after a set are its
+    members and the subject of what follows; a question of no world shape given with an
     answer that names someone or something states what it asks for (an answer naming no
     one, or a negation, states nothing)."""
     assert keys_of(read_claims(text, V).facts) == keys_of(facts)
