@@ -111,7 +111,8 @@ STRICT = False
 #: ! a negation, z a cross-reference, n a name field, k a key field, N a members field, m among.
 _WORDS: dict[str, str] = {}
 for _chars, _words in (
-    ("F", "friend friends friendship friendships pal pals buddy buddies circle knows"),
+    ("F", "friend friends friendship friendships pal pals buddy buddies circle knows bff "
+          "bffs"),
     ("K", "child children kid kids offspring son sons daughter daughters"),
     ("R", "parent parents"),
     ("A", "father fathers dad"),
@@ -706,14 +707,14 @@ _CLAUSE_RULES = re.compile("|".join([
     # X counts A and B among her friends (the pronoun before the set is X's)
     rf"(?P<rFa>P)w+(?P<rFm>{_L})mw?(?P<rFr>{_R})",
     # A and B are married / A and B are friends
-    r"(?P<r7a>P)&(?P<r7b>P)=w*(?P<r7r>[YF])",
+    r"(?P<r7a>P)&(?P<r7b>P)[=:]w*(?P<r7r>[YF])",
     # A is married to B / A married B / A is friends with B
     r"(?P<r8a>P)=?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
     # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B
     rf"(?P<rCa>P&P)'w*(?P<rCr>[KG])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
     rf"(?P<rDr>[KG])[wN]*o(?P<rDa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rDm>{_L})?",
     # X's friends are A, B and C / X's father is A / X's friends.
-    rf"(?P<r3a>P)'w*(?P<r3r>{_R})w*(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
+    rf"(?P<r3a>P)'w*(?P<r3r>{_R})[wN]*(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
     rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people who are friends with X: A, B (a label: no one before the relation word)
@@ -725,7 +726,7 @@ _CLAUSE_RULES = re.compile("|".join([
     # X has two children: A and B / X has two kids, A and B
     rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:,]*w*(?P<r5m>{_L})?",
     # X - friends: A, B / X: children / Index: X / friends
-    rf"(?P<r6a>P)(?:[:,]+w*|(?=[{_ROLE_CHARS}][wN]*(?:[=:]|$)))(?P<r6r>{_R})[wN]*[=:]*"
+    rf"(?<![,&])(?P<r6a>P)(?:[:,]+w*|(?=[{_ROLE_CHARS}][wN]*(?:[=:]|$)))(?P<r6r>{_R})[wN]*[=:]*"
     rf"(?P<r6m>{_L})?",
 ]))
 #: A role word with no person before it: its anchor is the context's subject.
@@ -943,6 +944,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                         title=False, heading=False, bullet=False)
             elif owner is None and inner_chars == "P" and kept and kept[-1].char in _ROLE_CHARS:
                 kept += [_Item("o", None, it.start), inner[0]]  # Friends (X): A, B
+            elif (owner is None and kept and kept[-1].char in _ROLE_CHARS
+                  and re.fullmatch(_L, inner_chars)):
+                kept += [_Item(":", None, it.start), *inner]  # Friends (A, B) under X
             elif owner is None:
                 kept.extend(inner)  # an aside after no one: read as if unmarked
             k = end + 1
@@ -1062,7 +1066,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             return
         if m is not None and (anchor is not None or ctx.key is not None):
             role = _ROLE[m.group("r")]
-            key = ctx.key if (ctx.key is not None and anchor is None) else _set_key(role, anchor)
+            if ctx.key is not None and anchor is None:  # under ``Index: X``, X's set
+                key = ctx.key if ctx.key.relation != "hub" else _set_key(role, ctx.key.entity)
+            else:
+                key = _set_key(role, anchor)
             if ctx.key is not None and ctx.key.relation == _set_key(role, "").relation:
                 key = ctx.key
             if m.group("m"):
@@ -1379,6 +1386,8 @@ def _read(text: str, vocab) -> Claims:
             while scopes and scopes[-1][0] >= ln.level:
                 _, ctx.key, ctx.subject, ctx.topic = scopes.pop()
             scopes.append((ln.level, ctx.key, ctx.subject, ctx.topic))
+        elif nested:
+            scopes.clear()  # a field line (``children:``) between bullet lists: a new scope
         its = _resolve_partials(its, full, main, ctx)
         for sentence, question in _sentences(its):
             if not question:

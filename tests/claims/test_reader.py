@@ -552,6 +552,31 @@ def test_pipes_after_a_label_asides_and_questions_of_no_world_shape(text, facts)
     assert keys_of(read_claims(text, V).facts) == keys_of(facts)
 
 
+CL = "Cedric Langley"
+
+
+@pytest.mark.parametrize("text,facts", [
+    (f"name: {FA}\nfriends:\n  - {NK}\n  - {IV}\nchildren:\n  - {MQ}\n  - {CL}",
+     {*FRIENDS, Fact("father_of", FA, MQ), Fact("father_of", FA, CL)}),
+    (f"name: {FA} friends: - {NK} - {IV} children: - {MQ} - {CL}",
+     {*FRIENDS, Fact("father_of", FA, MQ), Fact("father_of", FA, CL)}),
+    (f"Index \u2014 {FA}\nFriends ({NK}, {IV})\nKids ({MQ}, {CL})",
+     {*FRIENDS, Fact("father_of", FA, MQ), Fact("father_of", FA, CL)}),
+    (f"{FA}: 2 children ({MQ}, {CL}); 2 friends ({NK}, {IV})",
+     {*FRIENDS, Fact("father_of", FA, MQ), Fact("father_of", FA, CL)}),
+    (f"{FA}'s friend list includes: {NK}, {IV}", FRIENDS),
+    (f"{FA}'s BFFs: {NK} and {IV}", FRIENDS),
+    (f"{FA} & {NK}: friends", {Fact("friend_of", FA, NK)}),
+    # a relation word straight before names, in a list: read as nothing, never as the
+    # previous name's set
+    (f"{FA} \u2014 related people: friends {NK}, {IV}; children {MQ}, {CL}", set()),
+])
+def test_records_over_several_lines_and_lists_in_asides(text, facts):
+    """A field line between two bullet lists closes the first (``children:`` after the
+    friends' bullets); a set named in a title (``Index — X``) owns the lists under it."""
+    assert keys_of(read_claims(text, V).facts) == keys_of(facts)
+
+
 def test_kin_words_of_other_relations_state_nothing():
     for text in (f"The mother-in-law of {FA} is {NK}.", f"{FA} is the step-father of {IV}.",
                  f"Great-grandchildren of {FA}: {IV}."):
