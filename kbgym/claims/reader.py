@@ -373,14 +373,18 @@ def _table_lines(rows: list[list[str]]) -> list[_Line]:
         out.append(_Line(header[0].strip(), heading=True, level=6))
         return out + [_Line(c.strip(), bullet=True) for cells in rows[1:] for c in cells[:1]
                       if c.strip()]
+    named = any(h.strip().casefold() in _FIRST_FIELDS for h in header)
     for cells in rows[1:]:
         out.append(_Line("", heading=True, level=6))
         pairs = list(zip(header, cells))
         pairs.sort(key=lambda hc: hc[0].strip().casefold() not in _FIRST_FIELDS)
-        for h, c in pairs:
+        for k, (h, c) in enumerate(pairs):
             c = c.strip()
             if c:
                 out.append(_Line(f"{h.strip()}: {c}" if h.strip() else c))
+                if k == 0 and not named and _WORDS.get(h.strip().casefold(), "w") in _ROLE_CHARS:
+                    # ``| Friend | Job |`` under X: the row is about the friend
+                    out.append(_Line(f"name: {c}"))
     return out
 
 
@@ -584,10 +588,6 @@ def _items(text: str, vocab) -> list[_Item]:
             c = {"&": "&", "+": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
                  "\u2013": ":", "!": ".", "?": "?", "\u00b7": ",", "\u2022": ",",
                  "\u2713": ",", "\u2714": ","}.get(t, t)
-            if t == "|" and out and out[-1].char == "P" and any(
-                    x.char in ":=" for x in out[next((k for k in range(len(out) - 1, -1, -1)
-                                                      if out[k].char == "."), -1) + 1:]):
-                c = ","  # ``Friends: A | B | C``: after a label, pipes part its names
             if c == ".":
                 prev = toks[i - 1] if i else None
                 if prev is not None and prev[0] == "w" and (prev[1].casefold() in _ABBREV
@@ -595,7 +595,7 @@ def _items(text: str, vocab) -> list[_Item]:
                                                                  and prev[1].isalpha())):
                     i += 1  # ``Dr.``, ``b.``: an abbreviation's dot ends no sentence
                     continue
-            out.append(_Item(c, None, s))
+            out.append(_Item(c, "|" if t == "|" else None, s))
             i += 1
             continue
         # a word: the longest known window of words starting here
@@ -645,6 +645,11 @@ def _items(text: str, vocab) -> list[_Item]:
         else:
             out.append(_Item(_VALUE_CHAR.get(entry.cls, "V"), (entry.cls, entry.names[0]), s))
         i = end + 1
+    for k in range(1, len(out) - 1):  # ``Friends: A | B | C``: after a label, pipes part names
+        if out[k].value == "|" and out[k - 1].char in "Pfp" and out[k + 1].char in "Pfp":
+            start = next((j for j in range(k - 1, -1, -1) if out[j].char == "."), -1) + 1
+            if any(x.char in ":=" and x.value != "|" for x in out[start:k]):
+                out[k] = _Item(",", None, out[k].start)
     return out
 
 

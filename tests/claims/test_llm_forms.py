@@ -1,0 +1,107 @@
+"""Truthful notes written the way language models write them (markdown, JSON and YAML records,
+tables, FAQ notes, prose pages, asides, breadcrumbs, members pointing back to their set):
+the claim reader reads something from each, and nothing false. A false reading would make the
+misinformation metric flag a truthful library as harmful (issue 34)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kbgym.claims import fact_key, people_vocabulary, read_claims
+from kbgym.worlds.people import UniverseConfig, generate
+from kbgym.worlds.people.facts import parse_fact
+
+#: One note per form; fields: x (the person), F/K (friends/children, several joinings), job,
+#: city, hobby, spouse (s0, sp: husband/wife), pronouns (Pro, pos, Pos).
+FORMS = [
+    "{x}'s friends ({n}): {F}",
+    "Friends of {x} ({n} total): {Fs}",
+    "{x} — Friends\n{Fn}",
+    "**{x}**\n- **Friends:** {F}\n- **Job:** {job}",
+    "{x}\nFriends: {Fp}",
+    "Q: Who are {x}'s friends?\nA: {Fa}.",
+    "Summary: {x} ({job}) has {n} friends — {F}.",
+    "{x} is friends with {F}.",
+    "{x}. Friends: {F}. Children: {K}.",
+    "The friends of {x} include {Fa}.",
+    "{x}'s social circle: {F}",
+    "{x} | friends | {F}",
+    "[{x}] friends = [{F}]",
+    "{x}: friends -> {Fs}",
+    "List of {x}'s friends:\n* {Fb}",
+    "{Fa} are all friends of {x}.",
+    "{x}'s children are {Ka}.",
+    "{x} has {m} kids, {Ka}.",
+    "Children ({x}): {K}",
+    "{x} ({job}, {city}) - plays {hobby}",
+    "{x}: {job}; lives in {city}; hobby: {hobby}",
+    "{x} is a {job} who lives in {city} and enjoys {hobby}.",
+    "Name: {x} | Job: {job} | City: {city}",
+    "{x} works in {city} as a {job}.",
+    "{x}, {job}, {city}",
+    "name: {x}\nfriends:\n{Fy}\nchildren:\n{Ky}",
+    "{x} — occupation: {job}; residence: {city}; pastime: {hobby}",
+    "## {x}\n| Friend | Job |\n|---|---|\n{Ftab}",
+    "{f0}: listed in Friends of {x}.",
+    "{f0} is one of {x}'s friends.",
+    "{x} counts {Fa} among {pos} friends.",
+    "{x} > Friends > {F}",
+    "{x}'s {sp}, {s0}, is a {sjob}.",
+    "Index — {x}\nFriends ({F})\nKids ({K})",
+    "{x}: {m} children ({K}); {n} friends ({F})",
+    "{x} is a {job}. {Pro} lives in {city}. {Pos} friends are {Fa}.",
+    "# {x}\n{x} is a {job} from {city}. {Pro} enjoys {hobby} and is friends with {Fa}.",
+    "{f0} (friend of {x}) lives in {f0city}.",
+    "People who work as a {job}: {x}",
+    "{x} and {f0} are friends; {x} and {f1} are friends too.",
+    "{x} is close friends with {Fa}.",
+    '{{"name": "{x}", "job": "{job}", "city": "{city}", "friends": [{Fj}]}}',
+    '{{"key": "friends of {x}", "members": [{Fj}]}}',
+    "{x}'s kids: {k0} (a {k0job}), {k1}.",
+    "{x} is married to {s0}. {Pro} works as a {job}.",
+]
+
+
+def _and(xs: list[str]) -> str:
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+@pytest.fixture(scope="module")
+def world():
+    u = generate(UniverseConfig(n_people=80, n_cities=8, sizes=(10, 5, 5), eval_sizes=(2, 2)))
+    truth = {fact_key(parse_fact(n.text)) for n in u.nodes}
+    by = {p.pid: p for p in u.people}
+    people = [p for p in u.people
+              if len(p.friends) >= 2 and len(p.children) >= 2 and p.spouse in by]
+    return u, people_vocabulary(u), truth, by, people
+
+
+def _fields(p, by) -> dict:
+    fr = [by[f] for f in p.friends]
+    ks = [by[c] for c in p.children]
+    sp = by[p.spouse]
+    F, K = [f.name for f in fr], [k.name for k in ks]
+    she = p.gender == "female"
+    return dict(
+        x=p.name, n=len(F), m=len(K), F=", ".join(F), Fs="; ".join(F), Fp=" | ".join(F),
+        Fn="\n".join(f"{i + 1}) {n}" for i, n in enumerate(F)), Fa=_and(F),
+        Fb="\n* ".join(F), K=", ".join(K), Ka=_and(K), job=p.job, city=p.city, hobby=p.hobby,
+        Fy="\n".join(f"  - {n}" for n in F), Ky="\n".join(f"  - {n}" for n in K),
+        Ftab="\n".join(f"| {f.name} | {f.job} |" for f in fr), f0=F[0], f1=F[1],
+        f0city=fr[0].city, pos="her" if she else "his", Pos="Her" if she else "His",
+        Pro="She" if she else "He", sp="wife" if sp.gender == "female" else "husband",
+        s0=sp.name, sjob=sp.job, Fj=", ".join(f'"{n}"' for n in F), k0=K[0], k1=K[1],
+        k0job=ks[0].job)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_truthful_note_in_each_form_reads_true_and_something(world, form):
+    u, vocab, truth, by, people = world
+    rng = random.Random(form)
+    for p in rng.sample(people, min(8, len(people))):
+        text = form.format(**_fields(p, by))
+        facts = read_claims(text, vocab).facts
+        assert facts, text
+        assert [f for f in facts if fact_key(f) not in truth] == [], text
