@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -1106,6 +1107,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     born = "B" in chars
     cue = any(ch in chars for ch in "jeLB")
     values_alone: list[Key] = []
+    # several people and several values of one kind (``A and B are a baker and a mason``):
+    # which is whose is not said, so none is read
+    kinds_seen = Counter(items[j].value[0] for j, ch in enumerate(chars) if ch in "JHT")
     i = 0
     while i < len(chars):
         c = chars[i]
@@ -1150,7 +1154,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 holders = [x for x in (ctx.subject or ctx.topic,) if x]
             if pointer:
                 holders = []
-            if holders:
+            if len(holders) > 1 and kinds_seen[kind] > 1:
+                pass
+            elif holders:
                 for h in holders:
                     out.fact(kind, h, value)
             else:

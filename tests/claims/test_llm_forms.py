@@ -14,7 +14,8 @@ from kbgym.worlds.people import UniverseConfig, generate
 from kbgym.worlds.people.facts import parse_fact
 
 #: One note per form; fields: x (the person), F/K (friends/children, several joinings), job,
-#: city, hobby, spouse (s0, sp: husband/wife), pronouns (Pro, pos, Pos).
+#: city, hobby, spouse (s0, sp: husband/wife), pronouns (Pro, pos, Pos), a friend's or a
+#: child's values (f0job, f0city, k0job, ...).
 FORMS = [
     "{x}'s friends ({n}): {F}",
     "Friends of {x} ({n} total): {Fs}",
@@ -61,6 +62,21 @@ FORMS = [
     '{{"key": "friends of {x}", "members": [{Fj}]}}',
     "{x}'s kids: {k0} (a {k0job}), {k1}.",
     "{x} is married to {s0}. {Pro} works as a {job}.",
+    # prose about several people: whose value is whose
+    "{x} is a {job}. {Pos} friend {f0} is a {f0job}.",
+    "{x}'s child {k0} works as a {k0job}.",
+    "{x} has a child, {k0}, who is a {k0job}.",
+    "{x}'s friends are {f0} ({f0job}) and {f1} ({f1job}).",
+    "{x} ({job}) is friends with {f0}. {f0} is a {f0job}.",
+    "{x}'s friend {f0} lives in {f0city}.",
+    "{f0}, a friend of {x}, lives in {f0city}.",
+    "{x} is a {job} in {city}; {pos} friends {f0} and {f1} are a {f0job} and a {f1job}.",
+    "{x} enjoys {hobby}, unlike {pos} friend {f0}, who enjoys {f0hobby}.",
+    "{x} is married to {s0}, a {sjob}.",
+    "{s0} is {x}'s {sp}. {x} is a {job}.",
+    "{x} — friends: {f0} ({f0city}), {f1} ({f1city}).",
+    "{x} works as a {job}. {Pro} is friends with {f0}, who works as a {f0job}.",
+    "{x}'s friend {f0} is a {f0job}, and {pos} child {k0} is a {k0job}.",
 ]
 
 
@@ -93,7 +109,8 @@ def _fields(p, by) -> dict:
         f0city=fr[0].city, pos="her" if she else "his", Pos="Her" if she else "His",
         Pro="She" if she else "He", sp="wife" if sp.gender == "female" else "husband",
         s0=sp.name, sjob=sp.job, Fj=", ".join(f'"{n}"' for n in F), k0=K[0], k1=K[1],
-        k0job=ks[0].job)
+        k0job=ks[0].job, f0job=fr[0].job, f1job=fr[1].job, f1city=fr[1].city,
+        f0hobby=fr[0].hobby)
 
 
 @pytest.mark.parametrize("form", FORMS)

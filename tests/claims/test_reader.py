@@ -567,6 +567,9 @@ CL = "Cedric Langley"
     (f"{FA}'s friend list includes: {NK}, {IV}", FRIENDS),
     (f"{FA}'s BFFs: {NK} and {IV}", FRIENDS),
     (f"{FA} & {NK}: friends", {Fact("friend_of", FA, NK)}),
+    # several people, several values of one kind: which is whose is not said
+    (f"{NK} and {IV} are a baker and a mason.", set()),
+    (f"{NK} and {IV} are bakers.", {Fact("job", NK, "baker"), Fact("job", IV, "baker")}),
     # a relation word straight before names, in a list: read as nothing, never as the
     # previous name's set
     (f"{FA} \u2014 related people: friends {NK}, {IV}; children {MQ}, {CL}", set()),
