@@ -664,6 +664,12 @@ class ScriptedReader(BaseAgent):
             yield from self._indexed(kind, value, stop=lambda: bool(matches()), skip=elsewhere)
             if matches():
                 return matches()[0]
+            for nid in kb.joint_candidates(values):  # an index of parts read may show the join
+                if not self._can_spare():
+                    break
+                yield from self._read(nid)
+                if matches():
+                    return matches()[0]
         # the holders of the first value seen so far are checked before paging for more
         seen = sorted(kb.holders("job", conds[0][1]))
         for kind, value in conds[1:]:
