@@ -36,10 +36,9 @@ from kbgym.library.graph import Library
 from kbgym.library.snapshot import load_snapshot
 from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
-from kbgym.runs.probe import make_probe_from_run
-from kbgym.runs.train import TrainConfig, train
 from kbgym.worlds.people import UniverseConfig, generate
 from kbgym_agents.zoo.generated import Truth
+from unmarked_parts import canonical_probe  # (scripts/experiments: the script's own folder)
 
 GROUPS = ("exact", "share2")
 #: A member's note linking back to its set, per wording: (member, Relation, relation, key).
@@ -107,13 +106,7 @@ def main() -> None:
         u = generate(UniverseConfig(seed=seed))
         vocab = people_vocabulary(u)
         truth = Truth(u)
-        run = out / f"seed{seed}" / "scripted-index"
-        if not (run / "kb_epoch_2.json").exists():
-            train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-                  config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
-                  overwrite=True)
-        probe = make_probe_from_run(u, run, per_group=args.per_group, seed=seed)
-        probe["splits"] = {g: probe["splits"][g] for g in GROUPS}
+        run, probe = canonical_probe(u, seed, out, args.per_group, GROUPS)
         b1 = {r["qid"]: r for r in examine_probe(u, Library.from_universe(u),
                                                  make_agent("scripted-reader"), probe, cfg)}
         for name in names:

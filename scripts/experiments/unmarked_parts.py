@@ -51,6 +51,20 @@ def unmarked(lib: Library) -> int:
     return n
 
 
+def canonical_probe(u, seed: int, out: Path, per_group: int,
+                    groups: tuple[str, ...] = ("exact", "share2")) -> tuple[Path, dict]:
+    """The canonical run of ``seed`` (``scripted-index``, train[:100] x 2 epochs; reused from
+    ``out/seedN/scripted-index`` when there) and its probe restricted to ``groups``."""
+    run = out / f"seed{seed}" / "scripted-index"
+    if not (run / "kb_epoch_2.json").exists():
+        train(u, make_agent("scripted-index", offered={"seed": seed}), run,
+              config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
+              overwrite=True)
+    probe = make_probe_from_run(u, run, per_group=per_group, seed=seed)
+    probe["splits"] = {g: probe["splits"][g] for g in groups}
+    return run, probe
+
+
 def exam(u, lib, probe, b1) -> tuple[int, float]:
     """(questions below B1's F1, ρ = steps / B1's steps) of one exam without the navigator."""
     rows = examine_probe(u, lib, make_agent("scripted-reader"), probe, KBGymConfig(m=15),
@@ -71,13 +85,7 @@ def main() -> None:
     print("library      halves  lost (together / alone)   rho (together / alone)")
     for seed in (int(s) for s in args.seeds.split(",")):
         u = generate(UniverseConfig(seed=seed))
-        run = out / f"seed{seed}" / "scripted-index"
-        if not (run / "kb_epoch_2.json").exists():
-            train(u, make_agent("scripted-index", offered={"seed": seed}), run,
-                  config=TrainConfig(epochs=2, train_size=100, snapshot_every=1000),
-                  overwrite=True)
-        probe = make_probe_from_run(u, run, per_group=args.per_group, seed=seed)
-        probe["splits"] = {g: probe["splits"][g] for g in ("exact", "share2")}
+        _, probe = canonical_probe(u, seed, out, args.per_group)
         b1 = {r["qid"]: r for r in examine_probe(u, Library.from_universe(u),
                                                  make_agent("scripted-reader"), probe,
                                                  KBGymConfig(m=15), navigate=False)}

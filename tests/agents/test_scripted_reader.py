@@ -239,49 +239,46 @@ def test_a_join_finds_the_part_of_the_job_split_by_its_other_value():
     assert not joint, joint
 
 
-def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_shows_it():
-    """Parts written as JSON records with their members rank below the job's short statements,
-    so the job's page shows only the parts' parent (``{"key": "brewers, by group"}``); once the
-    parent is read, its link page shows the part naming the question's city: that part is the
-    join, read next, before any holder is checked."""
+def json_parts(u, lib: Library, kind: str, value: str, by: str) -> tuple[str, dict[str, str]]:
+    """The holders of ``kind`` = ``value`` split by their ``by`` value into JSON records with
+    their members (``{"key": "potters: part Oakhaven", "members": [...]}``), each linking
+    its members' two statements, under a parent linking the parts; (parent id, label -> part
+    id)."""
     import json
 
     from kbgym.metrics.vocabulary import plural
 
+    stated = {(n.fact.kind, n.fact.subject): n.id for n in u.nodes}
+    groups = defaultdict(list)
+    for person in u.people:
+        if getattr(person, kind) == value:
+            groups[getattr(person, by)].append(person)
+    parts = {}
+    for label, people in sorted(groups.items()):
+        text = json.dumps({"key": f"{plural(value)}: part {label}",
+                           "members": [x.name for x in people]})
+        parts[label] = lib.add(text).id
+        lib.link_many(parts[label], [stated[(k, x.pid)] for x in people for k in (kind, by)])
+    parent = lib.add(json.dumps({"key": f"{plural(value)}, by group", "members": []})).id
+    lib.link_many(parent, list(parts.values()))
+    return parent, parts
+
+
+def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_shows_it():
+    """Parts written as JSON records with their members rank below the job's short statements,
+    so the job's page shows only the parts' parent (``{"key": "potters, by group"}``); once the
+    parent is read, its link page shows the part naming the question's city: that part is the
+    join, read next, before any holder is checked. (The city's residents are split by hobby
+    too, so that the city's page shows its own parts.)"""
     u = universe(0, 500)
     q = costliest(u, "qc6_job_city")
     p = parse_question(q.text)
     job, city = p.slots["job"], p.slots["city"]
     lib = Library.from_universe(u)
-    stated = {(n.fact.kind, n.fact.subject): n.id for n in u.nodes}
-    groups = defaultdict(list)
-    for person in u.people:
-        if person.job == job:
-            groups[person.city].append(person)
-    parts = []
-    for label, people in sorted(groups.items()):
-        text = json.dumps({"key": f"{plural(job)}: part {label}",
-                           "members": [x.name for x in people]})
-        parts.append(lib.add(text).id)
-        lib.link_many(parts[-1], [stated[(k, x.pid)] for x in people for k in ("job", "city")])
-    parent = lib.add(json.dumps({"key": f"{plural(job)}, by group", "members": []})).id
-    lib.link_many(parent, parts)
-    # the city's residents split by hobby too, so that the city's page is its own parts'
-    by_hobby = defaultdict(list)
-    for person in u.people:
-        if person.city == city:
-            by_hobby[person.hobby].append(person)
-    city_parts = []
-    for label, people in sorted(by_hobby.items()):
-        text = json.dumps({"key": f"{plural(city)}: part {label}",
-                           "members": [x.name for x in people]})
-        city_parts.append(lib.add(text).id)
-        lib.link_many(city_parts[-1], [stated[(k, x.pid)] for x in people
-                                       for k in ("city", "hobby")])
-    lib.link_many(lib.add(json.dumps({"key": f"{plural(city)}, by group",
-                                      "members": []})).id, city_parts)
+    parent, parts = json_parts(u, lib, "job", job, "city")
+    json_parts(u, lib, "city", city, "hobby")
     row = exam(u, library=lib, qids=[q.qid])[q.qid]
     assert row["f1"] == 1.0
     reads = [line for line in row["text"].splitlines() if "read(" in line]
     assert len(reads) >= 2 and parent in reads[0] and f"part {city}" not in reads[0]
-    assert parts[sorted(groups).index(city)] in reads[1], row["text"]
+    assert parts[city] in reads[1], row["text"]
