@@ -480,7 +480,7 @@ def _lines(text: str) -> list[_Line]:
     read as its markdown."""
     if "<" in text and _HTML.search(text):
         text = _from_html(text)
-    if ">" in text or "\u2192" in text or "\u00bb" in text or "\u203a" in text:
+    if any(c in text for c in ">\u2192\u00bb\u203a"):
         text = _ARROW.sub(": ", text)
     out: list[_Line] = []
     pos = 0
@@ -706,7 +706,6 @@ _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
     # A: listed in Friends of B (a member pointing back to its set says it is a member)
     rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*)(?P<r1r>{_R})w*o(?P<r1a>{_L})(?!')",
-    # A is B's friend
     # A is B's friend / A is one of B's friends / A and B are among C's friends / A: listed
     # under B's friends
     rf"(?P<r2m>{_L})(?:=[wNom]*|[=:,]?N[wN]*|m)(?P<r2a>P)'w*(?P<r2r>{_R})",
@@ -1107,8 +1106,6 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     born = "B" in chars
     cue = any(ch in chars for ch in "jeLB")
     values_alone: list[Key] = []
-    # several people and several values of one kind (``A and B are a baker and a mason``):
-    # which is whose is not said, so none is read
     kinds_seen = Counter(items[j].value[0] for j, ch in enumerate(chars) if ch in "JHT")
     i = 0
     while i < len(chars):
@@ -1154,12 +1151,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 holders = [x for x in (ctx.subject or ctx.topic,) if x]
             if pointer:
                 holders = []
-            if len(holders) > 1 and kinds_seen[kind] > 1:
-                pass
-            elif holders:
+            # several people and as many values of one kind (``A and B are a baker and a
+            # mason``): which is whose is not said, so none is read
+            ambiguous = len(holders) > 1 and kinds_seen[kind] > 1
+            if holders and not ambiguous:
                 for h in holders:
                     out.fact(kind, h, value)
-            else:
+            elif not holders:
                 values_alone.append(Key(kind, value))
         elif c == "D" and born and not used[i]:
             holders = subj or [x for x in (ctx.subject or ctx.topic,) if x]
