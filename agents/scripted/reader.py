@@ -621,11 +621,23 @@ class ScriptedReader(BaseAgent):
             return sorted(p for p in kb.holders("job", conds[0][1])
                           if all(has(p, k, v) for k, v in conds[1:]))
 
+        values = [v for _, v in conds]
+
+        def joint() -> Plan:
+            """Read the unread notes naming every value (they may be the join) until one
+            shows the person; whether one did."""
+            for nid in kb.joint_candidates(values):
+                if not self._can_spare():
+                    break
+                yield from self._read(nid)
+                if matches():
+                    return True
+            return False
+
         # The first page of every key shows its index, if the library has one. A page that
         # shows parts instead (notes naming the value and another one: ``Brewers: part
         # Dunmere.``) and none of the value's own statements: they are asked for in their
         # words.
-        values = [v for _, v in conds]
         for kind, value in conds:
             query = self._value_query(value)
             yield from self._search(*query)
@@ -640,21 +652,13 @@ class ScriptedReader(BaseAgent):
                 if kind == conds[0][0] and len(split_by) == 1 and any(
                         k in split_by for k, _ in conds[1:]):
                     yield from self._search(" ".join(self._value_query(v)[0] for v in values))
-                    for nid in kb.joint_candidates(values):
-                        if not self._can_spare():
-                            break
-                        yield from self._read(nid)
-                        if matches():
-                            return matches()[0]
+                    if (yield from joint()):
+                        return matches()[0]
                 yield from self._search(*self._sentence_query(kind, value))
                 if matches():
                     return matches()[0]
-        for nid in kb.joint_candidates(values):  # may be the join itself
-            if not self._can_spare():
-                break
-            yield from self._read(nid)
-            if matches():
-                return matches()[0]
+        if (yield from joint()):  # may be the join itself
+            return matches()[0]
         # a note naming a value and some value outside the join (``Both florist and
         # calligraphy.``) is a part or an intersection with another set: not read for it
         def elsewhere(nid: str) -> bool:
@@ -664,12 +668,8 @@ class ScriptedReader(BaseAgent):
             yield from self._indexed(kind, value, stop=lambda: bool(matches()), skip=elsewhere)
             if matches():
                 return matches()[0]
-            for nid in kb.joint_candidates(values):  # an index of parts read may show the join
-                if not self._can_spare():
-                    break
-                yield from self._read(nid)
-                if matches():
-                    return matches()[0]
+            if (yield from joint()):  # an index of parts read may show the join
+                return matches()[0]
         # the holders of the first value seen so far are checked before paging for more
         seen = sorted(kb.holders("job", conds[0][1]))
         for kind, value in conds[1:]:

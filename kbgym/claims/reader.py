@@ -1357,9 +1357,10 @@ def _read(text: str, vocab) -> Claims:
     if parts:
         text = _PART.sub(" ", text)
     lines = _lines(text)
-    for k in range(len(lines) - 1, 0, -1):  # ``Q: ...?`` over ``A: ...``: one line
-        if _Q_LINE.match(lines[k - 1].text) and _A_LINE.match(lines[k].text):
-            lines[k - 1:k + 1] = [_Line(f"{lines[k - 1].text} {lines[k].text}")]
+    if "?" in text:  # ``Q: ...?`` over ``A: ...``: one line
+        for k in range(len(lines) - 1, 0, -1):
+            if _Q_LINE.match(lines[k - 1].text) and _A_LINE.match(lines[k].text):
+                lines[k - 1:k + 1] = [_Line(f"{lines[k - 1].text} {lines[k].text}")]
     itemised: list[tuple[_Line, list[_Item]]] = []
     full: set[str] = set()
     main: str | None = None
