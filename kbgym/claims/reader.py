@@ -403,6 +403,9 @@ _DECODER = json.JSONDecoder()
 
 _INLINE_HEADING = re.compile(r"\s+(?=#{1,6}\s)")
 _INLINE_BULLET = re.compile(r"\s+([-*+\u2022])\s+")
+#: Items numbered ``1)``, ``2)`` on one line (two at least, so that ``(age 45)`` stays).
+_FIRST_ITEMS = re.compile(r"(?:^|\s)1\)\s.*\s2\)\s")
+_NUMBERED = re.compile(r"(?:^|\s+)\d{1,2}\)\s+")
 _INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
 #: A field opening a bullet list (``friends: - A - B``, YAML on one line) starts a line, and
 #: so does a record's field after a bullet (``- B hobby: chess``).
@@ -443,6 +446,8 @@ def _relines(text: str) -> str:
                 + "\n\n".join(tables) + "\n" + _relines(text[last + 1:]))
     text = _INLINE_HEADING.sub("\n", text)
     text = _INLINE_FIELD.sub("\n", text)
+    if _FIRST_ITEMS.search(text):  # ``Friends 1) A 2) B``: numbered items are bullets
+        text = _NUMBERED.sub("\n- ", text)
     text = _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
     return _FIELD_AFTER_ITEM.sub(lambda m: m.group(1) + "\n", text)
 

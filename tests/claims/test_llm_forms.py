@@ -113,12 +113,19 @@ def _fields(p, by) -> dict:
         f0hobby=fr[0].hobby)
 
 
+#: The same note in other renderings: any letter case, and stored as the library stores it
+#: (every whitespace run collapsed: a markdown note arrives on one line).
+RENDERINGS = {"as_is": lambda t: t, "lower": str.lower, "upper": str.upper,
+              "one_line": lambda t: " ".join(t.split())}
+
+
+@pytest.mark.parametrize("rendering", RENDERINGS)
 @pytest.mark.parametrize("form", FORMS)
-def test_a_truthful_note_in_each_form_reads_true_and_something(world, form):
+def test_a_truthful_note_in_each_form_reads_true_and_something(world, form, rendering):
     u, vocab, truth, by, people = world
     rng = random.Random(form)
     for p in rng.sample(people, min(8, len(people))):
-        text = form.format(**_fields(p, by))
+        text = RENDERINGS[rendering](form.format(**_fields(p, by)))
         facts = read_claims(text, vocab).facts
         assert facts, text
         assert [f for f in facts if fact_key(f) not in truth] == [], text
