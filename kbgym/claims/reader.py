@@ -155,6 +155,8 @@ _SKIP = frozenset(
     "a an the one some all also both each only currently now being just very well "
     "that which these those following below above here there "
     "two three four five six seven eight nine ten eleven twelve".split())
+#: Words setting the person after them against the clause's subject.
+_CONTRAST = frozenset("unlike except besides than".split())
 _ABBREV = frozenset("mr mrs ms dr st jr sr vs etc eg ie no mt".split())
 _PRONOUN = {"he": "h", "she": "h", "they": "h", "him": "h",
             "his": "q", "their": "q", "hers": "q", "her": "?"}
@@ -287,6 +289,9 @@ def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
         edge = _edge(obj)
         if edge is not None:
             return out + [_Line(edge, level=depth)]
+        tie = _tie(obj)
+        if tie is not None:  # {"type": "friend", "name": A} in X's record: A is X's friend
+            return out + [_Line(tie, bullet=True, level=depth)]  # a bullet: never a title
         first = sorted(obj, key=lambda k: (str(k).casefold() not in _FIRST_FIELDS,))
         keyed = _keyed(obj)
         if keyed is not None:  # {"entity": X, "relation": "friends", "members": [...]}
@@ -360,6 +365,24 @@ def _edge(record) -> str | None:
     if rel.casefold().endswith(" of"):
         return f"{got['from']} is {rel} {got['to']}."
     return f"{got['from']}: {rel}: {got['to']}."
+
+
+def _tie(record) -> str | None:
+    """A record of two fields, a relation word and a name (``{"type": "friend", "name": A}``
+    in X's list of relations), as the field line ``friend: A``: the name is in the enclosing
+    record's person's set. None for any other record."""
+    if len(record) != 2 or not all(isinstance(v, str) for v in record.values()):
+        return None
+    rel = who = None
+    for k, v in record.items():
+        key = str(k).strip().casefold()
+        if key in _EDGE_REL:
+            rel = v.strip()
+        elif key in _EDGE_FROM or key in _EDGE_TO:
+            who = v.strip()
+    if rel is None or who is None or _WORDS.get(rel.casefold(), "w") not in _ROLE_CHARS:
+        return None
+    return f"{rel}: {who}"
 
 
 def _table_lines(rows: list[list[str]]) -> list[_Line]:
@@ -601,7 +624,7 @@ def _items(text: str, vocab) -> list[_Item]:
                                                                  and prev[1].isalpha())):
                     i += 1  # ``Dr.``, ``b.``: an abbreviation's dot ends no sentence
                     continue
-            out.append(_Item(c, "|" if t == "|" else None, s))
+            out.append(_Item(c, t if t in "|;" else None, s))
             i += 1
             continue
         # a word: the longest known window of words starting here
@@ -710,16 +733,18 @@ _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
     # A: listed in Friends of B (a member pointing back to its set says it is a member)
-    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*)(?P<r1r>{_R})w*o(?P<r1a>{_L})(?!')",
+    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*)(?P<r1r>{_R})w*o:?(?P<r1a>{_L})(?!')",
     # A is B's friend / A is one of B's friends / A and B are among C's friends / A: listed
     # under B's friends
-    rf"(?P<r2m>{_L})(?:=[wNom]*|[=:,]?N[wN]*|m)(?P<r2a>P)'w*(?P<r2r>{_R})",
+    # S, X's wife (an apposition closing its clause or between commas)
+    rf"(?P<r2m>{_L})(?:=[wNom]*|[=:,]?N[wN]*|m|,(?=P'w*{_R}(?:,|$)))(?P<r2a>P)'w*"
+    rf"(?P<r2r>{_R})",
     # X counts A and B among her friends (the pronoun before the set is X's)
     rf"(?P<rFa>P)w+(?P<rFm>{_L})mw?(?P<rFr>{_R})",
     # A and B are married / A and B are friends
     r"(?P<r7a>P)&(?P<r7b>P)[=:]w*(?P<r7r>[YF])",
-    # A is married to B / A married B / A is friends with B
-    r"(?P<r8a>P)=?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
+    # A is married to B / A married B / A is friends with B / A (baker) - friends with B
+    r"(?P<r8a>P)[=:]?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
     # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B
     rf"(?P<rCa>P&P)'w*(?P<rCr>[KG])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
     rf"(?P<rDr>[KG])[wN]*o(?P<rDa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rDm>{_L})?",
@@ -757,6 +782,21 @@ _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 _MEMBER_OF = re.compile(rf"^w*[Not][wNot]*[=:]+w*(?:(?P<r>{_R})[wN]*o(?P<a>P)|(?P<b>P)'w*"
                         rf"(?P<s>{_R}))[wN]*$")
 _KEY_FIELD = re.compile(r"^k[=:]+")
+#: Under a person's heading or record, ``Friend of A`` / ``Mother of: A, B`` says what the
+#: person is (a plural, ``Friends of A``, names a set).
+_WHAT_SUBJECT_IS = re.compile(rf"^(?:w+[=:]+)?(?P<r>{_R})o[=:]*(?P<m>{_L})$")
+#: Under a value's heading, its holders under a word of its kind (``# Oakhaven`` /
+#: ``Residents: A, B``).
+_CUE_LIST = re.compile(rf"^w*(?P<c>[jeL])w*[=:]+[w,]*(?P<m>{_L})[w,]*$")
+_CUE_KIND = {"j": "job", "e": "hobby", "L": "city"}
+_PLURAL_ROLES = frozenset("children grandchildren offspring".split())
+
+
+def _singular(item: _Item) -> bool:
+    w = item.value if isinstance(item.value, str) else ""
+    return bool(w) and not w.endswith("s") and w not in _PLURAL_ROLES
+
+
 _VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
 
 
@@ -885,7 +925,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             k - 2 if k >= 2 and items[k - 1].char == "," and items[k - 2].char == "P" else -1)
         if j < 0:
             continue
-        end = next((e for e in range(k + 1, len(items)) if items[e].char in ",:"), len(items))
+        # it ends at the first comma or colon not inside a list of names (``X, whose friends
+        # are A, B and C, is a baker``)
+        end = next((e for e in range(k + 1, len(items)) if items[e].char == ":"
+                    or (items[e].char == "," and items[e + 1:e + 2] != []
+                        and items[e + 1].char not in "Pp")), len(items))
         if j >= 2 and items[j - 1].char == "o" and items[j - 2].char in _ROLE_CHARS:
             # "Friends of X who are bakers: A": the clause qualifies the set, not X
             _clause(items[:k] + items[end:], ctx, out, title=title, heading=heading,
@@ -949,6 +993,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 _clause([owner, _Item("=", None, it.start)] + inner,
                         _Context(owner.value, None, owner.value), out, title=False,
                         heading=False, bullet=False)
+            elif owner is not None and re.match(rf"{_R}w*[=:]+[w,]*P", inner_chars):
+                # "X (friends: A, B; children: C)": X's sets
+                _clause([owner, _Item(":", None, it.start)] + inner,
+                        _Context(owner.value, None, owner.value), out, title=False,
+                        heading=False, bullet=False)
             elif owner is not None and inner and "P" not in inner_chars:
                 _clause([owner] + inner, _Context(owner.value, None, owner.value), out,
                         title=False, heading=False, bullet=False)
@@ -1007,6 +1056,15 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             ctx.key = None
         return
 
+    m = _WHAT_SUBJECT_IS.match(chars)
+    if m is not None and ctx.subject is not None and not heading \
+            and _singular(items[m.start("r")]) \
+            and m.group("r") != "S" and (ctx.key is None or ctx.key.relation == "hub") \
+            and ctx.subject not in _names(items, chars, *m.span("m")):
+        for x in _names(items, chars, *m.span("m")):
+            out.surface(_ROLE[m.group("r")], ctx.subject, x)
+        return
+
     used = [False] * len(chars)
     anchors: set[int] = set()  # a key phrase's person: no subject of the clause's values
     qualifies = len(chars)  # values after a key phrase's relation word qualify its set
@@ -1018,6 +1076,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             used[i] = True
         rule = next(k for k in d)[:2]
         if rule == "r1":
+            if any(items[i].value == ";" for i in range(m.end("r1m"), m.start("r1r"))):
+                continue  # "friends with A and B; parent of C": a new clause, no apposition
             members = _names(items, chars, *m.span("r1m"))
             of = _names(items, chars, *m.span("r1a"))
             role = _ROLE[d["r1r"]]
@@ -1028,6 +1088,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         elif rule == "r2":
             members = _names(items, chars, *m.span("r2m"))
             a = items[m.start("r2a")].value
+            anchors.add(m.start("r2a"))
             for x in members:
                 out.surface(_ROLE[d["r2r"]], x, a)
             subject_found = members
@@ -1054,6 +1115,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 out.key(key, pointer)
             if not pointer:
                 ctx.key = _set_key(role, whose[0])
+                ctx.topic = whose[0]  # "Friends of X: A. Children: B": X's children
                 got_key = True
             if rule in ("r3", "r5", "rC"):
                 subject_found = whose
@@ -1076,8 +1138,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             return
         if m is not None and (anchor is not None or ctx.key is not None):
             role = _ROLE[m.group("r")]
-            if ctx.key is not None and anchor is None:  # under ``Index: X``, X's set
-                key = ctx.key if ctx.key.relation != "hub" else _set_key(role, ctx.key.entity)
+            if ctx.key is not None and anchor is None:
+                # under ``Index: X`` (or ``Friends of X``), ``Children: A`` is X's set; under
+                # a value's index (``Bakers``) a person's set has no one to belong to
+                if ctx.key.relation in _CHAR_VALUE.values():
+                    return
+                key = _set_key(role, ctx.key.entity)
             else:
                 key = _set_key(role, anchor)
             if ctx.key is not None and ctx.key.relation == _set_key(role, "").relation:
@@ -1089,9 +1155,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if not pointer and (heading or not m.group("m")):
                 ctx.key = key
             return
-        m = _BARE_LIST.match(chars)
+        m = _BARE_LIST.match(chars) or _CUE_LIST.match(chars)
         if m is not None and ctx.key is not None and ctx.key.relation != "hub" \
-                and not (title and not bullet):
+                and not (title and not bullet) and (
+                    "c" not in m.groupdict() or _CUE_KIND[m.group("c")] == ctx.key.relation):
             for x in _names(items, chars, *m.span("m")):
                 out.member(ctx.key, x)
             return
@@ -1115,6 +1182,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     i = 0
     while i < len(chars):
         c = chars[i]
+        if c == "P" and i and items[i - 1].value in _CONTRAST:
+            i += 1  # "Unlike A, X lives in T": A is set against the subject, not one with it
+            continue
         if c == "P":
             j = i  # a run of people: names joined by commas and "and" (not side by side)
             while True:
@@ -1143,6 +1213,22 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 continue
             # "the baker Felix", "a baker, Felix.": the value describes the person after it
             after = chars[i + 1:i + 4]
+            if after[:2] == ":P" and i and chars[i - 1] in ",:":
+                # "friends by city: Elmstead - A, B; Fenmarch - C": a label of the names after
+                k = i + 2
+                while k < len(chars) and chars[k] in "P,&" and not (
+                        chars[k] != "P" and chars[k + 1:k + 2] != "P"):
+                    if chars[k] == "P":
+                        out.fact(kind, items[k].value, value)
+                    k += 1
+                i += 1
+                continue
+            if chars[i + 1:i + 2] == "m" or (i >= 2 and chars[i - 2:i] == "P,"
+                                              and items[i - 1].value == ";"):
+                # "Bakers among X's friends" qualifies the set; "A; Fenmarch - B" (a one-line
+                # list whose dashes read as bullets) is not A's
+                i += 1
+                continue
             if (i == 0 or chars[i - 1] in "ovt") and (
                     after[:1] == "P" or (after[:2] == ",P" and len(after) == 2)):
                 holder = items[i + 1 if after[:1] == "P" else i + 2].value
@@ -1251,6 +1337,9 @@ _QUOTED = re.compile(r"[\'\"\u2018\u201c](?P<q>[^\'\"\u2019\u201d]{5,300}\?)[\'\
                      r"(?:is|:|->|=>|\u2192)\s*(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$)", re.IGNORECASE)
 
 
+#: A question answered right after it, unlabelled (``Who are X's children? A and B.``).
+_BARE_Q = re.compile(r"(?:^|(?<=[.!]\s))\W*(?P<q>(?:who|what|which|where|whom)\b[^?.]{5,300}\?)"
+                     r"\s*(?P<a>[^.;\n?]*?)\s*(?:[.;\n]|$)", re.IGNORECASE)
 _Q_LINE = re.compile(r"^\W*Q(?:uestion)?\s*[:.)].*\?\W*$", re.IGNORECASE)
 _A_LINE = re.compile(r"^\W*A(?:nswer)?\s*[:.)]", re.IGNORECASE)
 
@@ -1260,7 +1349,7 @@ def _asked(line: str, out: _Out) -> str:
     ``the answer to 'What is ...?' is baker``) as answers; the line without them."""
     if "?" not in line:
         return line
-    for pattern in (_QA, _QUOTED):
+    for pattern in (_QA, _QUOTED, _BARE_Q):
         for m in list(pattern.finditer(line)):
             answer = m.group("a").strip().strip("\"'\u2019\u201d").strip()
             if not answer:
@@ -1275,7 +1364,8 @@ def _asked(line: str, out: _Out) -> str:
                     line = line.replace(m.group(), " ")
                 break
             else:
-                if pattern is _QA and any(it.char in "PJHT" for it in _items(answer, out.vocab)):
+                if pattern is not _QUOTED and any(it.char in "PJHT"
+                                                  for it in _items(answer, out.vocab)):
                     # a question of no world shape (``Q: Who are X's friends? A: A, B.``):
                     # what it asks for, then its answer, as one statement
                     line = line.replace(m.group(), f" {m.group('q').strip()[:-1]}: {answer}. ")
@@ -1389,7 +1479,7 @@ def _read(text: str, vocab) -> Claims:
     # bullets indented under it, not for its siblings
     nested = any(ln.bullet and ln.level > 0 for ln, _ in itemised)
     scopes: list[tuple[int, Key | None, str | None, str | None]] = []
-    for ln, its in itemised:
+    for at, (ln, its) in enumerate(itemised):
         if ln.heading:
             while stack and stack[-1][0] >= ln.level:
                 stack.pop()
@@ -1409,6 +1499,10 @@ def _read(text: str, vocab) -> Claims:
                 _clause(sentence, ctx, out, title=first and not ln.bullet, heading=ln.heading,
                         bullet=ln.bullet)
             first = False
+        below = itemised[at + 1][0] if at + 1 < len(itemised) else None
+        if nested and ln.bullet and below is not None and below.bullet \
+                and below.level > ln.level and "".join(it.char for it in its).rstrip(":") == "P":
+            ctx.subject = ctx.topic = its[0].value  # ``* X`` over bullets indented under it
         if ln.heading and stack:
             stack[-1] = (ln.level, ctx)
     names = tuple(dict.fromkeys(n for _, its in itemised for it in its if it.char == "P"

@@ -15,7 +15,7 @@ from kbgym.worlds.people.facts import parse_fact
 
 #: One note per form; fields: x (the person), F/K (friends/children, several joinings), job,
 #: city, hobby, spouse (s0, sp: husband/wife), pronouns (Pro, pos, Pos), a friend's or a
-#: child's values (f0job, f0city, k0job, ...).
+#: child's values (f0job, f0city, k0job, ...), the friends grouped by city (Fcity).
 FORMS = [
     "{x}'s friends ({n}): {F}",
     "Friends of {x} ({n} total): {Fs}",
@@ -77,6 +77,20 @@ FORMS = [
     "{x} — friends: {f0} ({f0city}), {f1} ({f1city}).",
     "{x} works as a {job}. {Pro} is friends with {f0}, who works as a {f0job}.",
     "{x}'s friend {f0} is a {f0job}, and {pos} child {k0} is a {k0job}.",
+    # sets after another set's title, lists inside asides and relative clauses, groups by value
+    "Friends of {x}: {F}. Children: {K}.",
+    "{x}, whose friends are {Fa}, works as a {job}.",
+    "{x} (friends: {F}; children: {K})",
+    "{x} ({job}) — friends with {Fa}.",
+    "{x} — parent of {m}: {K}",
+    "{s0}, {x}'s {sp}",
+    "{x}'s friends by city: {Fcity}",
+    "Bakers among {x}'s friends: {f0}",
+    "Unlike {f0}, {x} lives in {city}.",
+    "# {city}\nResidents: {x}",
+    "Who are the children of {x}? {Ka}.",
+    '{{"person": "{x}", "relations": [{{"type": "friend", "name": "{f0}"}}, '
+    '{{"type": "child", "name": "{k0}"}}]}}',
 ]
 
 
@@ -110,7 +124,7 @@ def _fields(p, by) -> dict:
         Pro="She" if she else "He", sp="wife" if sp.gender == "female" else "husband",
         s0=sp.name, sjob=sp.job, Fj=", ".join(f'"{n}"' for n in F), k0=K[0], k1=K[1],
         k0job=ks[0].job, f0job=fr[0].job, f1job=fr[1].job, f1city=fr[1].city,
-        f0hobby=fr[0].hobby)
+        f0hobby=fr[0].hobby, Fcity="; ".join(f"{f.city} - {f.name}" for f in fr))
 
 
 #: The same note in other renderings: any letter case, and stored as the library stores it

@@ -580,6 +580,32 @@ def test_records_over_several_lines_and_lists_in_asides(text, facts):
     assert keys_of(read_claims(text, V).facts) == keys_of(facts)
 
 
+@pytest.mark.parametrize("text,facts", [
+    # under a person's record, a singular relation of someone says what the person is
+    (f"{FA}\nFriend of: {NK}, {IV}", FRIENDS),
+    (f"* {FA}\n  * friend of {NK}\n  * friend of {IV}", FRIENDS),
+    (f"- name: {NK}\n  relation: friend of {FA}\n- name: {IV}\n  relation: friend of {FA}",
+     FRIENDS),
+    (f"# {FA}\n## Family\nFather of {MQ} and {CL}.",
+     {Fact("father_of", FA, MQ), Fact("father_of", FA, CL)}),
+    # a plural names a set, a heading is a title: no one is said to be in it
+    (f"# {FA}\n## Friends of {NK}", set()),
+    # the relation's field in a list of X's relations
+    (f'{{"person": "{FA}", "relations": [{{"type": "friend", "name": "{NK}"}}]}}',
+     {Fact("friend_of", FA, NK)}),
+    # ... and with no X, no one's
+    (f'[{{"name": "{NK}", "relation": "friend"}}]', set()),
+    # a value's holders under its heading, in a word of its kind
+    (f"# Oakhaven\nResidents: {NK}, {IV}",
+     {Fact("city", NK, "Oakhaven"), Fact("city", IV, "Oakhaven")}),
+    (f"# Bakers\nResidents: {NK}", set()),
+])
+def test_what_a_record_says_its_person_is(text, facts):
+    assert keys_of(read_claims(text, V).facts) == keys_of(facts)
+    if not facts:
+        assert read_claims(text, V).keys != (Key("friends", NK),)
+
+
 def test_kin_words_of_other_relations_state_nothing():
     for text in (f"The mother-in-law of {FA} is {NK}.", f"{FA} is the step-father of {IV}.",
                  f"Great-grandchildren of {FA}: {IV}."):
@@ -718,6 +744,12 @@ TRUE_SENTENCES = (
     "{A} is a {jobA} and {B}'s friend.",
     "{B} and {A} ({hobbyA}) are friends; {B} is a {jobB} in {cityB}.",
     "{A}: friends with {B}; married to {S}; parent of {C}.",
+    "{A}'s relationships: friends with {B}; parent of {C}.",
+    "Unlike {B}, {A} lives in {cityA}.",
+    "{jobB}s among {A}'s friends: {B}.",
+    "{A}'s friends by city: {cityB} - {B}; {cityS} - none.",
+    "Friends of {A}: {B}. Children: {C}.",
+    "{A}, whose friends include {B}, works as a {jobA}.",
 )
 
 
