@@ -146,7 +146,7 @@ for _chars, _words in (
     ("y", "who whose"),
     ("k", "key topic index title about set"),
     ("N", "members member list people items entries names everyone listed holders "
-          "enthusiasts fans practitioners"),
+          "enthusiasts fans practitioners content contents appears appear featured mentioned"),
 ):
     for _w in _words.split():
         _WORDS[_w] = _chars
@@ -508,7 +508,7 @@ def _lines(text: str) -> list[_Line]:
     read as its markdown."""
     if "<" in text and _HTML.search(text):
         text = _from_html(text)
-    if any(c in text for c in ">\u2192\u00bb\u203a"):
+    if any(c in text for c in ">\u2192\u00bb\u203a\u21d2\u27f6\u2794"):
         text = _ARROW.sub(": ", text)
     out: list[_Line] = []
     pos = 0
@@ -733,7 +733,7 @@ _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
     # A: listed in Friends of B (a member pointing back to its set says it is a member)
-    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*)(?P<r1r>{_R})w*o:?(?P<r1a>{_L})(?!')",
+    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*:?w*)(?P<r1r>{_R})w*o:?(?P<r1a>{_L})(?![='])",
     # A is B's friend / A is one of B's friends / A and B are among C's friends / A: listed
     # under B's friends
     # S, X's wife (an apposition closing its clause or between commas)
@@ -797,6 +797,8 @@ def _singular(item: _Item) -> bool:
     return bool(w) and not w.endswith("s") and w not in _PLURAL_ROLES
 
 
+#: A label naming a person before a list (``Relatives of X:``, ``X's closest people:``).
+_LABEL_OF = re.compile(r"^(?:P'[wN]*|[wN]+oP)$")
 _VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
 
 
@@ -958,6 +960,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     # asides in parentheses after a person are about that person (``A (baker, Oakhaven)``;
     # ``A (friend)`` under a person's heading: A is in that person's set); others are dropped
     if any(it.char == "(" for it in items):
+        # "Relatives of X: S (spouse), K (child)": the label's person is whom the asides
+        # relate the names to (else the block's subject)
+        colon = next((k for k, it in enumerate(items) if it.char == ":"), 0)
+        label = _LABEL_OF.match("".join(it.char for it in items[:colon]))
+        related = next(it.value for it in items[:colon] if it.char == "P") if label \
+            else ctx.subject
         kept: list[_Item] = []
         k = 0
         while k < len(items):
@@ -986,8 +994,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if inner and inner[0].char == "z":  # (see also: ...): a cross-reference
                 _clause(inner, ctx, out, title=False, heading=False, bullet=False)
             elif owner is not None and inner and inner_chars in _ROLE_CHARS and len(inner) == 1:
-                if ctx.subject is not None and ctx.subject != owner.value:
-                    out.surface(_ROLE[inner_chars], owner.value, ctx.subject)
+                if related is not None and related != owner.value:
+                    out.surface(_ROLE[inner_chars], owner.value, related)
             elif owner is not None and _ASIDE_ROLE.match(inner_chars):
                 # "X (mother of A and B)": X is what the aside says, of them
                 _clause([owner, _Item("=", None, it.start)] + inner,
@@ -1192,7 +1200,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 while k < len(chars) and chars[k] in ",&":
                     k += 1
                 if k > j + 1 and k < len(chars) and chars[k] == "P" \
-                        and chars[k + 1:k + 2] != "'":  # "S, A's spouse": an apposition
+                        and chars[k + 1:k + 2] != "'" and used[k] == used[i]:
+                    # not "S, A's spouse" (an apposition), nor a rule's last name joined to
+                    # the next clause's first ("friend of X and A is a mason")
                     j = k
                     continue
                 break
@@ -1202,6 +1212,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if i in anchors and not (nxt and nxt in "=xjeLBJHTD"):
                 pass
             elif i == 0 or (nxt and nxt in "='xjeLB:JHTD") \
+                    or (i >= 2 and chars[i - 2:i] in ("J,", "H,", "T,")) \
                     or (nxt == "," and after and after in "JHTD") or (nxt == "w" and not subj):
                 subj = run
             i = j + 1
@@ -1319,6 +1330,9 @@ def _sentences(items: list[_Item]) -> list[list[_Item]]:
         elif it.char == "z" and cur and depth == 0:  # ``... See also: X``: a cross-reference
             out.append((cur, False))
             cur = [it]
+        elif it.value == ";" and cur and cur[0].char == "z":  # ``see X; job: baker``
+            out.append((cur, False))
+            cur = []
         else:
             cur.append(it)
     if cur:

@@ -91,6 +91,15 @@ FORMS = [
     "Who are the children of {x}? {Ka}.",
     '{{"person": "{x}", "relations": [{{"type": "friend", "name": "{f0}"}}, '
     '{{"type": "child", "name": "{k0}"}}]}}',
+    # answer notes with their reasoning, relatives labelled in asides, backlinks
+    "Answer: {f0job}. Because {f0} is a friend of {x} and {f0} is a {f0job}.",
+    "{x}: friends {F}. {f0} is in {f0city}, {f1} in {f1city}.",
+    "Relatives of {x}: {s0} (spouse), {k0} (child), {k1} (child).",
+    "{x}'s closest people: {s0} (spouse), {f0} (friend).",
+    "{f0} — appears in: Friends of {x}",
+    "{f0} also appears in Friends of {x}.",
+    "{f0}: see Friends of {x}; job {f0job}; lives in {f0city}.",
+    "{x} ⟶ friends ⟶ {F}",
 ]
 
 

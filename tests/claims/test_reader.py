@@ -750,6 +750,10 @@ TRUE_SENTENCES = (
     "{A}'s friends by city: {cityB} - {B}; {cityS} - none.",
     "Friends of {A}: {B}. Children: {C}.",
     "{A}, whose friends include {B}, works as a {jobA}.",
+    "Answer: {jobB}. Because {B} is a friend of {A} and {B} is a {jobB}.",
+    "{B} is in {cityB}, {C} in {cityC}.",
+    "Relatives of {A}: {S} (spouse), {C} (child).",
+    "{B}: see Friends of {A}; job {jobB}; lives in {cityB}.",
 )
 
 
