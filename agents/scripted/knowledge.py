@@ -15,6 +15,7 @@ search paged to its end (``exhausted``), or an index note read and trusted.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable
 from functools import cache
 
@@ -22,6 +23,7 @@ from kbgym.claims import Vocabulary, find_parts, read_claims
 from kbgym.metrics.misinformation import sentences
 from kbgym.protocol.ids import id_key
 from kbgym.protocol.results import parse_expand
+from kbgym.worlds.people.forms import question_slots
 from kbgym.worlds.people.vocab import (CITIES, FEMALE_FIRST, HOBBIES, HOBBY_NOUNS, JOBS, MALE_FIRST,
                                        SURNAMES)
 from kbgym_agents.scripted.text import (
@@ -547,6 +549,9 @@ class LinkJudgedKnowledge(Knowledge):
                     continue  # answer statements only: believed for their question (_stated)
                 if (rel, title_shape(text, key)) in self.rejected_shapes:
                     continue  # shaped like a note already read and rejected for this relation
+                if holds_question(text) and not about_set(text, rel, key):
+                    continue  # a question and its answer: its links are the answer's
+                    # evidence, not the key's set (docs/examiner.md)
                 if names_other_value(own_text(text), key):
                     if (rel, key) in self.parts_seen or self.splits:
                         continue  # such notes were parts: the others are parts too
@@ -929,6 +934,60 @@ def own_text(text: str) -> str:
     return " ".join(x for x in sentences(text)
                     if not embeds_question(x) and parse_statement(x) is None
                     and not prefixed_answer(x))
+
+
+#: The questions whose answer is the size of one set of their ``X``: a note holding one of
+#: them (``Q: How many friends does X have? A: 4``) may link that set.
+SET_QUESTIONS = {"qc4_children": "children", "qc4_friends": "friends",
+                 "qc8_grandchildren": "grandchildren"}
+_ASKED = re.compile(r"\b(?:which|who|whose|what|how|in which)\b", re.IGNORECASE)
+
+
+@cache
+def asked_and_answered(text: str) -> tuple:
+    """The answers a note gives to questions it asks itself (``Q: <question> A: <answer>``,
+    ``Who lives in X? A and B.``, ``the answer to '<question>' is <answer>``; the library
+    stores the note on one line): an answer statement in another form, believed for its own
+    question like one. ``()`` for a note asking none, and for answers inside other text."""
+    if not holds_question(text):
+        return ()
+    return tuple(a for a in read_claims(text, reader_vocabulary()).answers
+                 if any(embeds_question(x) and names_key(x, v)
+                        for _, v in a.slots for x in sentences(text))
+                 and a.answer.strip().casefold() not in ("", "unknown", "none", "n/a"))
+
+
+@cache
+def holds_question(text: str) -> bool:
+    """Whether ``text`` asks one of the world's questions (``Q: Who is older, X or Y?``), not
+    only inside an answer statement (``The person whose spouse is the baker ... is X.``)."""
+    return embeds_question(text) and any(
+        embeds_question(x) and parse_statement(x) is None and not prefixed_answer(x)
+        for x in sentences(text))
+
+
+@cache
+def about_set(text: str, rel: str, key: str) -> bool:
+    """Whether a note holding a question says it is about the set ``(rel, key)``: its own
+    text names the set or the person as a whole (the claim reader's keys and lists:
+    ``Friends of X. How many friends does X have?``, ``X. Who is older, X or Y?``), or one of
+    its questions asks for that set's size. Otherwise its links
+    are the evidence of an answer (``Q: Which friend of A is also a friend of B? A: X
+    Evidence: X is a friend of A. ...``, ``Q: Who is older, X or Y? ...``), never a set:
+    the evidence names some of X's friends, not all of them."""
+    c = read_claims(text, reader_vocabulary())
+    if any(k.relation in (rel, "hub") and k.entity == key  # (a bare name ``X.``: any of X's)
+           for k in (*c.keys, *(ls.key for ls in c.lists))):
+        return True
+    for x in sentences(text):
+        if not embeds_question(x):
+            continue
+        for m in _ASKED.finditer(x):
+            for template, asked in SET_QUESTIONS.items():
+                slots = question_slots(template, x[m.start():])
+                if asked == rel and slots and slots.get("X", "").casefold() == key.casefold():
+                    return True
+    return False
 
 
 def prefixed_answer(sentence: str) -> bool:

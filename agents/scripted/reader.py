@@ -33,6 +33,7 @@ from kbgym_agents.scripted.knowledge import (
     Tier,
     about_other_relations,
     answers_only,
+    asked_and_answered,
     hinted_relations,
     names_key,
     names_other_value,
@@ -197,7 +198,8 @@ class ScriptedReader(BaseAgent):
 
     def _stated(self, q: ParsedQuestion) -> str | None:
         """The answer a note that is ``q``'s answer statement gives, with or without a prefix
-        (``Verified: <statement>``); an answer inside a longer note is not believed."""
+        (``Verified: <statement>``), or that asks ``q`` and answers it (``Q: <q> A: <answer>
+        Evidence: ...``); an answer inside other text is not believed."""
         want = {k: v.casefold() for k, v in q.slots.items() if v}
         for nid in self.kb.order:
             if nid not in self.kb.facts and nid in self.kb.notes:
@@ -205,7 +207,7 @@ class ScriptedReader(BaseAgent):
                 ans = statement_answer(q, text)
                 if ans is not None:
                     return ans
-                for a in answers_only(text):
+                for a in (*answers_only(text), *asked_and_answered(text)):
                     if a.template == q.template and {
                             k: v.casefold() for k, v in a.slots} == want and a.answer.strip():
                         return a.answer.strip()

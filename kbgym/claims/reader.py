@@ -1345,15 +1345,24 @@ _IS = re.compile(r"\bis\b", re.IGNORECASE)
 _SENT_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
+#: Where an answer ends when the note goes on without a full stop (a note stored on one line:
+#: ``A: Nora Fenwick Evidence: ...``): a field's label, a word saying why or whence, an aside.
+_ANSWER_END = (r"(?=\s+[^\W\d_][\w-]*\s*:|\s+(?:evidence|sources?|support\w*|reason\w*|because|"
+               r"since|why|explanation|notes?|path|chain|proof|verified|confidence|links?|see|"
+               r"refs?|references?|based|derived|via|facts?|steps?|details?|context|citations?|"
+               r"cited|per)\b|\s+[(\[\u2014\u2013]|\s+-+\s)")
 _QA = re.compile(r"\bQ(?:uestion)?\s*[:.)]\s*(?P<q>[^?]{5,300}\?)\s*A(?:nswer)?\s*[:.)]\s*"
-                 r"(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$|(?=\bQ(?:uestion)?\s*[:.)]))", re.IGNORECASE)
+                 r"(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$|(?=\bQ(?:uestion)?\s*[:.)])|" + _ANSWER_END + ")",
+                 re.IGNORECASE)
 _QUOTED = re.compile(r"[\'\"\u2018\u201c](?P<q>[^\'\"\u2019\u201d]{5,300}\?)[\'\"\u2019\u201d]\s*"
-                     r"(?:is|:|->|=>|\u2192)\s*(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$)", re.IGNORECASE)
+                     r"(?:is|:|->|=>|\u2192)\s*(?P<a>[^.;\n]*?)\s*(?:[.;\n]|$|" + _ANSWER_END + ")",
+                     re.IGNORECASE)
 
 
 #: A question answered right after it, unlabelled (``Who are X's children? A and B.``).
 _BARE_Q = re.compile(r"(?:^|(?<=[.!]\s))\W*(?P<q>(?:who|what|which|where|whom)\b[^?.]{5,300}\?)"
-                     r"\s*(?P<a>[^.;\n?]*?)\s*(?:[.;\n]|$)", re.IGNORECASE)
+                     r"\s*(?P<a>[^.;\n?]*?)\s*(?:[.;\n]|$|" + _ANSWER_END + ")", re.IGNORECASE)
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have)\b", re.IGNORECASE)
 _Q_LINE = re.compile(r"^\W*Q(?:uestion)?\s*[:.)].*\?\W*$", re.IGNORECASE)
 _A_LINE = re.compile(r"^\W*A(?:nswer)?\s*[:.)]", re.IGNORECASE)
 
@@ -1366,8 +1375,8 @@ def _asked(line: str, out: _Out) -> str:
     for pattern in (_QA, _QUOTED, _BARE_Q):
         for m in list(pattern.finditer(line)):
             answer = m.group("a").strip().strip("\"'\u2019\u201d").strip()
-            if not answer:
-                continue
+            if not answer or (pattern is _BARE_Q and _VERB.search(answer)):
+                continue  # after a bare question, a sentence (an answer statement) is no answer
             for template in QUESTION_FORMS:
                 slots = question_slots(template, m.group("q").strip())
                 if slots is None:
@@ -1378,7 +1387,7 @@ def _asked(line: str, out: _Out) -> str:
                     line = line.replace(m.group(), " ")
                 break
             else:
-                if pattern is not _QUOTED and any(it.char in "PJHT"
+                if pattern is not _QUOTED and any(it.char and it.char in "PJHT"
                                                   for it in _items(answer, out.vocab)):
                     # a question of no world shape (``Q: Who are X's friends? A: A, B.``):
                     # what it asks for, then its answer, as one statement

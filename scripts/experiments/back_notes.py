@@ -26,8 +26,6 @@ the questions answered below B1's F1; then per variant the medians over the seed
 
 from __future__ import annotations
 
-import argparse
-import statistics
 from pathlib import Path
 
 from kbgym.claims import people_vocabulary, read_claims
@@ -38,7 +36,8 @@ from kbgym.plugins import make_agent
 from kbgym.runs.gradient import examine_probe
 from kbgym.worlds.people import UniverseConfig, generate
 from kbgym_agents.zoo.generated import Truth
-from unmarked_parts import canonical_probe  # (scripts/experiments: the script's own folder)
+from unmarked_parts import (  # (scripts/experiments: the script's own folder)
+    canonical_probe, cells_text, rho_cells, variant_args)
 
 GROUPS = ("exact", "share2")
 #: A member's note linking back to its set, per wording: (member, Relation, relation, key).
@@ -87,16 +86,7 @@ def variant(lib: Library, name: str, truth: Truth, vocab) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--per-group", type=int, default=100)
-    ap.add_argument("--out", default="runs/back_notes")
-    ap.add_argument("--variants", default=",".join(VARIANTS))
-    args = ap.parse_args()
-    names = args.variants.split(",")
-    unknown = sorted(set(names) - set(VARIANTS))
-    if unknown:
-        ap.error(f"unknown variants {unknown}; choose from {', '.join(VARIANTS)}")
+    args, names = variant_args(__doc__, VARIANTS, "runs/back_notes")
     out = Path(args.out)
     cfg = KBGymConfig(m=15)
     got: dict[str, list[dict]] = {n: [] for n in names}
@@ -113,23 +103,15 @@ def main() -> None:
             lib = load_snapshot(run / "kb_epoch_2.json")[0]
             added = variant(lib, name, truth, vocab)
             rows = examine_probe(u, lib, make_agent("scripted-reader"), probe, cfg)
-            cells = {"lost": sum(1 for r in rows if r["f1"] < b1[r["qid"]]["f1"])}
-            for g in GROUPS:
-                rs = [r for r in rows if r["split"] == g and r.get("nav_steps") is not None]
-                cells[g] = (sum(r["steps"] for r in rs) / sum(b1[r["qid"]]["steps"] for r in rs),
-                            sum(r["nav_steps"] for r in rs)
-                            / sum(b1[r["qid"]]["nav_steps"] for r in rs))
+            cells = rho_cells(rows, b1, GROUPS)
             got[name].append(cells)
-            print(f"{seed:4d} {name:14s} {added:5d}" + "".join(
-                f"  {cells[g][0]:8.3f} / {cells[g][1]:5.3f}" for g in GROUPS)
-                + f"  {cells['lost']:4d}", flush=True)
+            print(f"{seed:4d} {name:14s} {added:5d}" + cells_text([cells], GROUPS)
+                  + f"  {cells['lost']:4d}", flush=True)
     print("\nmedians over the seeds:")
     for name in names:
         rows = got[name]
-        print(f"     {name:14s}      " + "".join(
-            f"  {statistics.median(c[g][0] for c in rows):8.3f} / "
-            f"{statistics.median(c[g][1] for c in rows):5.3f}" for g in GROUPS)
-            + f"  {sum(c['lost'] for c in rows):4d}")
+        print(f"     {name:14s}      " + cells_text(rows, GROUPS)
+              + f"  {sum(c['lost'] for c in rows):4d}")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,39 @@ def canonical_probe(u, seed: int, out: Path, per_group: int,
     return run, probe
 
 
+def variant_args(doc: str, variants: tuple[str, ...], out: str):
+    """The command line of an experiment over named library variants (``--seeds``,
+    ``--per-group``, ``--out``, ``--variants``): the arguments and the variants asked for."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--per-group", type=int, default=100)
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--variants", default=",".join(variants))
+    args = ap.parse_args()
+    names = args.variants.split(",")
+    unknown = sorted(set(names) - set(variants))
+    if unknown:
+        ap.error(f"unknown variants {unknown}; choose from {', '.join(variants)}")
+    return args, names
+
+
+def rho_cells(rows: list[dict], b1: dict, groups: tuple[str, ...]) -> dict:
+    """Of one exam with the navigator: ``lost`` (questions below B1's F1) and, per group,
+    (ρ, ρ_nav) against B1's exam ``b1`` (qid -> row)."""
+    cells: dict = {"lost": sum(1 for r in rows if r["f1"] < b1[r["qid"]]["f1"])}
+    for g in groups:
+        rs = [r for r in rows if r["split"] == g and r.get("nav_steps") is not None]
+        cells[g] = (sum(r["steps"] for r in rs) / sum(b1[r["qid"]]["steps"] for r in rs),
+                    sum(r["nav_steps"] for r in rs) / sum(b1[r["qid"]]["nav_steps"] for r in rs))
+    return cells
+
+
+def cells_text(cells: list[dict], groups: tuple[str, ...]) -> str:
+    """``  ρ / ρ_nav`` per group of one exam's :func:`rho_cells` (of several: their medians)."""
+    return "".join(f"  {statistics.median(c[g][0] for c in cells):8.3f} / "
+                   f"{statistics.median(c[g][1] for c in cells):5.3f}" for g in groups)
+
+
 def exam(u, lib, probe, b1) -> tuple[int, float]:
     """(questions below B1's F1, ρ = steps / B1's steps) of one exam without the navigator."""
     rows = examine_probe(u, lib, make_agent("scripted-reader"), probe, KBGymConfig(m=15),

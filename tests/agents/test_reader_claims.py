@@ -184,3 +184,33 @@ def test_notes_pointing_back_from_members_are_not_halves_of_the_set():
         read_into(kb, "s90", "Friends of Felix Abernathy.", FRIENDS)
         assert kb.absorb_index("s90", "friends", "Felix Abernathy"), back
         assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
+
+
+def test_a_question_with_its_answer_and_evidence_is_no_set_of_the_people_it_names():
+    """A curator that writes each question with its answer and the statements it rests on
+    (``Q: ... A: ... Evidence: ...``, stored on one line) links some of a person's friends:
+    evidence, not the person's set. Taken as the set, every later question about that
+    person's friends lost its answer (a truthful library scored as harm). A note whose own
+    text names the set, or whose question asks for the set's size, is still a candidate."""
+    x = "Felix Abernathy"
+    notes = {
+        "s70": ("Q: Which friend of Nora Vance is also a friend of Ivor Vance? A: Felix Abernathy "
+                "Evidence: Felix Abernathy is a friend of Nora Vance. Felix Abernathy is a friend "
+                "of Ivor Vance."),
+        "s71": ("Q: Who is older, Felix Abernathy or Milo Quimby? A: Felix Abernathy Evidence: "
+                "Felix Abernathy is a friend of Nora Vance."),
+        "s72": ("Q: How many friends does Felix Abernathy have? A: 3 Evidence: Felix Abernathy "
+                "is a friend of Nora Vance."),
+        "s73": "Friends of Felix Abernathy. Who is older, Felix Abernathy or Milo Quimby?",
+    }
+    kb = LinkJudgedKnowledge()
+    kb.ingest_entry("search", {"query": f"{x} friends", "page": 1},
+                    "page 1:" + "".join(f"\n- {i}: {t}" for i, t in notes.items()))
+    got = kb.index_candidates("friends", x)
+    assert "s70" not in got and "s71" not in got
+    assert "s72" in got and "s73" in got
+    # the answer is read up to the label that follows it
+    from kbgym.claims import read_claims
+    from kbgym_agents.scripted.knowledge import reader_vocabulary
+    answers = read_claims(notes["s70"], reader_vocabulary()).answers
+    assert [(a.template, a.answer) for a in answers] == [("qc7_common_friend", x)]

@@ -201,6 +201,25 @@ def test_reader_answers_from_a_stated_answer():
     assert row["f1"] == 1.0 and row["steps"] == 2
 
 
+def test_reader_answers_from_a_note_asking_and_answering_the_question():
+    """A curator's note of a question with its answer and evidence (``Q: ... A: ...
+    Evidence: ...``, stored on one line) is an answer statement in another form: believed for
+    its own question; another question's note is not believed, and its links are evidence,
+    not a set of the person it names (docs/protocol/episodes.md §9.6)."""
+    u = universe(0)
+    q = first_of(u, "qc6_job_city")
+    lib = Library.from_universe(u)
+    lib.add(f"Q: {q.text}\nA: {q.golds[0]}\nEvidence: {lib[q.support[0]].text}")
+    row = exam(u, library=lib, qids=[q.qid])[q.qid]
+    assert row["f1"] == 1.0 and row["steps"] == 2
+    other = next(o for o in u.questions if o.template == "qc4_friends"
+                 and o.qid != q.qid and o.text.split(" does ")[1] != q.text)
+    lib = Library.from_universe(u)
+    wrong = next(str(n) for n in range(1, 9) if str(n) not in other.golds)
+    lib.add(f"Q: {other.text.replace('friends', 'children')}\nA: {wrong}")
+    assert exam(u, library=lib, qids=[other.qid])[other.qid]["f1"] == 1.0
+
+
 def parts_library(u, job: str, by: str) -> Library:
     """B1 plus the holders of ``job`` split into parts by their ``by`` value (``Brewers: part
     Foxhollow.``), each part linking its members' job and ``by`` statements."""

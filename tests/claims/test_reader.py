@@ -438,6 +438,23 @@ def test_questions_given_with_their_answer_and_relation_tables():
                                                 Fact("child_of", IV, FA)}
 
 
+@pytest.mark.parametrize("tail", ["Evidence: {NK} is a friend of {FA}.", "Source: [[{NK}]]",
+                                  "because {NK} said so", "(verified)", "- see {NK}",
+                                  "Reasoning: {FA} is a baker.", "\u2014 checked"])
+@pytest.mark.parametrize("one_line", [False, True])
+def test_an_answer_ends_where_the_note_goes_on(tail, one_line):
+    """``Q: ... A: <answer>`` followed by evidence, a source or a reason on the next line:
+    stored on one line (as the library stores every note), the answer is still only what
+    follows ``A:`` up to the label; before, every such note counted as a false answer."""
+    text = f"Q: What is the job of {FA}?\nA: baker\n" + tail.format(NK=NK, FA=FA)
+    if one_line:
+        text = " ".join(text.split())
+    c = read_claims(text, V)
+    assert [(a.template, a.answer) for a in c.answers] == [("qc1_job", "baker")], text
+    text = f"Q: Who is older, {FA} or {NK}? A: {FA} " + tail.format(NK=NK, FA=FA)
+    assert [a.answer for a in read_claims(text, V).answers] == [FA], text
+
+
 @pytest.mark.parametrize("text,facts", [
     (f"- {FA}\n  - job: baker\n  - friends:\n    - {NK}\n    - {IV}\n- {MQ}\n  - job: mason",
      {Fact("job", FA, "baker"), *FRIENDS, Fact("job", MQ, "mason")}),

@@ -384,3 +384,26 @@ def test_every_listed_set_is_checked_against_its_own_members(u):
         lib.add(f"The {rel} of {x.name}: {', '.join(names)}.")
     m = misinformation(lib, u)
     assert (m["wrong_members"], m["false_statements"]) == (0, 0)
+
+
+def test_questions_noted_with_their_gold_and_evidence_are_true(u):
+    """A curator noting each training question with its gold and the statements it rests on
+    (``Q: ... A: <gold> Evidence: ...``; the library stores it on one line): every answer is
+    true, and a wrong gold in the same shape is false (before, the evidence ran into the
+    answer and every such note counted as false)."""
+    world = World(u.people, u.nodes, u.vocab)
+    lib = Library.from_universe(u)
+    rng = random.Random(3)
+    n = 0
+    for name, pool in world.pools(random.Random(5)).items():
+        for inst in pool[:3]:
+            gold = world.answer(inst)[0][0]
+            lib.add(f"Q: {world.text(inst)}\nA: {gold}\nEvidence: {rng.choice(u.nodes).text}")
+            n += 1
+    got = misinformation(lib, u)
+    assert got["false_statements"] == 0 and got["by_form"]["answer"]["true"] >= n
+    inst = next(iter(world.pools(random.Random(5))["qc1_job"]))
+    gold = world.answer(inst)[0][0]
+    wrong = next(j for j in u.vocab["jobs"] if j != gold)
+    lib.add(f"Q: {world.text(inst)}\nA: {wrong}\nSource: the records")
+    assert misinformation(lib, u)["false_statements"] == 1
