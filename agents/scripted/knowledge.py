@@ -970,16 +970,20 @@ def holds_question(text: str) -> bool:
 def about_set(text: str, rel: str, key: str) -> bool:
     """Whether a note holding a question says it is about the set ``(rel, key)``: its own
     text names the set or the person as a whole (the claim reader's keys and lists:
-    ``Friends of X. How many friends does X have?``, ``X. Who is older, X or Y?``), or one of
-    its questions asks for that set's size. Otherwise its links
+    ``Friends of X. How many friends does X have?``, ``X. Who is older, X or Y?``), a title
+    before its question names the key (``Crosswordses. Who is ...?``), or one of its
+    questions asks for that set's size. Otherwise its links
     are the evidence of an answer (``Q: Which friend of A is also a friend of B? A: X
     Evidence: X is a friend of A. ...``, ``Q: Who is older, X or Y? ...``), never a set:
     the evidence names some of X's friends, not all of them."""
+    parts = sentences(text)
+    if parts and not embeds_question(parts[0]) and names_key(parts[0], key):
+        return True  # a title before the question: ``Crosswordses. Who is ...?``, ``X. ...``
     c = read_claims(text, reader_vocabulary())
     if any(k.relation in (rel, "hub") and k.entity == key  # (a bare name ``X.``: any of X's)
            for k in (*c.keys, *(ls.key for ls in c.lists))):
         return True
-    for x in sentences(text):
+    for x in parts:
         if not embeds_question(x):
             continue
         for m in _ASKED.finditer(x):
