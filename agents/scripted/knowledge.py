@@ -309,6 +309,22 @@ class Knowledge(ResultLedger):
         """Notes that may be a whole join (none: this reader indexes one key at a time)."""
         return []
 
+    def shows_parts(self, query: str, key: str) -> bool:
+        """Whether ``query``'s first page shows the key's set split into parts (never
+        looked for here: this reader trusts titles, not parts)."""
+        return False
+
+    def parts_split_by(self, query: str, key: str) -> set[str]:
+        """The kinds of value the key's parts are split by (none here)."""
+        return set()
+
+    def note_index_of_parts(self, nid: str, key: str) -> bool:
+        """Whether a read note is an index of the key's parts (never, here)."""
+        return False
+
+    def note_rejected(self, nid: str, rel: str, key: str) -> None:
+        """A candidate was read and was not the set (nothing learnt here)."""
+
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
         """Unread authored notes whose text names ``(rel, key)`` (a person's hub counts for
         that person's relations), exact matches first, in the order they were shown."""

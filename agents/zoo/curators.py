@@ -200,8 +200,10 @@ class FalseFacts(UserCurator):
 
 
 class NaturalFalse(UserCurator):
-    """Hostile, in natural wording no scripted parser reads: ``Word is that the answer to
-    '…' is tanner.``"""
+    """Hostile, in natural wording rather than an answer statement: ``Word is that the
+    answer to '…' is tanner.`` (the claim reader reads it as the quoted question's answer;
+    since 2026-12-07 the exam reader believes it for that question, as it believes an
+    answer statement, so the harm shows as F1↓ as well as false statements)."""
 
     name = "natural-false"
 

@@ -301,3 +301,16 @@ def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_sho
     reads = [line for line in row["text"].splitlines() if "read(" in line]
     assert len(reads) >= 2 and parent in reads[0] and f"part {city}" not in reads[0]
     assert parts[city] in reads[1], row["text"]
+
+
+@pytest.mark.parametrize("template", ["qc6_job_city", "qc6_job_hobby", "qc10_spouse_job"])
+def test_the_strict_reader_answers_joins(template):
+    """``scripted-reader-strict`` (kept for comparison) shares the join plan, which asks its
+    knowledge whether a page shows a set split into parts: its knowledge says no (it raised
+    AttributeError on every join before 2026-12-07)."""
+    from kbgym_agents.scripted.reader import StrictReader
+
+    u = universe(0)
+    q = first_of(u, template)
+    row = exam(u, qids=[q.qid], reader=StrictReader())[q.qid]
+    assert row["f1"] == 1.0
