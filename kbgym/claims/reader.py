@@ -1374,7 +1374,7 @@ def _asked(line: str, out: _Out) -> str:
         return line
     for pattern in (_QA, _QUOTED, _BARE_Q):
         for m in list(pattern.finditer(line)):
-            answer = m.group("a").strip().strip("\"'\u2019\u201d").strip()
+            answer = m.group("a").strip().strip("\"'\u2019\u201d").strip().rstrip(",:").strip()
             if not answer or (pattern is _BARE_Q and _VERB.search(answer)):
                 continue  # after a bare question, a sentence (an answer statement) is no answer
             for template in QUESTION_FORMS:

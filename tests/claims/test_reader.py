@@ -439,7 +439,8 @@ def test_questions_given_with_their_answer_and_relation_tables():
 
 
 @pytest.mark.parametrize("tail", ["Evidence: {NK} is a friend of {FA}.", "Source: [[{NK}]]",
-                                  "because {NK} said so", "(verified)", "- see {NK}",
+                                  "because {NK} said so", ", because {NK} said so",
+                                  "(verified)", "- see {NK}",
                                   "Reasoning: {FA} is a baker.", "\u2014 checked"])
 @pytest.mark.parametrize("one_line", [False, True])
 def test_an_answer_ends_where_the_note_goes_on(tail, one_line):
