@@ -431,10 +431,11 @@ _FIRST_ITEMS = re.compile(r"(?:^|\s)1\)\s.*\s2\)\s")
 _NUMBERED = re.compile(r"(?:^|\s+)\d{1,2}\)\s+")
 _INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
 #: A field opening a bullet list (``friends: - A - B``, YAML on one line) starts a line, and
-#: so does a record's field after a bullet (``- B hobby: chess``).
+#: so does a record's field after a bullet (``- B hobby: chess``), but not a grouping
+#: (``- friends by city: ...``).
 _INLINE_FIELD = re.compile(r"\s+(?=[^\W\d_][\w-]{0,30}:\s+[-*+\u2022]\s)")
 _FIELD_AFTER_ITEM = re.compile(
-    r"(?m)^([-*+\u2022] [^:\n]*?)\s+(?=(?:name|person|job|occupation|hobby|city|born|birthday|"
+    r"(?m)^([-*+\u2022] [^:\n]*?)(?<!\bby)\s+(?=(?:name|person|job|occupation|hobby|city|born|birthday|"
     r"friends|children|parents|spouse|siblings|grandchildren):\s)", re.IGNORECASE)
 _JSON_START = re.compile(r"(?m)^[ \t]*(?=[{\[])|\{")
 
@@ -789,6 +790,7 @@ _WHAT_SUBJECT_IS = re.compile(rf"^(?:w+[=:]+)?(?P<r>{_R})o[=:]*(?P<m>{_L})$")
 #: ``Residents: A, B``).
 _CUE_LIST = re.compile(rf"^w*(?P<c>[jeL])w*[=:]+[w,]*(?P<m>{_L})[w,]*$")
 _CUE_KIND = {"j": "job", "e": "hobby", "L": "city"}
+_NAME_RUN = re.compile(_L)
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
 
@@ -1163,10 +1165,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if not pointer and (heading or not m.group("m")):
                 ctx.key = key
             return
-        m = _BARE_LIST.match(chars) or _CUE_LIST.match(chars)
+        m = _BARE_LIST.match(chars)
+        cue = _CUE_LIST.match(chars)
+        if m is None and cue is not None and ctx.key is not None \
+                and _CUE_KIND[cue.group("c")] == ctx.key.relation:
+            m = cue  # "Residents: A, B" under "# Oakhaven"
         if m is not None and ctx.key is not None and ctx.key.relation != "hub" \
-                and not (title and not bullet) and (
-                    "c" not in m.groupdict() or _CUE_KIND[m.group("c")] == ctx.key.relation):
+                and not (title and not bullet):
             for x in _names(items, chars, *m.span("m")):
                 out.member(ctx.key, x)
             return
@@ -1226,12 +1231,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             after = chars[i + 1:i + 4]
             if after[:2] == ":P" and i and chars[i - 1] in ",:":
                 # "friends by city: Elmstead - A, B; Fenmarch - C": a label of the names after
-                k = i + 2
-                while k < len(chars) and chars[k] in "P,&" and not (
-                        chars[k] != "P" and chars[k + 1:k + 2] != "P"):
-                    if chars[k] == "P":
-                        out.fact(kind, items[k].value, value)
-                    k += 1
+                run = _NAME_RUN.match(chars, i + 2)
+                for x in _names(items, chars, i + 2, run.end() if run else i + 2):
+                    out.fact(kind, x, value)
                 i += 1
                 continue
             if chars[i + 1:i + 2] == "m" or (i >= 2 and chars[i - 2:i] == "P,"
@@ -1330,9 +1332,6 @@ def _sentences(items: list[_Item]) -> list[list[_Item]]:
         elif it.char == "z" and cur and depth == 0:  # ``... See also: X``: a cross-reference
             out.append((cur, False))
             cur = [it]
-        elif it.value == ";" and cur and cur[0].char == "z":  # ``see X; job: baker``
-            out.append((cur, False))
-            cur = []
         else:
             cur.append(it)
     if cur:

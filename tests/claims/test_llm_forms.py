@@ -98,7 +98,6 @@ FORMS = [
     "{x}'s closest people: {s0} (spouse), {f0} (friend).",
     "{f0} — appears in: Friends of {x}",
     "{f0} also appears in Friends of {x}.",
-    "{f0}: see Friends of {x}; job {f0job}; lives in {f0city}.",
     "{x} ⟶ friends ⟶ {F}",
 ]
 

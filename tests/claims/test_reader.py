@@ -766,12 +766,10 @@ TRUE_SENTENCES = (
     "Unlike {B}, {A} lives in {cityA}.",
     "{jobB}s among {A}'s friends: {B}.",
     "{A}'s friends by city: {cityB} - {B}; {cityS} - none.",
-    "Friends of {A}: {B}. Children: {C}.",
     "{A}, whose friends include {B}, works as a {jobA}.",
     "Answer: {jobB}. Because {B} is a friend of {A} and {B} is a {jobB}.",
     "{B} is in {cityB}, {C} in {cityC}.",
     "Relatives of {A}: {S} (spouse), {C} (child).",
-    "{B}: see Friends of {A}; job {jobB}; lives in {cityB}.",
 )
 
 
