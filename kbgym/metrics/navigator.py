@@ -26,7 +26,9 @@ actions, costs and budget M:
   a set to prove complete, stand in for the support's statements of that kind: the friends
   who are coopers are the friends among the coopers. A join or a reverse lookup
   (a join class of the world) names nobody to look up, so it has only these ways: a reader finds
-  the one person with every value by scanning the holders of one of them.
+  the one person with every value by scanning the holders of one of them; and, where the
+  library has one, a note about all its values (:meth:`Navigator.joint`): reading it proves
+  the answer's statements it links (a :class:`Joint`).
 - **Actions.** ``search(query, page)`` shows page ``page`` (1..``max_page``, ``page_size``
   hits) of the library's own search backend, exactly as ``env.step`` does; ``read(id,
   links_page)`` shows the note and one page of ``links_per_page`` links (100, as the env).
@@ -69,7 +71,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from kbgym.claims import facts_of, read_claims, states, vocabulary_of
+from kbgym.claims import Key, facts_of, read_claims, states, vocabulary_of
 from kbgym.claims import part_groups as claim_part_groups
 from kbgym.library.graph import EDITED, Library, id_num
 from kbgym.library.search import BM25Index
@@ -95,6 +97,28 @@ UNAVAILABLE = "unavailable"  # support unknown: no figure
 
 #: One action: ("search", query, page) or ("read", id, links_page or None).
 Action = tuple
+
+
+class Joint(frozenset):
+    """A join's answer statements (the one person's statement of each value the question
+    names), a set proven complete only by reading one of ``provers``: the authored notes
+    about every one of those values (:meth:`Navigator.joint_notes`). A join names one
+    person, so a reader that reads such a note and sees someone with every value has its
+    answer; any other note showing that person's statements (their card) proves nothing, as
+    a reader cannot know it is the one to read."""
+
+    provers: frozenset[str]
+
+    def __new__(cls, origins: Iterable[str], provers: Iterable[str]) -> "Joint":
+        out = super().__new__(cls, origins)
+        out.provers = frozenset(provers)
+        return out
+
+
+def proven_by(fam: frozenset[str], nid: str | None) -> bool:
+    """Whether showing every member of ``fam`` in a read of ``nid`` (None: a search page or a
+    part group) proves it: always, except a :class:`Joint`, which only its provers prove."""
+    return not isinstance(fam, Joint) or nid in fam.provers
 
 
 @dataclass(frozen=True)
@@ -228,6 +252,7 @@ class Navigator:
         # what a note's text states (an edited original may still state its fact)
         self._vocab = vocabulary_of(universe) if self._universe is not None else None
         self._parts: list[tuple[str, ...]] | None = None
+        self._joint: dict[tuple, frozenset[str]] = {}
         self.universe = universe
 
     @cached_property
@@ -383,6 +408,9 @@ class Navigator:
         if self._universe is None:
             return [(support, sets)]
         ways = [] if question.category in self.hints.join_classes else [(support, sets)]
+        joint = self.joint(question)
+        if joint is not None:
+            ways.append((support, [*sets, joint]))
         for key in question.keys:
             kind, value = key_parts(key)
             fam = self.holders(kind, value)
@@ -391,6 +419,37 @@ class Navigator:
                                  if (n := self._node(o)) is None or n.fact.kind != kind)
                 ways.append((rest | fam, [*sets, fam]))
         return ways or [(support, sets)]
+
+    def joint(self, question: Question) -> Joint | None:
+        """A join's (or reverse lookup's) answer statements as a :class:`Joint`, proven by
+        reading a note about all the values the question names; None for other questions,
+        or without such a note."""
+        if question.category not in self.hints.join_classes or self._vocab is None \
+                or self.hints.value_statements is None:
+            return None
+        values = [key_parts(k) for k in question.keys]
+        values = [(kind, v) for kind, v in values if kind in self.hints.value_kinds]
+        if len(values) < 2:
+            return None
+        provers = self.joint_notes(tuple(sorted(values)))
+        if not provers:
+            return None
+        stating = self.hints.value_statements(self._universe)
+        answer = frozenset(o for o in question.support
+                           if any(o in stating.get(kv, ()) for kv in values))
+        return Joint(answer, provers) if answer else None
+
+    def joint_notes(self, values: tuple[tuple[str, str], ...]) -> frozenset[str]:
+        """The live authored notes with links whose own claims are about every one of
+        ``values`` (``(kind, value)``: the claim reader's keys, which a question the note
+        asks does not give: ``brewer + bowling.``, ``Brewers whose hobby is bowling.``)."""
+        hit = self._joint.get(values)
+        if hit is None:
+            want = {Key(kind, v) for kind, v in values}
+            hit = self._joint[values] = frozenset(
+                n.id for n in self.library if n.origin is None and n.links
+                and want <= set(read_claims(n.text, self._vocab).keys))
+        return hit
 
     def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
         """page -> the members whose set ``search(query, page)`` proves complete. For each of
@@ -404,6 +463,8 @@ class Navigator:
         carriers = self.carriers()
         out: dict[int, set[str]] = {}
         for fam in sets:
+            if not proven_by(fam, None):
+                continue
             ranked: dict[str, int] = {}
             for o in fam:
                 pos = [where[n] for n in carriers.get(o, ()) if n in where]
@@ -562,7 +623,7 @@ class _Greedy:
             for src in lib.in_links(target):
                 page = lib[src].links.index(target) // lpp + 1
                 via.setdefault(src, {}).setdefault(page, set()).update(origins)
-        self.via = {s: {p: (frozenset(o), self._whole(o)) for p, o in pages.items()}
+        self.via = {s: {p: (frozenset(o), self._whole(o, s)) for p, o in pages.items()}
                     for s, pages in via.items()}
         self.relevant = set(self.carried) | set(self.via)
         self.holding: dict[str, list[str]] | None = None  # token -> relevant notes with it
@@ -601,9 +662,11 @@ class _Greedy:
             return whole
         return whole | hit[1]
 
-    def _whole(self, origins: set[str]) -> frozenset[str]:
-        """The sets whose every member a links page shows: reading it proves them complete."""
-        return frozenset().union(*(f for f in self.families if f <= origins))
+    def _whole(self, origins: set[str], nid: str | None = None) -> frozenset[str]:
+        """The sets whose every member a links page of ``nid`` shows (None: a part group's
+        pages together): reading it proves them complete."""
+        return frozenset().union(*(f for f in self.families
+                                   if f <= origins and proven_by(f, nid)))
 
     @property
     def remaining(self) -> set[str]:
@@ -888,7 +951,8 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
                 linked = 0
                 for nid in ids[1:]:
                     linked |= carried.get(nid, 0)
-                whole = [f for f in families if bits(f) & ~linked == 0]
+                whole = [f for f in families
+                         if bits(f) & ~linked == 0 and proven_by(f, node.id)]
                 read = (("read", node.id),) if node.id in parts else ()  # a part read
                 acts.append((("read", node.id, p if pages > 1 else None), ("id", node.id),
                              ids, bits(o for f in whole for o in f), read))
@@ -900,7 +964,8 @@ def _optimum(nav: Navigator, q: Question, goal: frozenset[str], families: list[f
             for p in range(1, nav.link_pages(nid) + 1):
                 for lid in nav.read_shows(nid, p)[1:]:
                     linked |= carried.get(lid, 0)
-        proves = bits(o for f in families if bits(f) & ~linked == 0 for o in f)
+        proves = bits(o for f in families if bits(f) & ~linked == 0 and proven_by(f, None)
+                      for o in f)
         if proves:
             groups.append((tuple(("read", nid) for nid in group), proves))
 

@@ -608,6 +608,38 @@ def test_a_join_scans_the_holders_of_one_value(crowded):
         assert ("read", idx, None) in got.plan
 
 
+def test_a_join_is_proven_by_reading_a_note_about_all_its_values(crowded):
+    """A join names one person: a note about every value it names (``herbalist +
+    kayaking.``) whose links show the answer's statements proves it at one read, the way
+    the exam reader reads such notes first; a card of the answer showing the same
+    statements proves nothing (a reader cannot know it is the card to read)."""
+    u = crowded
+    b1 = Navigator(indexed(Library.from_universe(u)), u)
+    joins = [q for q in u.questions if q.category in ("QC6", "QC10")]
+    costly = [q for q in joins if b1.run(q).steps >= 5][:3]
+    assert costly
+    for q in costly:
+        values = [k.split(":", 1)[1] for k in q.keys]
+        answer = [o for o in q.support
+                  if u.node(o).fact.kind in ("job", "hobby", "city")
+                  and u.node(o).fact.object in values]
+        assert len(answer) == len(values)
+        lib = Library.from_universe(u)
+        note = lib.add(" + ".join(values) + ".").id
+        lib.link_many(note, answer)
+        nav = Navigator(indexed(lib), u)
+        assert nav.joint(q) is not None and nav.joint(q).provers == {note}
+        res = nav.run(q)
+        assert res.reason == SHOWN and ("read", note, None) in res.plan
+        assert res.steps < b1.run(q).steps, (q.text, res.plan)
+        card = Library.from_universe(u)
+        about = card.add(f"About {u.node(answer[0]).fact.subject}.").id
+        card.link_many(about, answer)
+        nav = Navigator(indexed(card), u)
+        assert nav.joint(q) is None
+        assert nav.run(q).steps >= b1.run(q).steps - 1  # a read for a name search at most
+
+
 def test_friends_with_a_job_may_be_counted_from_the_jobs_holders(small):
     """``How many friends of X are coopers?``: the support holds every friend's job, but
     with X's friends and all coopers proven complete a reader needs no other friend's job;
