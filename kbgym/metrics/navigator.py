@@ -66,6 +66,7 @@ per frozen library: the library does not change during an exam.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -97,6 +98,8 @@ UNAVAILABLE = "unavailable"  # support unknown: no figure
 
 #: One action: ("search", query, page) or ("read", id, links_page or None).
 Action = tuple
+
+_DIGITS = re.compile(r"\d+")
 
 
 class Joint(frozenset):
@@ -252,7 +255,7 @@ class Navigator:
         # what a note's text states (an edited original may still state its fact)
         self._vocab = vocabulary_of(universe) if self._universe is not None else None
         self._parts: list[tuple[str, ...]] | None = None
-        self._joint: dict[tuple, frozenset[str]] = {}
+        self._about: dict[Any, set[str]] | None = None
         self.universe = universe
 
     @cached_property
@@ -443,13 +446,14 @@ class Navigator:
         """The live authored notes with links whose own claims are about every one of
         ``values`` (``(kind, value)``: the claim reader's keys, which a question the note
         asks does not give: ``brewer + bowling.``, ``Brewers whose hobby is bowling.``)."""
-        hit = self._joint.get(values)
-        if hit is None:
-            want = {Key(kind, v) for kind, v in values}
-            hit = self._joint[values] = frozenset(
-                n.id for n in self.library if n.origin is None and n.links
-                and want <= set(read_claims(n.text, self._vocab).keys))
-        return hit
+        if self._about is None:  # every authored note with links, by the keys it is about
+            self._about = {}
+            for n in self.library:
+                if n.origin is None and n.links:
+                    for key in read_claims(n.text, self._vocab).keys:
+                        self._about.setdefault(key, set()).add(n.id)
+        notes = [self._about.get(Key(kind, v), set()) for kind, v in values]
+        return frozenset(set.intersection(*notes)) if notes else frozenset()
 
     def closes(self, query: str, sets: list[frozenset[str]]) -> dict[int, frozenset[str]]:
         """page -> the members whose set ``search(query, page)`` proves complete. For each of
@@ -508,14 +512,29 @@ class Navigator:
             if self._vocab is not None:
                 notes = [n for n in self.library if n.links and n.origin is None]
                 for ids in claim_part_groups(notes, self._vocab).values():
-                    marks = [read_claims(self.library[i].text, self._vocab).parts[0]
-                             for i in ids]
-                    n = marks[0].total
-                    if n >= 2 and sorted(m.index for m in marks if m.total == n) == list(
-                            range(1, n + 1)):
-                        self._parts.append(tuple(i for i, m in zip(ids, marks)
-                                                 if m.total == n))
+                    group = self._part_group(ids)
+                    if group:
+                        self._parts.append(group)
+                        continue
+                    # two split indexes under one key (``X (1/2)`` and ``About X (1/2)``):
+                    # the parts of each are the notes worded alike but for their numbers
+                    alike: dict[str, list[str]] = {}
+                    for i in ids:
+                        stem = _DIGITS.sub("#", " ".join(self.library[i].text.casefold().split()))
+                        alike.setdefault(stem, []).append(i)
+                    if len(alike) > 1:
+                        self._parts.extend(g for g in map(self._part_group, alike.values()) if g)
         return self._parts
+
+    def _part_group(self, ids: list[str]) -> tuple[str, ...]:
+        """The parts 1..n of one n among ``ids`` when they are all there, else ()."""
+        if len(ids) < 2:
+            return ()
+        marks = [read_claims(self.library[i].text, self._vocab).parts[0] for i in ids]
+        n = marks[0].total
+        if n >= 2 and sorted(m.index for m in marks if m.total == n) == list(range(1, n + 1)):
+            return tuple(i for i, m in zip(ids, marks) if m.total == n)
+        return ()
 
     def _states_origin(self, node: Any) -> bool:
         """Whether ``node`` is an edited original whose text still states its origin's fact
