@@ -517,24 +517,47 @@ class Navigator:
                         self._parts.append(group)
                         continue
                     # two split indexes under one key (``X (1/2)`` and ``About X (1/2)``):
-                    # the parts of each are the notes worded alike but for their numbers
+                    # the parts of each are the notes worded alike but for their numbers,
+                    # and of those, the ones written one after another
                     alike: dict[str, list[str]] = {}
                     for i in ids:
                         stem = _DIGITS.sub("#", " ".join(self.library[i].text.casefold().split()))
                         alike.setdefault(stem, []).append(i)
-                    if len(alike) > 1:
-                        self._parts.extend(g for g in map(self._part_group, alike.values()) if g)
+                    for same in alike.values():
+                        self._parts.extend(self._written_together(same))
         return self._parts
+
+    def _marks(self, ids: Iterable[str]) -> list[tuple[str, Any]]:
+        """(id, its first part marker) of each of ``ids``."""
+        return [(i, read_claims(self.library[i].text, self._vocab).parts[0]) for i in ids]
 
     def _part_group(self, ids: list[str]) -> tuple[str, ...]:
         """The parts 1..n of one n among ``ids`` when they are all there, else ()."""
         if len(ids) < 2:
             return ()
-        marks = [read_claims(self.library[i].text, self._vocab).parts[0] for i in ids]
-        n = marks[0].total
-        if n >= 2 and sorted(m.index for m in marks if m.total == n) == list(range(1, n + 1)):
-            return tuple(i for i, m in zip(ids, marks) if m.total == n)
+        marks = self._marks(ids)
+        n = marks[0][1].total
+        if n >= 2 and sorted(m.index for _, m in marks if m.total == n) == list(range(1, n + 1)):
+            return tuple(i for i, m in marks if m.total == n)
         return ()
+
+    def _written_together(self, ids: list[str]) -> list[tuple[str, ...]]:
+        """``ids`` (worded alike) as groups of parts 1..n: one group when they are exactly
+        that, else the k-th note of each part number in the order written (ids), when every
+        number 1..n is there equally often; none otherwise."""
+        group = self._part_group(ids)
+        if group or len(ids) < 4:
+            return [group] if group else []
+        marks = self._marks(sorted(ids, key=id_num))
+        n = marks[0][1].total
+        by_index: dict[int, list[str]] = {}
+        for i, m in marks:
+            if m.total == n:
+                by_index.setdefault(m.index, []).append(i)
+        counts = {len(v) for v in by_index.values()}
+        if n < 2 or sorted(by_index) != list(range(1, n + 1)) or len(counts) != 1:
+            return []
+        return [tuple(by_index[j][k] for j in range(1, n + 1)) for k in range(counts.pop())]
 
     def _states_origin(self, node: Any) -> bool:
         """Whether ``node`` is an edited original whose text still states its origin's fact
