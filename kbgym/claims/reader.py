@@ -433,7 +433,10 @@ _INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
 #: A field opening a bullet list (``friends: - A - B``, YAML on one line) starts a line, and
 #: so does a record's field after a bullet (``- B hobby: chess``), but not a grouping
 #: (``- friends by city: ...``).
-_INLINE_FIELD = re.compile(r"\s+(?=[^\W\d_][\w-]{0,30}:\s+[-*+\u2022]\s)")
+_INLINE_FIELD = re.compile(r"(?<!\b[bB][yY])\s+(?=[^\W\d_][\w-]{0,30}:\s+[-*+\u2022]\s)")
+#: The groups of a one-line grouping (``by city: Oakhaven - A, B; Dunmere - C``): their
+#: dashes are separators, not bullets.
+_GROUPING = re.compile(r"\b[bB][yY]\s+[^\W\d_]+\s*:\s+(?![-*+\u2022]\s)[^\n]*;[^\n]*")
 _FIELD_AFTER_ITEM = re.compile(
     r"(?m)^([-*+\u2022] [^:\n]*?)(?<!\bby)\s+(?=(?:name|person|job|occupation|hobby|city|born|birthday|"
     r"friends|children|parents|spouse|siblings|grandchildren):\s)", re.IGNORECASE)
@@ -472,6 +475,7 @@ def _relines(text: str) -> str:
     text = _INLINE_FIELD.sub("\n", text)
     if _FIRST_ITEMS.search(text):  # ``Friends 1) A 2) B``: numbered items are bullets
         text = _NUMBERED.sub("\n- ", text)
+    text = _GROUPING.sub(lambda m: re.sub(r"\s+-\s+", " : ", m.group()), text)
     text = _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
     return _FIELD_AFTER_ITEM.sub(lambda m: m.group(1) + "\n", text)
 
@@ -745,14 +749,16 @@ _CLAUSE_RULES = re.compile("|".join([
     # A and B are married / A and B are friends
     r"(?P<r7a>P)&(?P<r7b>P)[=:]w*(?P<r7r>[YF])",
     # A is married to B / A married B / A is friends with B / A (baker) - friends with B
-    r"(?P<r8a>P)[=:]?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + ")",
+    # ... and (also) with C
+    r"(?P<r8a>P)[=:]?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + r"(?:,*&v" + _L + ")*)",
     # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B
     rf"(?P<rCa>P&P)'w*(?P<rCr>[KG])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
     rf"(?P<rDr>[KG])[wN]*o(?P<rDa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rDm>{_L})?",
     # X's friends are A, B and C / X's father is A / X's friends.
-    rf"(?P<r3a>P)'w*(?P<r3r>{_R})[wN]*(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
+    # X's friends in Oakhaven: A, B (a value after the relation word qualifies the set)
+    rf"(?P<r3a>P)'w*(?P<r3r>{_R})[wN]*(?:w*[JHT])?(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
-    rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[JHT]w*)?(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people who are friends with X: A, B (a label: no one before the relation word)
     rf"(?P<rAr>F)v(?P<rAa>P)[=:]+[w,]*(?P<rAm>{_L})",
     # people X is friends with. (a title: the key alone) / X is friends with: A, B
@@ -790,7 +796,14 @@ _WHAT_SUBJECT_IS = re.compile(rf"^(?:w+[=:]+)?(?P<r>{_R})o[=:]*(?P<m>{_L})$")
 #: ``Residents: A, B``).
 _CUE_LIST = re.compile(rf"^w*(?P<c>[jeL])w*[=:]+[w,]*(?P<m>{_L})[w,]*$")
 _CUE_KIND = {"j": "job", "e": "hobby", "L": "city"}
+#: A person's set grouped by a value: ``X's friends by city: Oakhaven - A, B; Dunmere - C``
+#: (the groups may follow on lines of their own).
+_GROUPED = re.compile(rf"w(?P<c>[jeL])[=:,]*(?P<s>(?:[JHT][=:]+{_L},*)*)$")
+_GROUPS = re.compile(rf"^(?:[JHT][=:]+{_L},*)+$")
+_GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")
+_PERSON_SETS = frozenset(_ROLE.values())
 _NAME_RUN = re.compile(_L)
+_AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
 
@@ -809,6 +822,9 @@ class _Context:
     subject: str | None = None  # the person a block is about (a heading, a name field)
     key: Key | None = None  # the set a block lists (a heading, a key field, a title)
     topic: str | None = None  # the person prose last spoke of (pronouns)
+    #: a person's set whose members follow grouped by a value (``X's friends by city:``):
+    #: the set and the value's kind, while that set is the block's key
+    grouped: tuple[Key, str] | None = None
 
 
 @dataclass
@@ -948,6 +964,17 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     items = [it for it in items if it.char != "y"]
     if not items:
         return
+    # an ellipsis (``A and X are friends, as are B and X``; ``A is a baker, as is B``): the
+    # clause again with the new people in its first people's place
+    m = _AS_ARE.search("".join(it.char for it in items))
+    if m is not None and items[m.start() + 1].value == "as":
+        left = items[:m.start()]
+        lead = _NAME_RUN.match("".join(it.char for it in left))
+        if lead is not None:
+            _clause(left, ctx, out, title=title, heading=heading, bullet=bullet)
+            _clause(items[m.start("m"):] + left[lead.end():], ctx, out, title=False,
+                    heading=False, bullet=False)
+            return
     # coordinated relation words: "father and mother" are the parents, "brothers and sisters"
     # the siblings; any other pair is read as nothing
     for k in range(len(items) - 2):
@@ -1033,6 +1060,32 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         items = [_Item("P", ctx.topic or ctx.subject, items[0].start)] + items
     pointer = False
     chars = "".join(it.char for it in items)
+
+    m = _GROUPED.search(chars)
+    if m is not None and items[m.start()].value == "by":
+        kind = _CUE_KIND[m.group("c")]
+        if any(c in _ROLE_CHARS for c in chars[:m.start()]) or (
+                ctx.key is not None and ctx.key.relation in _PERSON_SETS):
+            if m.start():
+                _clause(items[:m.start()], ctx, out, title=title, heading=heading,
+                        bullet=bullet)
+            if ctx.key is not None and ctx.key.relation in _PERSON_SETS:
+                ctx.grouped = (ctx.key, kind)
+                _groups(items, chars, m.start("s"), ctx, out)
+            return
+        if "P" not in chars[:m.start()]:  # ``People by city: Oakhaven - A, B; ...``
+            for g in _GROUP.finditer(chars, m.start("s")):
+                vkind, value = items[g.start("v")].value
+                if vkind == kind:
+                    for x in _names(items, chars, *g.span("m")):
+                        out.member(Key(kind, value), x)
+            return
+    grouped = ctx.grouped is not None and ctx.grouped[0] == ctx.key
+    if grouped and _GROUPS.match(chars):  # ``Oakhaven: A, B`` under ``X's friends by city``
+        _groups(items, chars, 0, ctx, out)
+        return
+    if grouped and len(items) == 1 and items[0].char in "JHT":
+        return  # ``## Oakhaven`` under ``# X's friends by city``: the group, the set's still
 
     m = _KEY_FIELD.match(chars)
     if m is not None:  # key: friends of X
@@ -1300,6 +1353,19 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         ctx.topic = subj[0]
 
 
+def _groups(items: list[_Item], chars: str, at: int, ctx: _Context, out: _Out) -> None:
+    """The groups of a grouped set (``Oakhaven: A, B; Dunmere: C`` from ``at``): each
+    group's people are members of the set, and hold the group's value when it is of the
+    kind the set is grouped by."""
+    key, kind = ctx.grouped
+    for m in _GROUP.finditer(chars, at):
+        vkind, value = items[m.start("v")].value
+        for x in _names(items, chars, *m.span("m")):
+            out.member(key, x)
+            if vkind == kind:
+                out.fact(kind, x, value)
+
+
 def _resolve_partials(items: list[_Item], full: set[str], main: str | None,
                       ctx: _Context) -> list[_Item]:
     """Ambiguous initials: the one candidate the text (or the block's subject) names in full.
@@ -1506,7 +1572,7 @@ def _read(text: str, vocab) -> Claims:
             while stack and stack[-1][0] >= ln.level:
                 stack.pop()
             parent = stack[-1][1] if stack else _Context()
-            ctx = _Context(parent.subject, parent.key, parent.subject)
+            ctx = _Context(parent.subject, parent.key, parent.subject, parent.grouped)
             stack.append((ln.level, ctx))
             scopes.clear()
         elif nested and ln.bullet:

@@ -99,6 +99,14 @@ FORMS = [
     "{f0} — appears in: Friends of {x}",
     "{f0} also appears in Friends of {x}.",
     "{x} ⟶ friends ⟶ {F}",
+    # groups on one line, an ellipsis, a set qualified by a value
+    "{x}'s friends by city: {Fgroup}",
+    "{x}'s friends, by city. {Fgroups}",
+    "People by city: {Fgroup}",
+    "{x} and {f0} are friends, as are {x} and {f1}.",
+    "{f0} is a friend of {x}, as is {f1}.",
+    "{x} is friends with {f0}, and also with {f1}.",
+    "Friends of {x} in {f0city}: {f0}.",
 ]
 
 
@@ -132,7 +140,16 @@ def _fields(p, by) -> dict:
         Pro="She" if she else "He", sp="wife" if sp.gender == "female" else "husband",
         s0=sp.name, sjob=sp.job, Fj=", ".join(f'"{n}"' for n in F), k0=K[0], k1=K[1],
         k0job=ks[0].job, f0job=fr[0].job, f1job=fr[1].job, f1city=fr[1].city,
-        f0hobby=fr[0].hobby, Fcity="; ".join(f"{f.city} - {f.name}" for f in fr))
+        f0hobby=fr[0].hobby, Fcity="; ".join(f"{f.city} - {f.name}" for f in fr),
+        Fgroup="; ".join(f"{c} - {', '.join(ns)}" for c, ns in _by_city(fr).items()),
+        Fgroups="; ".join(f"{c}: {', '.join(ns)}" for c, ns in _by_city(fr).items()))
+
+
+def _by_city(people) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for f in people:
+        groups.setdefault(f.city, []).append(f.name)
+    return groups
 
 
 #: The same note in other renderings: any letter case, and stored as the library stores it
@@ -151,3 +168,37 @@ def test_a_truthful_note_in_each_form_reads_true_and_something(world, form, rend
         facts = read_claims(text, vocab).facts
         assert facts, text
         assert [f for f in facts if fact_key(f) not in truth] == [], text
+
+
+#: A person's friends grouped by their city, in the ways notes group them.
+GROUPED = [
+    "{x}'s friends by city: {Fgroup}",
+    "{x}'s friends, by city. {Fgroups}",
+    "{x}'s friends by city:\n{Fbullets}",
+    "# {x}'s friends, grouped by city\n{Fheadings}",
+    "Friends of {x}, by city: {Fgroups}.",
+]
+
+
+@pytest.mark.parametrize("rendering", ["as_is", "one_line", "lower"])
+@pytest.mark.parametrize("form", GROUPED)
+def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form, rendering):
+    """Every group's people are the set's members, with the group's value: the grouped
+    note states what the plain list and the members' city sentences state."""
+    u, vocab, truth, by, people = world
+    for p in [q for q in people if len({by[f].city for f in q.friends}) >= 2][:6]:
+        fr = [by[f] for f in p.friends]
+        groups = _by_city(fr)
+        fields = _fields(p, by) | {
+            "Fbullets": "\n".join(f"- {c}: {', '.join(ns)}" for c, ns in groups.items()),
+            "Fheadings": "\n".join(f"## {c}\n" + "\n".join(f"- {n}" for n in ns)
+                                   for c, ns in groups.items())}
+        text = RENDERINGS[rendering](form.format(**fields))
+        c = read_claims(text, vocab)
+        friends = {f.obj for f in c.facts if f.kind == "friend_of" and f.subj == p.name}
+        assert friends == {f.name for f in fr}, text
+        assert set(c.members(("friends", p.name))) == {f.name for f in fr}, text
+        if "Fheadings" not in form:
+            cities = {(f.subj, f.obj) for f in c.facts if f.kind == "city"}
+            assert cities == {(f.name, f.city) for f in fr}, text
+        assert [f for f in c.facts if fact_key(f) not in truth] == [], text
