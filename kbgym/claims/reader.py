@@ -132,7 +132,7 @@ for _chars, _words in (
     ("L", "city town lives live living resides reside resident residents based hometown "
           "residence"),
     ("B", "born birth birthday dob birthdate"),
-    ("o", "of for"),
+    ("o", "of for involving"),
     ("=", "is are was were include includes including"),
     ("&", "and plus"),
     ("t", "to"),
@@ -632,8 +632,17 @@ def _items(text: str, vocab) -> list[_Item]:
             out.append(_Item(c, t if t in "|;" else None, s))
             i += 1
             continue
+        low = t.casefold()
+        if low == "as" and [x[1].casefold() for x in toks[i + 1:i + 3]] == ["well", "as"]:
+            out.append(_Item("&", None, s))  # ``A as well as B``
+            i += 3
+            continue
+        if low == "knows" and i + 1 < n and toks[i + 1][0] == "w":
+            out += [_Item("F", low, s), _Item("v", None, s)]  # ``X knows A``: friends with A
+            i += 1
+            continue
         # a word: the longest known window of words starting here
-        if t.casefold() not in first_words:
+        if low not in first_words:
             out.append(_word_item(t, toks, i, s))
             i += 1
             continue
@@ -738,7 +747,7 @@ _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
     # A: listed in Friends of B (a member pointing back to its set says it is a member)
-    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*:?w*)(?P<r1r>{_R})w*o:?(?P<r1a>{_L})(?![='])",
+    rf"(?P<r1m>{_L})(?:[=,:]w*|[=,:]?N[wN]*:?w*)(?P<r1r>{_R})w*[ot]:?(?P<r1a>{_L})(?![='])",
     # A is B's friend / A is one of B's friends / A and B are among C's friends / A: listed
     # under B's friends
     # S, X's wife (an apposition closing its clause or between commas)
@@ -765,6 +774,8 @@ _CLAUSE_RULES = re.compile("|".join([
     rf"(?P<r9a>P)=w*(?P<r9r>F)v(?:[:,]+[w,]*(?P<r9m>{_L})w*)?$",
     # Friends - X: A, B / Friends list: X: A, B (the relation first, then whose set)
     rf"(?P<rBr>{_R})[wN]*:+(?P<rBa>P):+[w,]*(?P<rBm>{_L})",
+    # X and Y have two children: A and B (the couple's)
+    rf"(?P<rEa>P&P)xw*(?P<rEr>[KG])w*[=:,]*w*(?P<rEm>{_L})?",
     # X has two children: A and B / X has two kids, A and B
     rf"(?P<r5a>P)xw*(?P<r5r>{_R})w*[=:,]*w*(?P<r5m>{_L})?",
     # X - friends: A, B / X: children / Index: X / friends
@@ -802,6 +813,7 @@ _GROUPED = re.compile(rf"w(?P<c>[jeL])[=:,]*(?P<s>(?:[JHT][=:]+{_L},*)*)$")
 _GROUPS = re.compile(rf"^(?:[JHT][=:]+{_L},*)+$")
 _GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")
 _PERSON_SETS = frozenset(_ROLE.values())
+_WITHIN = frozenset("in from at".split())
 _NAME_RUN = re.compile(_L)
 _AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
@@ -943,6 +955,15 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             continue
         j = k - 1 if k >= 1 and items[k - 1].char == "P" else (
             k - 2 if k >= 2 and items[k - 1].char == "," and items[k - 2].char == "P" else -1)
+        if j < 0 and k >= 1 and items[k - 1].char in _ROLE_CHARS:
+            # "X's friends who are bakers: A": the clause qualifies the set, its members
+            # hold its values
+            end = next((e for e in range(k + 1, len(items)) if items[e].char in ":="
+                        and e > k + 1), None)
+            if end is not None:
+                _qualified(items, k, end, ctx, out, title=title, heading=heading,
+                           bullet=bullet)
+                return
         if j < 0:
             continue
         # it ends at the first comma or colon not inside a list of names (``X, whose friends
@@ -952,8 +973,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                         and items[e + 1].char not in "Pp")), len(items))
         if j >= 2 and items[j - 1].char == "o" and items[j - 2].char in _ROLE_CHARS:
             # "Friends of X who are bakers: A": the clause qualifies the set, not X
-            _clause(items[:k] + items[end:], ctx, out, title=title, heading=heading,
-                    bullet=bullet)
+            _qualified(items, k, end, ctx, out, title=title, heading=heading, bullet=bullet)
             return
         rel = [items[j]] + ([_Item("'", None, it.start)] if it.value == "whose" else []) \
             + items[k + 1:end]
@@ -1180,7 +1200,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 ctx.key = _set_key(role, whose[0])
                 ctx.topic = whose[0]  # "Friends of X: A. Children: B": X's children
                 got_key = True
-            if rule in ("r3", "r5", "rC"):
+            if rule in ("r3", "r5", "rC", "rE"):
                 subject_found = whose
 
     # a role word with no one before it: the block's subject's set
@@ -1237,6 +1257,15 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         key = Key(kind, value)
         for x in _names(items, chars, *m.span("m")):
             out.member(key, x)
+            # ``Bakers in Oakhaven: A``, ``Oakhaven bakers: A``: A holds the values named
+            # side by side or joined by ``in``/``from``/``at`` (not ``outside Oakhaven``)
+            for i in range(m.start("v") + 1, m.start("m")):
+                if chars[i] not in "JHT":
+                    if chars[i] not in "jeL" and items[i].value not in _WITHIN:
+                        break
+                    continue
+                if items[i].value[0] != kind:
+                    out.fact(items[i].value[0], x, items[i].value[1])
         out.key(key, pointer)
         for i in range(m.start(), m.end()):
             used[i] = True
@@ -1351,6 +1380,21 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         ctx.subject = named[0]
     if len(set(subj)) == 1:
         ctx.topic = subj[0]
+
+
+def _qualified(items: list[_Item], k: int, end: int, ctx: _Context, out: _Out,
+               **kw) -> None:
+    """A set named with a relative clause from ``k`` to ``end`` (``Friends of X who are
+    bakers: A, B``): the set and its members as if unqualified, and the members hold the
+    clause's values."""
+    _clause(items[:k] + items[end:], ctx, out, **kw)
+    values = [it.value for it in items[k + 1:end] if it.char in "JHT"]
+    if any(it.char in "P" for it in items[k + 1:end]):
+        return  # "friends who know A": not a value of theirs
+    for it in items[end:]:
+        if it.char == "P":
+            for kind, value in values:
+                out.fact(kind, it.value, value)
 
 
 def _groups(items: list[_Item], chars: str, at: int, ctx: _Context, out: _Out) -> None:

@@ -107,6 +107,12 @@ FORMS = [
     "{f0} is a friend of {x}, as is {f1}.",
     "{x} is friends with {f0}, and also with {f1}.",
     "Friends of {x} in {f0city}: {f0}.",
+    "{x}'s friends include {f0} as well as {f1}.",
+    "{x} is a friend to {f0}.",
+    "{x} and {s0} have {m} children: {Ka}.",
+    "{x} knows {Fa}.",
+    "{job}s in {city}: {x}",
+    "{city} {job}s: {x}",
 ]
 
 
@@ -202,3 +208,31 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
             cities = {(f.subj, f.obj) for f in c.facts if f.kind == "city"}
             assert cities == {(f.name, f.city) for f in fr}, text
         assert [f for f in c.facts if fact_key(f) not in truth] == [], text
+
+
+@pytest.mark.parametrize("form, want", [
+    ("{x}'s friends include {f0} as well as {f1}.", {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+    ("{x} is a friend to {f0}.", {("friend_of", "x", "f0")}),
+    ("{x} and {s0} have {m} children: {k0} and {k1}.", {("parent", "x", "k0"), ("parent", "x", "k1"),
+                                                     ("parent", "s0", "k0"), ("parent", "s0", "k1")}),
+    ("{x} knows {f0} and {f1}.", {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+    ("{job}s in {city}: {x}", {("job", "x", "job"), ("city", "x", "city")}),
+    ("{city} {job}s: {x}", {("job", "x", "job"), ("city", "x", "city")}),
+    ("{f0} is a friend of {x}, as is {f1}.", {("friend_of", "f0", "x"), ("friend_of", "f1", "x")}),
+    ("{x}'s friend who lives in {f0city}: {f0}", {("friend_of", "x", "f0"), ("city", "f0", "f0city")}),
+    ("Friends of {x} who live in {f0city}: {f0}.", {("friend_of", "x", "f0"),
+                                                    ("city", "f0", "f0city")}),
+    ("Friendships involving {x}: {f0}", {("friend_of", "x", "f0")}),
+])
+def test_what_an_everyday_sentence_states(world, form, want):
+    """Each sentence states exactly these facts (children of either parent's form)."""
+    u, vocab, truth, by, people = world
+    for p in people[:5]:
+        f = _fields(p, by)
+        got = set()
+        for fact in read_claims(form.format(**f), vocab).facts:
+            kind = "parent" if fact.kind in ("father_of", "mother_of") else fact.kind
+            if fact.kind == "child_of":
+                kind, fact = "parent", fact._replace(subj=fact.obj, obj=fact.subj)
+            got.add((kind, fact.subj, fact.obj))
+        assert got == {(k, f[s], f[o]) for k, s, o in want}, form.format(**f)

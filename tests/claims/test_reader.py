@@ -484,7 +484,7 @@ def test_nested_bullets_relative_clauses_and_asides(text, facts):
 @pytest.mark.parametrize("text,facts", [
     (f"{FA}'s father and mother are {IV} and {NK}.",
      {Fact("child_of", FA, IV), Fact("child_of", FA, NK)}),
-    (f"Friends of {FA} who are bakers: {NK}.", {Fact("friend_of", FA, NK)}),
+    (f"Friends of {FA} who are bakers: {NK}.", {Fact("friend_of", FA, NK), Fact("job", NK, "baker")}),
     (f"{FA} has friends and children: {IV}.", set()),
     (f"{FA} (baker, Oakhaven) is friends with {NK} (mason, Dunmere).",
      {Fact("job", FA, "baker"), Fact("city", FA, "Oakhaven"), Fact("job", NK, "mason"),
