@@ -391,6 +391,11 @@ def _table_lines(rows: list[list[str]]) -> list[_Line]:
     header = rows[0]
     out: list[_Line] = []
     edges = [_edge(dict(zip(header, cells))) for cells in rows[1:]] if len(header) >= 3 else []
+    if len(header) == 3 and header[1].strip().casefold() in _EDGE_REL \
+            and header[0].strip().casefold() == header[2].strip().casefold():
+        # ``| Person | Relation | Person |``: who, how and to whom by place
+        edges = [_edge({"from": c[0], "rel": c[1], "to": c[2]}) if len(c) == 3 else None
+                 for c in rows[1:]]
     if edges and all(edges):
         return [ln for e in edges for ln in (_Line("", heading=True, level=6), _Line(e or ""))]
     if len(header) == 1:  # one column: the header titles the list below it
@@ -813,8 +818,10 @@ _GROUPED = re.compile(rf"w(?P<c>[jeL])[=:,]*(?P<s>(?:[JHT][=:]+{_L},*)*)$")
 _GROUPS = re.compile(rf"^(?:[JHT][=:]+{_L},*)+$")
 _GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")
 _PERSON_SETS = frozenset(_ROLE.values())
-_WITHIN = frozenset("in from at".split())
+_WITHIN = frozenset("in from at and".split())
 _NAME_RUN = re.compile(_L)
+#: A person's values between commas before the clause's verb (``X, a baker, is ...``).
+_VALUE_APPOSED = re.compile(r"P,(?P<v>w*[JHT][wJHT&]*),(?=[=xYF])")
 _AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
@@ -1076,8 +1083,26 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         _clause(items[m.start():m.start("m") - 1] + [eq] + items[m.start("m"):m.end("m")],
                 ctx, out, title=False, heading=False, bullet=False)
         items = items[:m.start()] + items[m.start("m"):m.end("m")] + items[m.end():]
+    m = _VALUE_APPOSED.search("".join(it.char for it in items))
+    if m is not None and all(items[i].value in _WITHIN for i in range(*m.span("v"))
+                             if items[i].char == "w"):
+        # "X, a baker from Oakhaven, is married to S": X's values, and X is married to S
+        for i in range(*m.span("v")):
+            if items[i].char in "JHT":
+                out.fact(items[i].value[0], items[m.start()].value, items[i].value[1])
+        items = items[:m.start() + 1] + items[m.end():]
     if items[0].char == "Y" and (ctx.topic or ctx.subject):  # ``Married to B.`` of the topic
         items = [_Item("P", ctx.topic or ctx.subject, items[0].start)] + items
+    # "X is a baker; married to S; friends with A", "X: married to S": a clause after a
+    # semicolon or colon with no one before its relation word is the sentence's first
+    # person's
+    lead = next((it.value for it in items if it.char == "P"), None)
+    k = 1
+    while lead is not None and k < len(items) - 1:
+        nxt = "".join(it.char for it in items[k + 1:k + 3])
+        if (items[k].value == ";" or items[k].char == ":") and (nxt[:1] == "Y" or nxt == "Fv"):
+            items = items[:k + 1] + [_Item("P", lead, items[k + 1].start)] + items[k + 1:]
+        k += 1
     pointer = False
     chars = "".join(it.char for it in items)
 
@@ -1187,6 +1212,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         else:  # r3 .. r6, r9, rA .. rF: an anchored set (a couple's: two), maybe with members
             span = m.span(f"{rule}a")
             whose = _names(items, chars, *span)
+            if rule == "r6" and lead is not None and any(
+                    items[i].value == ";" for i in range(span[1], m.start("r6r"))):
+                whose = [lead]  # "X: married to S; children: A": X's children, not S's
             anchors.update(i for i in range(*span) if chars[i] == "P")
             qualifies = min(qualifies, m.start(f"{rule}r"))
             role = _ROLE[d[f"{rule}r"]]

@@ -113,6 +113,10 @@ FORMS = [
     "{x} knows {Fa}.",
     "{job}s in {city}: {x}",
     "{city} {job}s: {x}",
+    "{x}, a {job}, is married to {s0}, a {sjob}.",
+    "Summary of {x}'s family: married to {s0}; children: {K}.",
+    "{x}: a {job} in {city} who enjoys {hobby}; friends with {Fa}.",
+    "| Person | Relation | Person |\n|---|---|---|\n| {x} | friend | {f0} |\n| {x} | friend | {f1} |",
 ]
 
 
@@ -223,6 +227,14 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
     ("Friends of {x} who live in {f0city}: {f0}.", {("friend_of", "x", "f0"),
                                                     ("city", "f0", "f0city")}),
     ("Friendships involving {x}: {f0}", {("friend_of", "x", "f0")}),
+    ("{x}, a {job}, is married to {s0}.", {("job", "x", "job"), ("married", "x", "s0")}),
+    ("{x}, a {job} from {city}, is friends with {f0}.", {("job", "x", "job"), ("city", "x", "city"),
+                                                      ("friend_of", "x", "f0")}),
+    ("{x}: married to {s0}; children: {k0}, {k1}.", {("married", "x", "s0"), ("parent", "x", "k0"),
+                                                   ("parent", "x", "k1")}),
+    ("{x} is a {job}; friends with {f0}.", {("job", "x", "job"), ("friend_of", "x", "f0")}),
+    ("| Person | Relation | Person |\n|---|---|---|\n| {x} | friend | {f0} |\n| {x} | friend | {f1} |",
+     {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
 ])
 def test_what_an_everyday_sentence_states(world, form, want):
     """Each sentence states exactly these facts (children of either parent's form)."""
