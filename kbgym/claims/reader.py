@@ -821,7 +821,7 @@ _PERSON_SETS = frozenset(_ROLE.values())
 _WITHIN = frozenset("in from at and".split())
 _NAME_RUN = re.compile(_L)
 #: A person's values between commas before the clause's verb (``X, a baker, is ...``).
-_VALUE_APPOSED = re.compile(r"P,(?P<v>w*[JHT][wJHT&]*),(?=[=xYF])")
+_VALUE_APPOSED = re.compile(r"P,(?P<v>w*[JHT][wJHT&]*)(?:,(?=[=xYF])|,(?=(?P<n>&?P))|(?P<e>$))")
 _AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
@@ -1083,14 +1083,20 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         _clause(items[m.start():m.start("m") - 1] + [eq] + items[m.start("m"):m.end("m")],
                 ctx, out, title=False, heading=False, bullet=False)
         items = items[:m.start()] + items[m.start("m"):m.end("m")] + items[m.end():]
-    m = _VALUE_APPOSED.search("".join(it.char for it in items))
-    if m is not None and all(items[i].value in _WITHIN for i in range(*m.span("v"))
-                             if items[i].char == "w"):
-        # "X, a baker from Oakhaven, is married to S": X's values, and X is married to S
+    # "X, a baker from Oakhaven, is married to S": X's values, and X is married to S;
+    # "friends include A, a baker from Oakhaven, and B": A's values, in a list of names
+    at = 0
+    while (m := _VALUE_APPOSED.search("".join(it.char for it in items), at)) is not None:
+        at = m.start() + 1
+        listed = m.group("n") is not None
+        if (listed or m.group("e") is not None) and m.group("v").lstrip("w")[:1] != "J" \
+                or not all(
+                items[i].value in _WITHIN for i in range(*m.span("v")) if items[i].char == "w"):
+            continue
         for i in range(*m.span("v")):
             if items[i].char in "JHT":
                 out.fact(items[i].value[0], items[m.start()].value, items[i].value[1])
-        items = items[:m.start() + 1] + items[m.end():]
+        items = items[:m.start() + 1] + items[m.end() - listed:]
     if items[0].char == "Y" and (ctx.topic or ctx.subject):  # ``Married to B.`` of the topic
         items = [_Item("P", ctx.topic or ctx.subject, items[0].start)] + items
     # "X is a baker; married to S; friends with A", "X: married to S": a clause after a
