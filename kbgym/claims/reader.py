@@ -747,7 +747,7 @@ def _word_item(t: str, toks, i: int, s: int) -> _Item:
 
 
 # -- the reading --------------------------------------------------------------------------------
-_L = r"P(?:[,&]+P)*"
+_L = r"P(?!')(?:[,&]+P(?!'))*"  # a name run; a possessive (``S's children``) is no member
 _R = f"[{_ROLE_CHARS}]"
 _CLAUSE_RULES = re.compile("|".join([
     # A is a friend of B / A, a child of B / A and B are the children of C
@@ -799,6 +799,8 @@ _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
 _APPOSED = re.compile(rf"P'w*{_R}w*,(?P<m>{_L}),(?=[=xjeL])")
 _ASIDE_ROLE = re.compile(rf"^[wN]*{_R}w*o{_L}$")
 _SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
+#: ``A (baker) - friend of X``: what A is to someone, not A's set
+_RELATED = re.compile(rf"^[:,]w*{_R}w*[ot]")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
 _NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
 #: (a record of X) member of: friends of Y / listed in: Y's children / part of: ...
@@ -1038,7 +1040,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             rest = "".join(x.char for x in items[end + 1:end + 6])
             if owner is not None and ((len(kept) >= 3 and kept[-2].char == "o"
                                        and kept[-3].char in _ROLE_CHARS)
-                                      or _SET_AFTER.match(rest)
+                                      or (_SET_AFTER.match(rest) and not _RELATED.match(rest))
                                       or (title and not rest and len(kept) == 1
                                           and len([x for x in inner if x.char != ","]) <= 1)):
                 # "friends of X (Oakhaven)", "X (Oakhaven) has 2 friends", "X (Oakhaven) -
@@ -1222,9 +1224,14 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                     items[i].value == ";" for i in range(span[1], m.start("r6r"))):
                 whose = [lead]  # "X: married to S; children: A": X's children, not S's
             anchors.update(i for i in range(*span) if chars[i] == "P")
-            qualifies = min(qualifies, m.start(f"{rule}r"))
             role = _ROLE[d[f"{rule}r"]]
             members = _names(items, chars, *m.span(f"{rule}m")) if f"{rule}m" in d else []
+            # "X's friend A works as a baker", "X's wife S is a mason": the one set member
+            # named right after the relation word is what the rest of the clause is about
+            named = rule == "r3" and _singular(items[m.start("r3r")]) and len(members) == 1 \
+                and not set(chars[m.end("r3r"):m.start("r3m")]) - set("wN")
+            if not named:
+                qualifies = min(qualifies, m.start(f"{rule}r"))
             for a in whose:
                 key = _set_key(role, a)
                 for x in members:
@@ -1234,7 +1241,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 ctx.key = _set_key(role, whose[0])
                 ctx.topic = whose[0]  # "Friends of X: A. Children: B": X's children
                 got_key = True
-            if rule in ("r3", "r5", "rC", "rE"):
+            if named:
+                subject_found = members
+            elif rule in ("r3", "r5", "rC", "rE"):
                 subject_found = whose
 
     # a role word with no one before it: the block's subject's set
@@ -1318,7 +1327,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             j = i  # a run of people: names joined by commas and "and" (not side by side)
             while True:
                 k = j + 1
-                while k < len(chars) and chars[k] in ",&":
+                while k < len(chars) and chars[k] in ",&" and items[k].value != ";":
                     k += 1
                 if k > j + 1 and k < len(chars) and chars[k] == "P" \
                         and chars[k + 1:k + 2] != "'" and used[k] == used[i]:
@@ -1366,7 +1375,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 continue
             # a value with no subject in its clause is the block's subject's only behind a
             # field or verb (``Job: baker``, ``Lives in Oakhaven``), never alone (``(Oakhaven)``)
-            holders = subj if i < qualifies else []
+            after_semi = any(items[k].value == ";" for k in range(qualifies, i))
+            holders = subj if i < qualifies or after_semi else []
             if not holders and cue and i < qualifies:
                 holders = [x for x in (ctx.subject or ctx.topic,) if x]
             if pointer:

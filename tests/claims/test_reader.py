@@ -770,6 +770,12 @@ TRUE_SENTENCES = (
     "Answer: {jobB}. Because {B} is a friend of {A} and {B} is a {jobB}.",
     "{B} is in {cityB}, {C} in {cityC}.",
     "Relatives of {A}: {S} (spouse), {C} (child).",
+    "{A}'s friend {B} works as a {jobB} in {cityB}.",
+    "{B} ({jobB}, {cityB}) - friend of {A}",
+    "{A}'s friends are {B}; {B} lives in {cityB}.",
+    "{A}, a {jobA}, is married to {S}.",
+    "{A}: married to {S}; children: {C}.",
+    "{A}'s friends include {B}, a {jobB} from {cityB}, and {S}'s children.",
 )
 
 
