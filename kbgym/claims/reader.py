@@ -771,6 +771,10 @@ _CLAUSE_RULES = re.compile("|".join([
     # X's friends are A, B and C / X's father is A / X's friends.
     # X's friends in Oakhaven: A, B (a value after the relation word qualifies the set)
     rf"(?P<r3a>P)'w*(?P<r3r>{_R})[wN]*(?:w*[JHT])?(?:[wo,]*[=:x]+[w,]*)?(?P<r3m>{_L})?",
+    # common friends of X and Y: A / X and Y share one friend: A (read only when the
+    # clause says the set is shared: "common", "mutual", "share")
+    rf"(?P<rMr>F)[wN]*o(?P<rMa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rMm>{_L})?",
+    rf"(?P<rSa>P&P)[wx]+(?P<rSr>F)w*[=:,]+w*(?P<rSm>{_L})",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
     rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[JHT]w*)?(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people who are friends with X: A, B (a label: no one before the relation word)
@@ -821,6 +825,8 @@ _GROUPS = re.compile(rf"^(?:[JHT][=:]+{_L},*)+$")
 _GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")
 _PERSON_SETS = frozenset(_ROLE.values())
 _WITHIN = frozenset("in from at and".split())
+_AMONG = re.compile(rf"[JHT]mP'w*{_R}w*[=:]+(?P<m>{_L})$")
+_SHARED = frozenset("common mutual share shared".split())
 _NAME_RUN = re.compile(_L)
 #: A person's values between commas before the clause's verb (``X, a baker, is ...``).
 _VALUE_APPOSED = re.compile(r"P,(?P<v>w*[JHT][wJHT&]*)(?:,(?=[=xYF])|,(?=(?P<n>&?P))|(?P<e>$))")
@@ -1108,8 +1114,15 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     k = 1
     while lead is not None and k < len(items) - 1:
         nxt = "".join(it.char for it in items[k + 1:k + 3])
-        if (items[k].value == ";" or items[k].char == ":") and (nxt[:1] == "Y" or nxt == "Fv"):
-            items = items[:k + 1] + [_Item("P", lead, items[k + 1].start)] + items[k + 1:]
+        sep = items[k].value == ";" or items[k].char == ":"
+        at = items[k + 1].start
+        # the separator becomes a clause's end, so that no list of names runs across it
+        if sep and (nxt[:1] == "Y" or nxt == "Fv"):
+            items = items[:k] + [_Item(".", None, at), _Item("P", lead, at)] + items[k + 1:]
+        elif sep and nxt[:1] in _ROLE_CHARS and nxt[1:] == "o" and _singular(items[k + 1]) \
+                and items[k].value == ";":  # "X: friends with A; parent of B": X is B's parent
+            items = items[:k] + [_Item(".", None, at), _Item("P", lead, at),
+                                 _Item("=", None, at)] + items[k + 1:]
         k += 1
     pointer = False
     chars = "".join(it.char for it in items)
@@ -1218,6 +1231,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 out.fact("friend_of" if "F" in m.group() else "married", a, x)
             subject_found = [a]
         else:  # r3 .. r6, r9, rA .. rF: an anchored set (a couple's: two), maybe with members
+            if rule in ("rM", "rS") and not any(it.value in _SHARED for it in items):
+                continue  # "friends of X and Y: A": whose friend A is, is not said
             span = m.span(f"{rule}a")
             whose = _names(items, chars, *span)
             if rule == "r6" and lead is not None and any(
@@ -1363,8 +1378,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 continue
             if chars[i + 1:i + 2] == "m" or (i >= 2 and chars[i - 2:i] == "P,"
                                               and items[i - 1].value == ";"):
-                # "Bakers among X's friends" qualifies the set; "A; Fenmarch - B" (a one-line
-                # list whose dashes read as bullets) is not A's
+                # "Bakers among X's friends" qualifies the set, and the set's members named
+                # after it hold the value ("... : A", "... is A"); "A; Fenmarch - B" (a
+                # one-line list whose dashes read as bullets) is not A's
+                among = _AMONG.match(chars, i)
+                if among is not None:
+                    for x in _names(items, chars, *among.span("m")):
+                        out.fact(kind, x, value)
                 i += 1
                 continue
             if (i == 0 or chars[i - 1] in "ovt") and (

@@ -85,7 +85,8 @@ FORMS = [
     "{x} — parent of {m}: {K}",
     "{s0}, {x}'s {sp}",
     "{x}'s friends by city: {Fcity}",
-    "Bakers among {x}'s friends: {f0}",
+    "{f0job}s among {x}'s friends: {f0}",
+    "The {f0job} among {x}'s friends is {f0}.",
     "Unlike {f0}, {x} lives in {city}.",
     "# {city}\nResidents: {x}",
     "Who are the children of {x}? {Ka}.",
@@ -246,6 +247,9 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
     ("{x}'s {sp} {s0} is a {sjob}.", {("married", "x", "s0"), ("job", "s0", "sjob")}),
     ("{x}'s friends are {f0} and {f1}; of these, {f0} is a {f0job}.",
      {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("job", "f0", "f0job")}),
+    ("{x}'s relationships: friends with {f0}; parent of {k0}.",
+     {("friend_of", "x", "f0"), ("parent", "x", "k0")}),
+    ("The {f0job} among {x}'s friends is {f0}.", {("friend_of", "x", "f0"), ("job", "f0", "f0job")}),
     ("{x}'s friends are {f0} and {f1}; {f0} lives in {f0city}.",
      {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("city", "f0", "f0city")}),
     ("| Person | Relation | Person |\n|---|---|---|\n| {x} | friend | {f0} |\n| {x} | friend | {f1} |",
@@ -263,3 +267,20 @@ def test_what_an_everyday_sentence_states(world, form, want):
                 kind, fact = "parent", fact._replace(subj=fact.obj, obj=fact.subj)
             got.add((kind, fact.subj, fact.obj))
         assert got == {(k, f[s], f[o]) for k, s, o in want}, form.format(**f)
+
+
+@pytest.mark.parametrize("form, shared", [
+    ("Common friends of {a} and {b}: {c}.", True),
+    ("Mutual friends of {a} and {b}: {c}", True),
+    ("{a} and {b} share one friend: {c}.", True),
+    ("{a} and {b} have one friend in common: {c}.", True),
+    ("Friends of {a} and {b}: {c}.", False),  # whose friend is not said
+])
+def test_a_friend_in_common_is_a_friend_of_both(world, form, shared):
+    u, vocab, truth, by, people = world
+    trios = [(a, b, c) for a in u.people for b in (by[f] for f in a.friends)
+             for c in set(a.friends) & set(b.friends)]
+    for a, b, c in trios[:5]:
+        facts = read_claims(form.format(a=a.name, b=b.name, c=by[c].name), vocab).facts
+        got = {(f.subj, f.obj) for f in facts if f.kind == "friend_of"}
+        assert got == ({(a.name, by[c].name), (b.name, by[c].name)} if shared else set())
