@@ -370,11 +370,19 @@ def render(form: str, s, attrs, rel, members, person=lambda n: n, gender=PEOPLE)
         return (f"| Name | Job | Hobby | City |\n|---|---|---|---|\n| {S} | {job} | {hobby} | "
                 f"{city} |\n\n| Source | Relation | Target |\n|---|---|---|\n"
                 + "\n".join(f"| {S} | {edge[rel]} | {m} |" for m in ms))
+    if form == "apposition":  # values between commas, then the set after a colon
+        pos = "His" if gender[s] == "male" else "Her"
+        return f"{S}, a {job} from {city}, enjoys {hobby}. {pos} {word}: {enum(ms)}."
+    if form == "semicolons":  # a label, then clauses with no subject of their own
+        phrase = {"friends": "friends with", "spouse": "married to", "children": "parent of",
+                  "parents": "child of"}[rel]
+        return f"{S}: a {job} in {city} who enjoys {hobby}; {phrase} {enum(ms)}."
     raise ValueError(form)
 
 
 FORMS = ("sentences", "prose", "markdown", "json", "json_key", "key_value", "table",
-         "enumeration", "html", "html_table", "arrows", "yaml", "json_edges", "edge_table")
+         "enumeration", "html", "html_table", "arrows", "yaml", "json_edges", "edge_table",
+         "apposition", "semicolons")
 PERSONS = {"full": lambda n: n, "initials": lambda n: f"{n[0]}. {n.split()[1]}",
            "surname_first": lambda n: f"{n.split()[1]}, {n.split()[0]}"}
 CASES = {"as_is": lambda t: t, "lower": str.lower, "upper": str.upper}
