@@ -776,7 +776,7 @@ _CLAUSE_RULES = re.compile("|".join([
     rf"(?P<rMr>F)[wN]*o(?P<rMa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rMm>{_L})?",
     rf"(?P<rSa>P&P)[wx]+(?P<rSr>F)w*[=:,]+w*(?P<rSm>{_L})",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
-    rf"(?P<r4r>{_R})[wN]*o(?P<r4a>P)w*(?:[JHT]w*)?(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    rf"(?P<r4r>{_R})[wN]*o:?(?P<r4a>P)w*(?:[JHT]w*)?(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people who are friends with X: A, B (a label: no one before the relation word)
     rf"(?P<rAr>F)v(?P<rAa>P)[=:]+[w,]*(?P<rAm>{_L})",
     # people X is friends with. (a title: the key alone) / X is friends with: A, B
