@@ -642,7 +642,7 @@ def _items(text: str, vocab) -> list[_Item]:
             out.append(_Item("&", None, s))  # ``A as well as B``
             i += 3
             continue
-        if low == "knows" and i + 1 < n and toks[i + 1][0] == "w":
+        if low == "knows" and i + 1 < n and toks[i + 1][1].casefold() in first_words:
             out += [_Item("F", low, s), _Item("v", None, s)]  # ``X knows A``: friends with A
             i += 1
             continue
