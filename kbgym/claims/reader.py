@@ -852,6 +852,8 @@ class _Context:
     #: a person's set whose members follow grouped by a value (``X's friends by city:``):
     #: the set and the value's kind, while that set is the block's key
     grouped: tuple[Key, str] | None = None
+    #: the group a heading opened under such a set (``## Oakhaven``): its (kind, value)
+    group: tuple[str, str] | None = None
 
 
 @dataclass
@@ -1136,7 +1138,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 _clause(items[:m.start()], ctx, out, title=title, heading=heading,
                         bullet=bullet)
             if ctx.key is not None and ctx.key.relation in _PERSON_SETS:
-                ctx.grouped = (ctx.key, kind)
+                ctx.grouped, ctx.group = (ctx.key, kind), None
                 _groups(items, chars, m.start("s"), ctx, out)
             return
         if "P" not in chars[:m.start()]:  # ``People by city: Oakhaven - A, B; ...``
@@ -1151,7 +1153,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         _groups(items, chars, 0, ctx, out)
         return
     if grouped and len(items) == 1 and items[0].char in "JHT":
-        return  # ``## Oakhaven`` under ``# X's friends by city``: the group, the set's still
+        # ``## Oakhaven`` under ``# X's friends by city``: a group; the set is still the key
+        if heading and items[0].value[0] == ctx.grouped[1]:
+            ctx.group = items[0].value
+        return
 
     m = _KEY_FIELD.match(chars)
     if m is not None:  # key: friends of X
@@ -1252,7 +1257,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 for x in members:
                     out.member(key, x, role)
                 out.key(key, pointer)
-            if not pointer:
+            # a set named at the end of a list of names (``friends include A and S's
+            # children``) is not what the lines after it list
+            listed = m.start() >= 1 and chars[m.start() - 1] in ",&" and "P" in chars[:m.start()]
+            if not pointer and not listed:
                 ctx.key = _set_key(role, whose[0])
                 ctx.topic = whose[0]  # "Friends of X: A. Children: B": X's children
                 got_key = True
@@ -1303,8 +1311,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             m = cue  # "Residents: A, B" under "# Oakhaven"
         if m is not None and ctx.key is not None and ctx.key.relation != "hub" \
                 and not (title and not bullet):
+            group = ctx.group if grouped else None
             for x in _names(items, chars, *m.span("m")):
                 out.member(ctx.key, x)
+                if group is not None:
+                    out.fact(group[0], x, group[1])
             return
 
     # values: an index (``Bakers: A, B``) or attributes of the clause's subject
