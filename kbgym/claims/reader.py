@@ -854,6 +854,9 @@ class _Context:
     grouped: tuple[Key, str] | None = None
     #: the group a heading opened under such a set (``## Oakhaven``): its (kind, value)
     group: tuple[str, str] | None = None
+    #: the key was named in a sentence that listed its members (``Her friends are A and
+    #: B.``): a name standing alone after it is not one more
+    listed: Key | None = None
 
 
 @dataclass
@@ -1262,6 +1265,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             listed = m.start() >= 1 and chars[m.start() - 1] in ",&" and "P" in chars[:m.start()]
             if not pointer and not listed:
                 ctx.key = _set_key(role, whose[0])
+                ctx.listed = ctx.key if members else None
                 ctx.topic = whose[0]  # "Friends of X: A. Children: B": X's children
                 got_key = True
             if named:
@@ -1309,8 +1313,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         if m is None and cue is not None and ctx.key is not None \
                 and _CUE_KIND[cue.group("c")] == ctx.key.relation:
             m = cue  # "Residents: A, B" under "# Oakhaven"
+        alone = ctx.listed == ctx.key and not set(chars) & set(":=Nk")
         if m is not None and ctx.key is not None and ctx.key.relation != "hub" \
-                and not (title and not bullet):
+                and not (title and not bullet) and not alone:
             group = ctx.group if grouped else None
             for x in _names(items, chars, *m.span("m")):
                 out.member(ctx.key, x)

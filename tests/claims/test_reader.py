@@ -779,6 +779,7 @@ TRUE_SENTENCES = (
     "{B} is in {cityB}, {C} in {cityC}.",
     "Relatives of {A}: {S} (spouse), {C} (child).",
     "{A}'s friend {B} works as a {jobB} in {cityB}.",
+    "{S} ({jobS})",
     "{B} ({jobB}, {cityB}) - friend of {A}",
     "{A}'s friends are {B}; {B} lives in {cityB}.",
     "{A}, a {jobA}, is married to {S}.",
