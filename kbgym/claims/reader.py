@@ -439,9 +439,9 @@ _INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
 #: so does a record's field after a bullet (``- B hobby: chess``), but not a grouping
 #: (``- friends by city: ...``).
 _INLINE_FIELD = re.compile(r"(?<!\b[bB][yY])\s+(?=[^\W\d_][\w-]{0,30}:\s+[-*+\u2022]\s)")
-#: The groups of a one-line grouping (``by city: Oakhaven - A, B; Dunmere - C``): their
-#: dashes are separators, not bullets.
-_GROUPING = re.compile(r"\b[bB][yY]\s+[^\W\d_]+\s*:\s+(?![-*+\u2022]\s)[^\n]*;[^\n]*")
+#: The groups of a one-line grouping (``by city: Oakhaven - A, B; Dunmere - C``, to the end
+#: of its sentence): their dashes are separators, not bullets.
+_GROUPING = re.compile(r"\b[bB][yY]\s+[^\W\d_]+\s*:\s+(?![-*+\u2022]\s)[^\n.]*;[^\n.]*")
 _FIELD_AFTER_ITEM = re.compile(
     r"(?m)^([-*+\u2022] [^:\n]*?)(?<!\bby)\s+(?=(?:name|person|job|occupation|hobby|city|born|birthday|"
     r"friends|children|parents|spouse|siblings|grandchildren):\s)", re.IGNORECASE)
@@ -535,6 +535,7 @@ def _lines(text: str) -> list[_Line]:
             continue
         out += _text_lines(text[pos:m.start()])
         out += _json_lines(obj) or []
+        out.append(_Line("", heading=True, level=0))  # the text after it is not in the record
         pos = end
     return out + _text_lines(text[pos:]) if pos else _text_lines(text)
 
@@ -578,7 +579,7 @@ def _text_lines(text: str) -> list[_Line]:
 
 # -- items --------------------------------------------------------------------------------------
 _TOKEN = re.compile(r"(?P<poss>['\u2019][sS]\b)|(?P<w>[^\W_]+)"
-                    r"|(?P<p>[,:;&|=/.!?\u2014\u2013+()\u00b7\u2022\u2713\u2714])"
+                    r"|(?P<p>[,:;&|=/.!?\u2014\u2013+()\u00b7\u2022\u2713\u2714\u2194\u27f7\u21d4])"
                     r"|(?P<dash>\s-+\s|-{2,})")
 
 
@@ -624,7 +625,7 @@ def _items(text: str, vocab) -> list[_Item]:
             i += 1
             continue
         if kind == "p":
-            c = {"&": "&", "+": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
+            c = {"&": "&", "+": "&", "\u2194": "&", "\u27f7": "&", "\u21d4": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
                  "\u2013": ":", "!": ".", "?": "?", "\u00b7": ",", "\u2022": ",",
                  "\u2713": ",", "\u2714": ","}.get(t, t)
             if c == ".":
@@ -820,11 +821,14 @@ _CUE_LIST = re.compile(rf"^w*(?P<c>[jeL])w*[=:]+[w,]*(?P<m>{_L})[w,]*$")
 _CUE_KIND = {"j": "job", "e": "hobby", "L": "city"}
 #: A person's set grouped by a value: ``X's friends by city: Oakhaven - A, B; Dunmere - C``
 #: (the groups may follow on lines of their own).
-_GROUPED = re.compile(rf"w(?P<c>[jeL])[=:,]*(?P<s>(?:[JHT][=:]+{_L},*)*)$")
+_GROUPED = re.compile(rf"w(?P<c>[jeL])[=:,]*(?P<s>(?:[JHT][=:]+(?:{_L}|w),*)*)$")
 _GROUPS = re.compile(rf"^(?:[JHT][=:]+{_L},*)+$")
 _GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")
 _PERSON_SETS = frozenset(_ROLE.values())
 _WITHIN = frozenset("in from at and".split())
+#: A label naming a pair's relation (``Friendship: A & B``, ``Married couple: A and B``).
+_PAIR_LABEL = re.compile(r"^(?P<r>[FY])w*:+(?P<a>P)[&,](?P<b>P)$")
+_PAIR_WORDS = frozenset("friendship friendships married".split())
 _AMONG = re.compile(rf"[JHT]mP'w*{_R}w*[=:]+(?P<m>{_L})$")
 _SHARED = frozenset("common mutual share shared".split())
 _NAME_RUN = re.compile(_L)
@@ -857,6 +861,8 @@ class _Context:
     #: the key was named in a sentence that listed its members (``Her friends are A and
     #: B.``): a name standing alone after it is not one more
     listed: Key | None = None
+    #: the person a title names alone (``S (potter).``), while still the block's subject
+    titled: str | None = None
 
 
 @dataclass
@@ -1062,6 +1068,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             inner_chars = "".join(x.char for x in inner)
             if inner and inner[0].char == "z":  # (see also: ...): a cross-reference
                 _clause(inner, ctx, out, title=False, heading=False, bullet=False)
+            elif owner is not None and inner_chars in "FY" and len(inner) == 1 and len(kept) == 3 \
+                    and "".join(x.char for x in kept) == "P&P":
+                kept += [_Item(":", None, it.start), inner[0]]  # A ↔ B (friends)
             elif owner is not None and inner and inner_chars in _ROLE_CHARS and len(inner) == 1:
                 if related is not None and related != owner.value:
                     out.surface(_ROLE[inner_chars], owner.value, related)
@@ -1159,6 +1168,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         # ``## Oakhaven`` under ``# X's friends by city``: a group; the set is still the key
         if heading and items[0].value[0] == ctx.grouped[1]:
             ctx.group = items[0].value
+        return
+
+    m = _PAIR_LABEL.match(chars)
+    if m is not None and items[0].value in _PAIR_WORDS:  # Friendship: A & B; Married: A, B
+        a, b = items[m.start("a")].value, items[m.start("b")].value
+        out.fact("married" if m.group("r") == "Y" else "friend_of", a, b)
         return
 
     m = _KEY_FIELD.match(chars)
@@ -1265,7 +1280,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             listed = m.start() >= 1 and chars[m.start() - 1] in ",&" and "P" in chars[:m.start()]
             if not pointer and not listed:
                 ctx.key = _set_key(role, whose[0])
-                ctx.listed = ctx.key if members else None
+                # a set whose members the sentence gives, or named by a singular relation
+                # (``friend of X``: what the subject is, no label)
+                ctx.listed = ctx.key if members or (
+                    _singular(items[m.start(f"{rule}r")]) and not (title or heading)) else None
                 ctx.topic = whose[0]  # "Friends of X: A. Children: B": X's children
                 got_key = True
             if named:
@@ -1443,9 +1461,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         for x in _names(items, chars, *m.span("m")):
             out.member(key, x, role)
         out.key(key, pointer)
+    answer = items[0].value in ("answer", "answers")  # ``Answer: baker.`` indexes no one
     for k in values_alone:
         out.key(k, pointer)
-        if not pointer and (title or heading) and not got_key:
+        if not pointer and (title or heading) and not got_key and not answer:
             ctx.key = k
             got_key = True
     named = [it.value for it in items if it.char == "P"]
@@ -1455,10 +1474,19 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         out.key(key, pointer)
         ctx.subject = ctx.topic = named[0]
         ctx.key = key
+        if title and not heading:
+            ctx.titled = named[0]
         return
     if heading and len(set(named)) == 1 and not got_key:
         ctx.subject = named[0]
     if len(set(subj)) == 1:
+        if ctx.subject not in (None, subj[0]) and ctx.subject == ctx.titled \
+                and ctx.subject not in named and not heading and not bullet:
+            # a sentence about someone else, under a title naming only a person (``S
+            # (potter). A is a baker. Friends: B``): what follows is about A, not S
+            if ctx.key == Key("hub", ctx.subject):
+                ctx.key = None
+            ctx.subject = ctx.titled = None
         ctx.topic = subj[0]
 
 
@@ -1482,6 +1510,7 @@ def _groups(items: list[_Item], chars: str, at: int, ctx: _Context, out: _Out) -
     group's people are members of the set, and hold the group's value when it is of the
     kind the set is grouped by."""
     key, kind = ctx.grouped
+    ctx.listed = key  # the groups list the set: a name alone after them is not one more
     for m in _GROUP.finditer(chars, at):
         vkind, value = items[m.start("v")].value
         for x in _names(items, chars, *m.span("m")):
@@ -1692,6 +1721,10 @@ def _read(text: str, vocab) -> Claims:
     nested = any(ln.bullet and ln.level > 0 for ln, _ in itemised)
     scopes: list[tuple[int, Key | None, str | None, str | None]] = []
     for at, (ln, its) in enumerate(itemised):
+        if ln.heading and ln.level == 0:  # the end of a record: what follows starts afresh
+            stack.clear()
+            ctx = _Context()
+            continue
         if ln.heading:
             while stack and stack[-1][0] >= ln.level:
                 stack.pop()
