@@ -249,8 +249,8 @@ def test_the_report_line_names_incomplete_sets(u):
 
 
 def test_false_claims_in_any_form_and_wrong_members(u):
-    """Prose, markdown and JSON that name a non-member are misinformation and wrong members;
-    the same texts with true members are neither."""
+    """Prose, markdown, JSON and a list grouped by city that name a non-member are
+    misinformation and wrong members; the same texts with true members are neither."""
     from kbgym.runs.report import wrong_members_line
 
     p = max(u.real_people, key=lambda q: len(q.friends))
@@ -259,6 +259,14 @@ def test_false_claims_in_any_form_and_wrong_members(u):
                     if q.pid not in p.friends and q.pid != p.pid)
     fr = sorted(n.id for n in u.nodes if n.fact.kind == "friend_of" and n.fact.subject == p.pid)
 
+    city = {q.name: q.city for q in u.people}
+
+    def grouped(members) -> str:
+        groups: dict[str, list[str]] = {}
+        for m in members:
+            groups.setdefault(city[m], []).append(m)
+        return "; ".join(f"{c} - {', '.join(ns)}" for c, ns in groups.items())
+
     def library(members):
         lib = Library.from_universe(u)
         ids = [
@@ -266,6 +274,7 @@ def test_false_claims_in_any_form_and_wrong_members(u):
             lib.add(json.dumps({"key": f"friends of {p.name}", "members": members})).id,
             lib.add(f"{p.name} is a {p.job}. His or her friends are "
                     f"{', '.join(members[:-1])} and {members[-1]}.").id,
+            lib.add(f"{p.name}'s friends by city: {grouped(members)}").id,
         ]
         for i in ids:
             lib.link_many(i, fr)
@@ -277,9 +286,9 @@ def test_false_claims_in_any_form_and_wrong_members(u):
     assert m["true_statements"] >= 3 * len(friends)
     lib, ids = library(friends[:-1] + [stranger])
     m = misinformation(lib, u)
-    assert m["false_notes"] == 3 and m["false_ids"] == ids
-    assert m["wrong_members"] == 3 and m["wrong_member_ids"] == ids
-    assert wrong_members_line(m) == f"- wrong members: 3 (non-members a written note lists or " \
+    assert m["false_notes"] == 4 and m["false_ids"] == ids
+    assert m["wrong_members"] == 4 and m["wrong_member_ids"] == ids
+    assert wrong_members_line(m) == f"- wrong members: 4 (non-members a written note lists or " \
         f"links in a set its text names: {', '.join(ids)})"
     # in links only: an index linking an authored false member statement
     lib = Library.from_universe(u)
