@@ -441,7 +441,8 @@ _INLINE_RULE = re.compile(r"\|\s*:?-{2,}:?\s*\|")
 _INLINE_FIELD = re.compile(r"(?<!\b[bB][yY])\s+(?=[^\W\d_][\w-]{0,30}:\s+[-*+\u2022]\s)")
 #: The groups of a one-line grouping (``by city: Oakhaven - A, B; Dunmere - C``, to the end
 #: of its sentence): their dashes are separators, not bullets.
-_GROUPING = re.compile(r"\b[bB][yY]\s+[^\W\d_]+\s*:\s+(?![-*+\u2022]\s)[^\n.]*;[^\n.]*")
+_GROUPING = re.compile(
+    r"\b[bB][yY]\s+[^\W\d_]+\s*:\s+(?![-*+\u2022]\s)[^\n.]*;[^\n.]*")
 _FIELD_AFTER_ITEM = re.compile(
     r"(?m)^([-*+\u2022] [^:\n]*?)(?<!\bby)\s+(?=(?:name|person|job|occupation|hobby|city|born|birthday|"
     r"friends|children|parents|spouse|siblings|grandchildren):\s)", re.IGNORECASE)
@@ -583,6 +584,12 @@ _TOKEN = re.compile(r"(?P<poss>['\u2019][sS]\b)|(?P<w>[^\W_]+)"
                     r"|(?P<dash>\s-+\s|-{2,})")
 
 
+#: Punctuation as the item it reads as (``↔`` joins a pair like ``&``).
+_PUNCT = {"&": "&", "+": "&", "\u2194": "&", "\u27f7": "&", "\u21d4": "&", "=": "=",
+          "/": ",", ";": ",", "|": ":", "\u2014": ":", "\u2013": ":", "!": ".", "?": "?",
+          "\u00b7": ",", "\u2022": ",", "\u2713": ",", "\u2714": ","}
+
+
 class _Item(NamedTuple):
     char: str
     value: object = None  # a name (P), candidates (p), (kind, value) (J H T), iso date (D)
@@ -625,9 +632,7 @@ def _items(text: str, vocab) -> list[_Item]:
             i += 1
             continue
         if kind == "p":
-            c = {"&": "&", "+": "&", "\u2194": "&", "\u27f7": "&", "\u21d4": "&", "=": "=", "/": ",", ";": ",", "|": ":", "\u2014": ":",
-                 "\u2013": ":", "!": ".", "?": "?", "\u00b7": ",", "\u2022": ",",
-                 "\u2713": ",", "\u2714": ","}.get(t, t)
+            c = _PUNCT.get(t, t)
             if c == ".":
                 prev = toks[i - 1] if i else None
                 if prev is not None and prev[0] == "w" and (prev[1].casefold() in _ABBREV
@@ -1068,7 +1073,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             inner_chars = "".join(x.char for x in inner)
             if inner and inner[0].char == "z":  # (see also: ...): a cross-reference
                 _clause(inner, ctx, out, title=False, heading=False, bullet=False)
-            elif owner is not None and inner_chars in "FY" and len(inner) == 1 and len(kept) == 3 \
+            elif owner is not None and inner_chars in ("F", "Y") \
                     and "".join(x.char for x in kept) == "P&P":
                 kept += [_Item(":", None, it.start), inner[0]]  # A ↔ B (friends)
             elif owner is not None and inner and inner_chars in _ROLE_CHARS and len(inner) == 1:
@@ -1129,14 +1134,14 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     while lead is not None and k < len(items) - 1:
         nxt = "".join(it.char for it in items[k + 1:k + 3])
         sep = items[k].value == ";" or items[k].char == ":"
-        at = items[k + 1].start
+        pos = items[k + 1].start
         # the separator becomes a clause's end, so that no list of names runs across it
         if sep and (nxt[:1] == "Y" or nxt == "Fv"):
-            items = items[:k] + [_Item(".", None, at), _Item("P", lead, at)] + items[k + 1:]
+            items = items[:k] + [_Item(".", None, pos), _Item("P", lead, pos)] + items[k + 1:]
         elif sep and nxt[:1] in _ROLE_CHARS and nxt[1:] == "o" and _singular(items[k + 1]) \
                 and items[k].value == ";":  # "X: friends with A; parent of B": X is B's parent
-            items = items[:k] + [_Item(".", None, at), _Item("P", lead, at),
-                                 _Item("=", None, at)] + items[k + 1:]
+            items = items[:k] + [_Item(".", None, pos), _Item("P", lead, pos),
+                                 _Item("=", None, pos)] + items[k + 1:]
         k += 1
     pointer = False
     chars = "".join(it.char for it in items)
