@@ -952,8 +952,9 @@ def _names(items: list[_Item], chars: str, a: int, b: int) -> list[str]:
 
 
 def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, heading: bool,
-            bullet: bool) -> None:
-    """Read one sentence's items into ``out`` (updating ``ctx``)."""
+            bullet: bool, later: bool = False) -> None:
+    """Read one sentence's items into ``out`` (updating ``ctx``); ``later``: not the first
+    sentence of its line (a bullet's second sentence is prose)."""
     if any(it.char == "!" for it in items):
         return
     # pronouns stand for the topic (or the block's subject)
@@ -1486,7 +1487,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         ctx.subject = named[0]
     if len(set(subj)) == 1:
         if ctx.subject not in (None, subj[0]) and ctx.subject == ctx.titled \
-                and ctx.subject not in named and not heading and not bullet:
+                and ctx.subject not in named and not heading and (later or not bullet):
             # a sentence about someone else, under a title naming only a person (``S
             # (potter). A is a baker. Friends: B``): what follows is about A, not S
             if ctx.key == Key("hub", ctx.subject):
@@ -1744,10 +1745,10 @@ def _read(text: str, vocab) -> Claims:
         elif nested:
             scopes.clear()  # a field line (``children:``) between bullet lists: a new scope
         its = _resolve_partials(its, full, main, ctx)
-        for sentence, question in _sentences(its):
+        for k, (sentence, question) in enumerate(_sentences(its)):
             if not question:
                 _clause(sentence, ctx, out, title=first and not ln.bullet, heading=ln.heading,
-                        bullet=ln.bullet)
+                        bullet=ln.bullet, later=k > 0)
             first = False
         below = itemised[at + 1][0] if at + 1 < len(itemised) else None
         if nested and ln.bullet and below is not None and below.bullet \
