@@ -1131,7 +1131,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     # semicolon or colon with no one before its relation word is the sentence's first
     # person's
     lead = next((it.value for it in items if it.char == "P"), None)
-    k = 1
+    k = 1 if any(it.char == ":" or it.value == ";" for it in items) else len(items)
     while lead is not None and k < len(items) - 1:
         nxt = "".join(it.char for it in items[k + 1:k + 3])
         sep = items[k].value == ";" or items[k].char == ":"
