@@ -826,9 +826,10 @@ _CUE_LIST = re.compile(rf"^w*(?P<c>[jeL])w*[=:]+[w,]*(?P<m>{_L})[w,]*$")
 _CUE_KIND = {"j": "job", "e": "hobby", "L": "city"}
 #: A person's set grouped by a value: ``X's friends by city: Oakhaven - A, B; Dunmere - C``
 #: (the groups may follow on lines of their own).
+_GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")  # one group: ``Oakhaven: A, B``
+#: ``by city: Oakhaven - A, B; Dunmere - none`` (a group may name no one)
 _GROUPED = re.compile(rf"w(?P<c>[jeL])[=:,]*(?P<s>(?:[JHT][=:]+(?:{_L}|w),*)*)$")
-_GROUPS = re.compile(rf"^(?:[JHT][=:]+{_L},*)+$")
-_GROUP = re.compile(rf"(?P<v>[JHT])[=:]+(?P<m>{_L})")
+_GROUPS = re.compile(rf"^(?:{_GROUP.pattern},*)+$")
 _PERSON_SETS = frozenset(_ROLE.values())
 _WITHIN = frozenset("in from at and".split())
 #: A label naming a pair's relation (``Friendship: A & B``, ``Married couple: A and B``).
@@ -1117,9 +1118,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     while (m := _VALUE_APPOSED.search("".join(it.char for it in items), at)) is not None:
         at = m.start() + 1
         listed = m.group("n") is not None
-        if (listed or m.group("e") is not None) and m.group("v").lstrip("w")[:1] != "J" \
-                or not all(
-                items[i].value in _WITHIN for i in range(*m.span("v")) if items[i].char == "w"):
+        before_verb = not listed and m.group("e") is None
+        job_first = m.group("v").lstrip("w")[:1] == "J"  # in a list or at its end: a job
+        plain = all(items[i].value in _WITHIN for i in range(*m.span("v"))
+                    if items[i].char == "w")  # ``a baker from Oakhaven``, not ``unlike A``
+        if not plain or not (before_verb or job_first):
             continue
         for i in range(*m.span("v")):
             if items[i].char in "JHT":
@@ -1156,19 +1159,16 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 _clause(items[:m.start()], ctx, out, title=title, heading=heading,
                         bullet=bullet)
             if ctx.key is not None and ctx.key.relation in _PERSON_SETS:
-                ctx.grouped, ctx.group = (ctx.key, kind), None
-                _groups(items, chars, m.start("s"), ctx, out)
+                ctx.grouped, ctx.group, ctx.listed = (ctx.key, kind), None, ctx.key
+                _groups(items, chars, m.start("s"), kind, ctx.key, out)
             return
         if "P" not in chars[:m.start()]:  # ``People by city: Oakhaven - A, B; ...``
-            for g in _GROUP.finditer(chars, m.start("s")):
-                vkind, value = items[g.start("v")].value
-                if vkind == kind:
-                    for x in _names(items, chars, *g.span("m")):
-                        out.member(Key(kind, value), x)
+            _groups(items, chars, m.start("s"), kind, None, out)
             return
     grouped = ctx.grouped is not None and ctx.grouped[0] == ctx.key
     if grouped and _GROUPS.match(chars):  # ``Oakhaven: A, B`` under ``X's friends by city``
-        _groups(items, chars, 0, ctx, out)
+        ctx.listed = ctx.key  # the groups list the set: a name alone after them is not one more
+        _groups(items, chars, 0, ctx.grouped[1], ctx.key, out)
         return
     if grouped and len(items) == 1 and items[0].char in "JHT":
         # ``## Oakhaven`` under ``# X's friends by city``: a group; the set is still the key
@@ -1511,17 +1511,19 @@ def _qualified(items: list[_Item], k: int, end: int, ctx: _Context, out: _Out,
                 out.fact(kind, it.value, value)
 
 
-def _groups(items: list[_Item], chars: str, at: int, ctx: _Context, out: _Out) -> None:
-    """The groups of a grouped set (``Oakhaven: A, B; Dunmere: C`` from ``at``): each
-    group's people are members of the set, and hold the group's value when it is of the
-    kind the set is grouped by."""
-    key, kind = ctx.grouped
-    ctx.listed = key  # the groups list the set: a name alone after them is not one more
+def _groups(items: list[_Item], chars: str, at: int, kind: str, key: Key | None,
+            out: _Out) -> None:
+    """The groups from ``at`` (``Oakhaven: A, B; Dunmere: C``) of a set grouped by values of
+    ``kind``: each group's people hold the group's value (when of that kind) and are members
+    of ``key``, the person's set grouped (None: a grouping of everyone, ``People by city``)."""
     for m in _GROUP.finditer(chars, at):
         vkind, value = items[m.start("v")].value
         for x in _names(items, chars, *m.span("m")):
-            out.member(key, x)
-            if vkind == kind:
+            if key is not None:
+                out.member(key, x)
+            if vkind == kind and key is None:
+                out.member(Key(kind, value), x)  # its holder, and the §3 fact
+            elif vkind == kind:
                 out.fact(kind, x, value)
 
 
