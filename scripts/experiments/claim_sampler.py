@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from kbgym.claims import people_vocabulary, read_claims
+from kbgym.claims import people_vocabulary
 from kbgym.metrics.misinformation import Truth
 from kbgym.worlds.people import UniverseConfig, generate
 
@@ -50,23 +50,13 @@ def main(argv: list[str] | None = None) -> None:
     examples: dict = {}
     for _ in range(args.texts):
         a = rng.choice(people)
-        b, c, s = by[rng.choice(sorted(a.friends))], by[rng.choice(sorted(a.children))], \
-            by[a.spouse]
-        slots = {"A": a.name, "B": b.name, "jobA": a.job, "jobB": b.job, "cityA": a.city,
-                 "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby, "S": s.name,
-                 "jobS": s.job, "cityS": s.city, "C": c.name, "cityC": c.city}
+        b, c = by[rng.choice(sorted(a.friends))], by[rng.choice(sorted(a.children))]
         sentences = tuple(rng.choice(t.TRUE_SENTENCES) for _ in range(rng.randint(1, 4)))
-        text = "\n\n".join(x if x.endswith((".", "}", "|")) else x + "."
-                           for x in (f.format(**slots) for f in sentences))
-        if '{"' not in text:
-            text = t.CASES[rng.choice(sorted(t.CASES))](text)
-        if rng.random() < 0.5:
-            text = " ".join(text.split())
-        for f in read_claims(text, vocab).facts:
-            role = f.kind.removesuffix("_of") if f.relation == "parent_of" else None
-            if truth.fact(f.relation, f.subj, f.obj, role) != "true":
-                bad[sentences] += 1
-                examples.setdefault(sentences, (text, f))
+        case, one_line = rng.choice(sorted(t.CASES)), rng.random() < 0.5
+        text = t.several_people(a, b, c, by[a.spouse], sentences, case, one_line)
+        for f in t.false_readings(text, vocab, truth):
+            bad[sentences] += 1
+            examples.setdefault(sentences, (text, f))
     print(f"{args.texts} texts; {sum(bad.values())} false readings in {len(bad)} sentence "
           f"combinations ({len(t.TRUE_SENTENCES)} sentences to draw from)")
     for sentences, (text, fact) in list(examples.items())[:args.show]:

@@ -799,26 +799,38 @@ def test_truthful_prose_about_several_people_reads_nothing_false(crowded, data, 
     from kbgym.metrics.misinformation import Truth
 
     u, vocab = crowded
-    truth = Truth(u)
     by = {p.pid: p for p in u.people}
     a = data.draw(st.sampled_from([q for q in u.real_people
                                    if q.friends and q.spouse and q.children]))
     b = by[data.draw(st.sampled_from(sorted(a.friends)))]
     c = by[data.draw(st.sampled_from(sorted(a.children)))]
-    sp = by[a.spouse]
+    text = several_people(a, b, c, by[a.spouse], sentences, case, one_line)
+    assert false_readings(text, vocab, Truth(u)) == [], text
+
+
+def several_people(a, b, c, spouse, sentences, case: str, one_line: bool) -> str:
+    """``sentences`` (of ``TRUE_SENTENCES``) about A, A's friend B, child C and spouse S as
+    paragraphs, each ending in a period so that joined on one line they stay apart; in
+    ``case`` (JSON keeps its own), on one line as the library stores a note if ``one_line``.
+    Also used by scripts/experiments/claim_sampler.py."""
     slots = {"A": a.name, "B": b.name, "jobA": a.job, "jobB": b.job, "cityA": a.city,
-             "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby, "S": sp.name,
-             "jobS": sp.job, "cityS": sp.city, "C": c.name, "cityC": c.city}
-    # paragraphs; each ends in a period, so that joined on one line they stay apart
+             "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby, "S": spouse.name,
+             "jobS": spouse.job, "cityS": spouse.city, "C": c.name, "cityC": c.city}
     text = "\n\n".join(x if x.endswith((".", "}", "|")) else x + "."
                          for x in (s.format(**slots) for s in sentences))
     if '{"' not in text:
         text = CASES[case](text)
-    if one_line:
-        text = " ".join(text.split())
+    return " ".join(text.split()) if one_line else text
+
+
+def false_readings(text: str, vocab, truth) -> list:
+    """The facts the claim reader reads in ``text`` that ``truth`` says are not true."""
+    out = []
     for f in read_claims(text, vocab).facts:
         role = f.kind.removesuffix("_of") if f.relation == "parent_of" else None
-        assert truth.fact(f.relation, f.subj, f.obj, role) == "true", (text, f)
+        if truth.fact(f.relation, f.subj, f.obj, role) != "true":
+            out.append(f)
+    return out
 
 
 @pytest.mark.parametrize("title", ["Index of notes about {x}.", "Notes on {x}", "All about {x}",
