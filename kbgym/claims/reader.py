@@ -139,7 +139,9 @@ for _chars, _words in (
     ("v", "with"),
     ("x", "has have had"),
     ("!", "not never no nor neither former formerly ex isn aren wasn weren t used moved "
-          "relocated previously originally once until retired"),
+          "relocated previously originally once until retired visit visits visited visiting "
+          "travels travelled traveled trip trips vacation vacations holiday holidays "
+          "commutes commute"),
     ("z", "see cf"),
     ("m", "among amongst"),
     ("n", "name person subject entity"),
@@ -744,11 +746,11 @@ def _word_item(t: str, toks, i: int, s: int) -> _Item:
         nxt = toks[i + 1][1].casefold() if i + 1 < len(toks) else ""
         pro = "q" if _WORDS.get(nxt, "w") in _ROLE_CHARS + "jeLB" or nxt in _SKIP else "h"
     if pro:
-        return _Item(pro, None, s)
+        return _Item(pro, low, s)
     if low == "b" and i + 1 < len(toks) and toks[i + 1][1] == ".":
         return _Item("B", low, s)  # ``b. 1957-03-09``
     if low in _SKIP or low.isdigit():
-        return _Item("", None, s)
+        return _Item("", low, s)  # (the word kept: ``both``, ``the two`` may be a subject)
     return _Item(_WORDS.get(low, "w"), low, s)
 
 
@@ -771,8 +773,9 @@ _CLAUSE_RULES = re.compile("|".join([
     # A is married to B / A married B / A is friends with B / A (baker) - friends with B
     # ... and (also) with C
     r"(?P<r8a>P)[=:]?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + r"(?:,*&v" + _L + ")*)",
-    # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B
-    rf"(?P<rCa>P&P)'w*(?P<rCr>[KG])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
+    # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B; the
+    # parents of siblings: X and Y's parents: A, B
+    rf"(?P<rCa>P&P)'w*(?P<rCr>[KGRAO])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
     rf"(?P<rDr>[KG])[wN]*o(?P<rDa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rDm>{_L})?",
     # X's friends are A, B and C / X's father is A / X's friends.
     # X's friends in Oakhaven: A, B (a value after the relation word qualifies the set)
@@ -869,6 +872,9 @@ class _Context:
     listed: Key | None = None
     #: the person a title names alone (``S (potter).``), while still the block's subject
     titled: str | None = None
+    #: the people an earlier sentence named together (``X's friends are A and B.``): whom
+    #: ``they``, ``both``, ``the two`` and ``their`` stand for
+    people: tuple[str, ...] = ()
 
 
 @dataclass
@@ -952,12 +958,130 @@ def _names(items: list[_Item], chars: str, a: int, b: int) -> list[str]:
     return [items[i].value for i in range(a, b) if chars[i] == "P"]
 
 
+#: Words standing for several people named before, at the head of a clause (``they``,
+#: ``both``, ``each``, ``the two``, ``all of them``), and those that deny it of all of them
+#: (``none of them``, ``neither``).
+_PLURAL = frozenset("they both each all two three four five six seven eight nine ten eleven "
+                    "twelve".split())
+_PLURAL_HEAD = _PLURAL | frozenset("the of them none neither".split())
+_PLURAL_NOT = frozenset("none neither".split())
+#: What may follow such a subject: a verb or a value's word (``they live``, ``both are``).
+_PLURAL_VERB = "=xjeLBY"
+_RUN = re.compile(r"P(?:[,&]+P)+(?!')")  # people named together (not ``X and S's``)
+
+
+def _people(items: list[_Item]) -> tuple[str, ...]:
+    """The people ``items`` last name together (``A, B and C``), or ()."""
+    kept = [it for it in items if it.char]
+    runs = list(_RUN.finditer("".join(it.char for it in kept)))
+    if not runs:
+        return ()
+    return tuple(dict.fromkeys(kept[i].value for i in range(*runs[-1].span())
+                               if kept[i].char == "P"))
+
+
+def _plural_head(items: list[_Item], k: int) -> int:
+    """The end of a plural subject starting at ``items[k]`` (``both``, ``all of them``) that
+    a verb or a value's word follows; ``k`` when there is none."""
+    e = k
+    while e < len(items) and items[e].value in _PLURAL_HEAD \
+            and items[e].char in ("", "h", "w", "o", "!"):
+        e += 1
+    if e == k or e == len(items) or not {it.value for it in items[k:e]} & (
+            _PLURAL | _PLURAL_NOT):
+        return k
+    nxt = items[e]
+    if (nxt.char and nxt.char in _PLURAL_VERB) or (nxt.value in _WITHIN and e + 1 < len(items)
+                                    and items[e + 1].char in "JHT"):
+        return e
+    return k
+
+
+def _as_items(people: tuple[str, ...], at: int) -> list[_Item]:
+    """``A, B and C`` as items."""
+    out: list[_Item] = []
+    for n, name in enumerate(people):
+        if n:
+            out.append(_Item("&" if n == len(people) - 1 else ",", None, at))
+        out.append(_Item("P", name, at))
+    return out
+
+
+def _couple(people: tuple[str, ...], out: _Out) -> bool:
+    """Whether the text so far says these two are married (so their children are both's)."""
+    return len(people) == 2 and any(Fact("married", a, b) in out.facts
+                                    for a, b in (people, people[::-1]))
+
+
+def _plural(items: list[_Item], ctx: _Context, out: _Out) -> list[_Item] | None:
+    """``They``/``both``/``the two``/``their`` as the people they stand for: those the clause
+    named together before them, else those an earlier sentence did (``X's friends are A and
+    B. Both live in Oakhaven.``: A and B live there, not X). A plural subject whose people
+    are not known, or that the clause denies of them (``none of them``), makes its clause
+    read as nothing; ``their`` before a child is read only for a couple the text married.
+    None: the clause is read as nothing. ``they`` with no people named together before it
+    stays a pronoun (a person's ``they``)."""
+    e = _plural_head(items, 0)
+    if e:
+        words = {it.value for it in items[:e]}
+        group = ctx.people
+        if words & _PLURAL_NOT:
+            return None
+        if len(group) < 2:
+            return items if words <= {"they"} else None
+        rest = "".join(it.char for it in items[e:])
+        if (set(rest) & set("KG") and not _couple(group, out)) or (
+                len(group) > 2 and set(rest) & set("YSF") and "P" not in rest):
+            return None  # whose children, or who is married to whom, is not said
+        items = _as_items(group, items[0].start) + items[e:]
+    k = 0
+    while k < len(items):
+        it = items[k]
+        if it.char == "h" and it.value == "they":  # ``they`` inside the clause
+            group = _people(items[:k]) or ctx.people
+            if len(group) >= 2:
+                items = items[:k] + _as_items(group, it.start) + items[k + 1:]
+            k += 1
+            continue
+        if it.char == "q" and it.value == "their":
+            group = _people(items[:k]) or ctx.people
+            if len(group) >= 2:
+                role = next((x.char for x in items[k + 1:] if x.char), "w")
+                married = _couple(group, out) or (len(group) == 2 and any(
+                    x.char == "Y" for x in items[:k]))  # ``A and B are married; their ...``
+                if role not in "KGRAO" or (role in "KG" and not married):
+                    return None  # their friends, their jobs: whose is not said
+                items = items[:k] + _as_items(group, it.start) + [_Item("'", None, it.start)] \
+                    + items[k + 1:]
+            k += 1
+            continue
+        sep = items[k - 1] if k else None
+        if sep is not None and sep.char in ",(:" and (e := _plural_head(items, k)) > k:
+            # ``A and B, both from Oakhaven``, ``(both in Oakhaven)``, ``; both live in ...``
+            end = next((j for j in range(e, len(items)) if items[j].char in ").:"
+                        or items[j].value == ";"), len(items))
+            group = _people(items[:k - 1])
+            if len(group) >= 2 and not {x.value for x in items[k:e]} & _PLURAL_NOT:
+                _clause(_as_items(group, it.start) + items[e:end], _Context(), out,
+                        title=False, heading=False, bullet=False)
+            tail = items[end + 1:] if end < len(items) and items[end].char == ")" \
+                else items[end:]
+            items = items[:k - 1] + tail
+            continue
+        k += 1
+    return items
+
+
 def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, heading: bool,
             bullet: bool, later: bool = False) -> None:
     """Read one sentence's items into ``out`` (updating ``ctx``); ``later``: not the first
     sentence of its line (a bullet's second sentence is prose)."""
     if any(it.char == "!" for it in items):
         return
+    plural = _plural(items, ctx, out)
+    if not plural:
+        return
+    items = plural
     # pronouns stand for the topic (or the block's subject)
     who = ctx.topic or ctx.subject
     expanded: list[_Item] = []
@@ -1751,6 +1875,12 @@ def _read(text: str, vocab) -> Claims:
             if not question:
                 _clause(sentence, ctx, out, title=first and not ln.bullet, heading=ln.heading,
                         bullet=ln.bullet, later=k > 0)
+                # whom a later ``they`` stands for: the people this sentence named together,
+                # none once a sentence names someone else alone
+                together = _people(sentence)
+                if together or any(it.char == "P" and it.value not in ctx.people
+                                   for it in sentence):
+                    ctx.people = together
             first = False
         below = itemised[at + 1][0] if at + 1 < len(itemised) else None
         if nested and ln.bullet and below is not None and below.bullet \

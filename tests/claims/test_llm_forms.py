@@ -298,3 +298,53 @@ def test_a_friend_in_common_is_a_friend_of_both(world, form, shared):
         facts = read_claims(form.format(a=a.name, b=b.name, c=by[c].name), vocab).facts
         got = {(f.subj, f.obj) for f in facts if f.kind == "friend_of"}
         assert got == ({(a.name, by[c].name), (b.name, by[c].name)} if shared else set())
+
+
+@pytest.mark.parametrize("form, want", [
+    ("{x}'s friends include {a} and {b}. Both live in {c}.", "FFab"),
+    ("{x} is friends with {a} and {b}. They live in {c}.", "FFab"),
+    ("{x} is friends with {a} and {b}; both live in {c}.", "FFab"),
+    ("{x} is friends with {a} and {b}, both from {c}.", "FFab"),
+    ("{x} is friends with {a} and {b} (both in {c}).", "FFab"),
+    ("{x} knows {a} and {b}. The two are from {c}.", "FFab"),
+    ("{x} is friends with {a} and {b}. All of them live in {c}.", "FFab"),
+    ("{a} and {b} live in {c}. Both are friends of {x}.", "FFab"),
+    ("{x} is friends with {a} and {b}. None of them live in {c}.", "FF"),
+    ("{x} is friends with {a} and {b}. Neither lives in {c}.", "FF"),
+    ("{x} is a friend of {a}. Both live in {c}.", "F"),  # both: who is not said
+    ("{x} often visits {a} in {c}.", ""),
+])
+def test_they_and_both_stand_for_the_people_named_together(world, form, want):
+    """``They``, ``both``, ``the two`` after a list are its people, never the sentence's
+    subject (``X's friends include A and B. Both live in C`` does not put X in C); a plural
+    subject whose people are not known, or denied (``none of them``), reads nothing."""
+    u, vocab, truth, by, people = world
+    pairs = [(p, a, b) for p in u.people for a in (by[f] for f in p.friends)
+             for b in (by[f] for f in p.friends) if a.pid < b.pid and a.city == b.city != p.city]
+    assert pairs
+    for p, a, b in pairs[:5]:
+        text = form.format(x=p.name, a=a.name, b=b.name, c=a.city)
+        friends = [a.name, b.name][:want.count("F")]
+        expect = {("friend_of", frozenset((p.name, f))) for f in friends}
+        if "ab" in want:
+            expect |= {("city", (a.name, a.city)), ("city", (b.name, a.city))}
+        got = {(f.kind, frozenset((f.subj, f.obj)) if f.kind == "friend_of" else (f.subj, f.obj))
+               for f in read_claims(text, vocab).facts}
+        assert got == expect, text
+
+
+@pytest.mark.parametrize("form, want", [
+    ("{x} and {s0} are married. Their children are {k0} and {k1}.",
+     {("married", "x", "s0"), ("parent", "x", "k0"), ("parent", "x", "k1"),
+      ("parent", "s0", "k0"), ("parent", "s0", "k1")}),
+    ("{x} and {s0} are married; their children are {k0} and {k1}.",
+     {("married", "x", "s0"), ("parent", "x", "k0"), ("parent", "x", "k1"),
+      ("parent", "s0", "k0"), ("parent", "s0", "k1")}),
+    ("{k0} and {k1} are siblings; their parent is {x}.", {("parent", "x", "k0"),
+                                                          ("parent", "x", "k1")}),
+    # their children, of two friends: whose is not said
+    ("{x} is friends with {f0} and {f1}. Their children are {k0} and {k1}.",
+     {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+])
+def test_their_is_the_couples_or_nobodys(world, form, want):
+    test_what_an_everyday_sentence_states(world, form, want)

@@ -785,6 +785,13 @@ TRUE_SENTENCES = (
     "{A}, a {jobA}, is married to {S}.",
     "{A}: married to {S}; children: {C}.",
     "{A}'s friends include {B}, a {jobB} from {cityB}, and {S}'s children.",
+    # they, both, their: the people named together, never the sentence's subject
+    "{A} and {S} are married. They have a child, {C}.",
+    "{A} and {S} are married; their children include {C}.",
+    "{A} is friends with {B}. Their children include {C}.",
+    "{A} and {B} are friends. They live in {cityA} and {cityB}.",
+    "{A}'s friends include {B}. The two are friends.",
+    "{C} and {S} are related to {A}; none of them lives in {cityB}.",
 )
 
 
