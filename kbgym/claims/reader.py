@@ -838,6 +838,16 @@ _WITHIN = frozenset("in from at and".split())
 #: A label naming a pair's relation (``Friendship: A & B``, ``Married couple: A and B``).
 _PAIR_LABEL = re.compile(r"^(?P<r>[FY])w*:+(?P<a>P)[&,](?P<b>P)$")
 _PAIR_WORDS = frozenset("friendship friendships married".split())
+#: Several pairs after such a label (``Friendships: A ↔ B; A ↔ C``), or on lines under a label
+#: of its own (``Friends:`` over ``A ↔ B`` lines, when the label belongs to no one).
+_PAIRS = re.compile(r"^(?P<r>[FY])w*:+(?P<s>(?:[,:]*P&P)+)[,:]*$")
+_PAIRS_WORDS = _PAIR_WORDS | frozenset("friends marriages couples".split())
+_PAIRS_HEAD = re.compile(r"^[FY]w*:*$")
+_ONE_PAIR = re.compile(r"^[,:]*P&P[,:]*$")
+#: ``friends(A, B).``, ``married(A, B)``: a symmetric relation written as a predicate
+_PREDICATE = re.compile(r"(?<![\w(])(?P<r>friends?|friendship|married|spouses?|FRIENDS?|"
+                        r"FRIENDSHIP|MARRIED|SPOUSES?)\((?P<a>[^(),;\n]+)"
+                        r",(?P<b>[^(),;\n]+)\)")
 _AMONG = re.compile(rf"[JHT]mP'w*{_R}w*[=:]+(?P<m>{_L})$")
 _SHARED = frozenset("common mutual share shared".split())
 _NAME_RUN = re.compile(_L)
@@ -872,6 +882,8 @@ class _Context:
     listed: Key | None = None
     #: the person a title names alone (``S (potter).``), while still the block's subject
     titled: str | None = None
+    #: a label of pairs (``Friends:``, no one's) over lines ``A ↔ B``: F or Y
+    pairs: str | None = None
     #: the people an earlier sentence named together (``X's friends are A and B.``): whom
     #: ``they``, ``both``, ``the two`` and ``their`` stand for
     people: tuple[str, ...] = ()
@@ -1246,7 +1258,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         job_first = m.group("v").lstrip("w")[:1] == "J"  # in a list or at its end: a job
         plain = all(items[i].value in _WITHIN for i in range(*m.span("v"))
                     if items[i].char == "w")  # ``a baker from Oakhaven``, not ``unlike A``
-        if not plain or not (before_verb or job_first):
+        # in a list, a place after ``from``/``in`` alone: ``A, from Oakhaven, and B``
+        placed = listed and m.group("v") == "wT" and items[m.start("v")].value in ("from", "in")
+        if not plain or not (before_verb or job_first or placed):
             continue
         for i in range(*m.span("v")):
             if items[i].char in "JHT":
@@ -1300,6 +1314,22 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             ctx.group = items[0].value
         return
 
+    if ctx.pairs and _ONE_PAIR.match(chars):  # ``A ↔ B`` under ``Friends:``
+        pair = [it.value for it in items if it.char == "P"]
+        out.fact("married" if ctx.pairs == "Y" else "friend_of", *pair)
+        return
+    ctx.pairs = None
+    unowned = ctx.subject is None and ctx.topic is None and ctx.key is None
+    if unowned and _PAIRS_HEAD.match(chars) and items[0].value in _PAIRS_WORDS:
+        ctx.pairs = items[0].char  # ``Friends:`` over lines of pairs
+        return
+    m = _PAIRS.match(chars)
+    if m is not None and (items[0].value in _PAIR_WORDS or (
+            unowned and items[0].value in _PAIRS_WORDS and chars.count("&") > 1)):
+        rel = "married" if m.group("r") == "Y" else "friend_of"
+        for p in re.finditer("P&P", chars):
+            out.fact(rel, items[p.start()].value, items[p.end() - 1].value)
+        return
     m = _PAIR_LABEL.match(chars)
     if m is not None and items[0].value in _PAIR_WORDS:  # Friendship: A & B; Married: A, B
         a, b = items[m.start("a")].value, items[m.start("b")].value
@@ -1559,8 +1589,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 continue
             # a value with no subject in its clause is the block's subject's only behind a
             # field or verb (``Job: baker``, ``Lives in Oakhaven``), never alone (``(Oakhaven)``)
-            after_semi = any(items[k].value == ";" for k in range(qualifies, i))
-            holders = subj if i < qualifies or after_semi else []
+            semi = max((k for k in range(qualifies, i) if items[k].value == ";"), default=-1)
+            holders = subj if i < qualifies or semi >= 0 else []
+            if semi >= 0:  # after a semicolon: the one person named since, else the first
+                # (``X: spouse: S; job: baker``; ``X's friends: A, from T; B, from U``)
+                since = set(_names(items, chars, semi, i))
+                holders = list(since) if len(since) == 1 else (
+                    [lead] if not since and lead is not None else holders)
             if not holders and cue and i < qualifies:
                 holders = [x for x in (ctx.subject or ctx.topic,) if x]
             if pointer:
@@ -1822,6 +1857,9 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
 def _read(text: str, vocab) -> Claims:
     out = _Out(vocab)
     parts = find_parts(text)
+    if "(" in text:  # ``friends(A, B).``: the pair under its label
+        text = _PREDICATE.sub(lambda m: "{}: {} & {}.".format(
+            "Married" if m["r"][0] in "msMS" else "Friendship", m["a"], m["b"]), text)
     if parts:
         text = _PART.sub(" ", text)
     lines = _lines(text)

@@ -77,6 +77,13 @@ FORMS = [
     "{x} — friends: {f0} ({f0city}), {f1} ({f1city}).",
     "{x} works as a {job}. {Pro} is friends with {f0}, who works as a {f0job}.",
     "{x}'s friend {f0} is a {f0job}, and {pos} child {k0} is a {k0job}.",
+    "Friends:\n- {x} ↔ {f0}\n- {x} ↔ {f1}",
+    "Friendships: {x} & {f0}; {x} & {f1}",
+    "friend({x}, {f0}).\nspouse({x}, {s0})",
+    "{x} — friend: {f0}; spouse: {s0}; job: {job}",
+    "{x}'s friends include {f0}, in {f0city}, and {f1}.",
+    "{x} is friends with {Fa}. They all know {x}.",
+    "{x} and {s0} are married. Their children are {Ka}.",
     # sets after another set's title, lists inside asides and relative clauses, groups by value
     "Friends of {x}: {F}. Children: {K}.",
     "{x}, whose friends are {Fa}, works as a {job}.",
@@ -268,6 +275,16 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
      {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("city", "f0", "f0city")}),
     ("| Person | Relation | Person |\n|---|---|---|\n| {x} | friend | {f0} |\n| {x} | friend | {f1} |",
      {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+    # pairs under a label of their own, predicates, a clause after a semicolon
+    ("Friends:\n{x} ↔ {f0}\n{x} ↔ {f1}", {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+    ("Friendships: {x} ↔ {f0}; {x} ↔ {f1}", {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+    ("friends({x}, {f0}).\nmarried({x}, {s0}).", {("friend_of", "x", "f0"), ("married", "x", "s0")}),
+    ("{x}: spouse: {s0}; job: {job}", {("married", "x", "s0"), ("job", "x", "job")}),
+    ("{x}'s friends include {f0}, from {f0city}, and {f1}.",
+     {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("city", "f0", "f0city")}),
+    ("{x}'s friends: {f0}, from {f0city}; {f1}, from {f1city}.",
+     {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("city", "f0", "f0city"),
+      ("city", "f1", "f1city")}),
 ])
 def test_what_an_everyday_sentence_states(world, form, want):
     """Each sentence states exactly these facts (children of either parent's form)."""
