@@ -141,7 +141,9 @@ for _chars, _words in (
     ("!", "not never no nor neither former formerly ex isn aren wasn weren t used moved "
           "relocated previously originally once until retired visit visits visited visiting "
           "travels travelled traveled trip trips vacation vacations holiday holidays "
-          "commutes commute"),
+          "commutes commute met meet meets meeting grew want wants wanted hope hopes hoping "
+          "dream dreams dreaming wish wishes aspires aspiring would become becoming trained "
+          "training learning learns studying studies gave quit quits introduced introduces"),
     ("z", "see cf"),
     ("m", "among amongst"),
     ("n", "name person subject entity"),
@@ -772,7 +774,9 @@ _CLAUSE_RULES = re.compile("|".join([
     r"(?P<r7a>P)&(?P<r7b>P)[=:]w*(?P<r7r>[YF])",
     # A is married to B / A married B / A is friends with B / A (baker) - friends with B
     # ... and (also) with C
-    r"(?P<r8a>P)[=:]?w*(?:Y[tv]?|Fv)(?P<r8m>" + _L + r"(?:,*&v" + _L + ")*)",
+    # X is married to a baker, S / X is friends with a mason named A (the value is theirs)
+    r"(?P<r8a>P)[=:]?w*(?:Y[tv]?|Fv)(?:(?P<r8v>[JHT]),?w?)?(?P<r8m>" + _L + r"(?:,*&v" + _L
+    + ")*)",
     # the children of a couple: X and Y's children: A, B / Children of X and Y: A, B; the
     # parents of siblings: X and Y's parents: A, B
     rf"(?P<rCa>P&P)'w*(?P<rCr>[KGRAO])w*(?:[wo,]*[=:x]+[w,]*)?(?P<rCm>{_L})?",
@@ -854,6 +858,7 @@ _NAME_RUN = re.compile(_L)
 #: A person's values between commas before the clause's verb (``X, a baker, is ...``).
 _VALUE_APPOSED = re.compile(r"P,(?P<v>w*[JHT][wJHT&]*)(?:,(?=[=xYF])|,(?=(?P<n>&?P))|(?P<e>$))")
 _AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
+_NAME_AFTER = re.compile(r",?w?P(?!')")  # ``a baker, S`` / ``a baker named A``
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
 
@@ -1025,6 +1030,31 @@ def _couple(people: tuple[str, ...], out: _Out) -> bool:
                                     for a, b in (people, people[::-1]))
 
 
+#: Words saying the values after them are not one's own: places one is near (``lives near
+#: Oakhaven``, ``close to``, ``outside``) and values set against one's own (``chess rather
+#: than golf``, ``unlike bakers``).
+_NOT_OWN = {**dict.fromkeys("near nearby outside beyond around neighbouring neighboring close "
+                            "next far between".split(), "T"),
+            **dict.fromkeys("than unlike except besides instead rather".split(), "JHT")}
+
+
+def _not_places(items: list[_Item]) -> list[_Item]:
+    """``items`` without the values they say are not one's own (:data:`_NOT_OWN`)."""
+    if not any(it.value in _NOT_OWN for it in items):
+        return items
+    out: list[_Item] = []
+    drop = ""
+    for it in items:
+        if it.char and it.char in drop:
+            continue  # (``between A and B``: both)
+        if it.value in _NOT_OWN:
+            drop = _NOT_OWN[it.value]  # type: ignore[index]
+        elif it.char not in ("", "t", "o", "&", ",") and it.value not in ("from", "and"):
+            drop = ""
+        out.append(it)
+    return out
+
+
 def _plural(items: list[_Item], ctx: _Context, out: _Out) -> list[_Item] | None:
     """``They``/``both``/``the two``/``their`` as the people they stand for: those the clause
     named together before them, else those an earlier sentence did (``X's friends are A and
@@ -1089,18 +1119,20 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     """Read one sentence's items into ``out`` (updating ``ctx``); ``later``: not the first
     sentence of its line (a bullet's second sentence is prose)."""
     if any(it.char == "!" for it in items):
+        if items[0].char == "P":  # ``X is not a baker. He ...``: X is still who ``he`` is
+            ctx.topic = items[0].value
         return
     plural = _plural(items, ctx, out)
     if not plural:
         return
-    items = plural
+    items = _not_places(plural)
     # pronouns stand for the topic (or the block's subject)
     who = ctx.topic or ctx.subject
     expanded: list[_Item] = []
     for it in items:
         if it.char and it.char in "hq":
             if who is None:
-                expanded.append(_Item("w", None, it.start))
+                expanded.append(_Item("w", "?", it.start))  # a pronoun of no one known
                 continue
             expanded.append(_Item("P", who, it.start))
             if it.char == "q":
@@ -1380,6 +1412,10 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     used = [False] * len(chars)
     anchors: set[int] = set()  # a key phrase's person: no subject of the clause's values
     qualifies = len(chars)  # values after a key phrase's relation word qualify its set
+    for k in range(1, len(chars)):  # so do values after a set whose owner is not known
+        if chars[k] in _ROLE_CHARS and items[k - 1].value == "?":  # (``his friends live``)
+            qualifies = k
+            break
     got_key = False
     subject_found: list[str] = []
     for m in _CLAUSE_RULES.finditer(chars):
@@ -1412,6 +1448,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             a = items[m.start("r8a")].value
             for x in _names(items, chars, *m.span("r8m")):
                 out.fact("friend_of" if "F" in m.group() else "married", a, x)
+            if d.get("r8v"):
+                out.fact(*items[m.start("r8v")].value[:1], items[m.start("r8m")].value,
+                         items[m.start("r8v")].value[1])
             subject_found = [a]
         else:  # r3 .. r6, r9, rA .. rF: an anchored set (a couple's: two), maybe with members
             if rule in ("rM", "rS") and not any(it.value in _SHARED for it in items):
@@ -1526,6 +1565,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     cue = any(ch in chars for ch in "jeLB")
     values_alone: list[Key] = []
     kinds_seen = Counter(items[j].value[0] for j, ch in enumerate(chars) if ch in "JHT")
+    held: dict[tuple[str, str], set[str]] = {}  # (person, kind) -> the values the clause gives
     i = 0
     while i < len(chars):
         c = chars[i]
@@ -1581,10 +1621,26 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                         out.fact(kind, x, value)
                 i += 1
                 continue
+            if i >= 2 and chars[i - 2] == "P" and items[i - 1].value in ("from", "of") \
+                    and i - 2 not in anchors and not _NAME_RUN.fullmatch(chars, 0, i - 1):
+                out.fact(kind, items[i - 2].value, value)  # ``friends with A from Oakhaven``
+                i += 1
+                continue
             if (i == 0 or chars[i - 1] in "ovt") and (
                     after[:1] == "P" or (after[:2] == ",P" and len(after) == 2)):
                 holder = items[i + 1 if after[:1] == "P" else i + 2].value
                 out.fact(kind, holder, value)
+                i += 1
+                continue
+            back = next((k for k in range(i - 1, -1, -1) if chars[k] == "P"
+                         or chars[k] in _ROLE_CHARS + "Y"), -1)
+            if back >= 0 and chars[back] != "P" and not used[back] and (
+                    items[back].value == "knows" or set(chars[back + 1:i]) & set("vto")):
+                # ``X is friends with a baker``, ``X is married to a mason, S``, ``X knows a
+                # baker named A``: the value is the other person's (named after it), not X's
+                named_after = _NAME_AFTER.match(chars, i + 1)
+                if named_after is not None:
+                    out.fact(kind, items[named_after.end() - 1].value, value)
                 i += 1
                 continue
             # a value with no subject in its clause is the block's subject's only behind a
@@ -1605,7 +1661,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             ambiguous = len(holders) > 1 and kinds_seen[kind] > 1
             if holders and not ambiguous:
                 for h in holders:
-                    out.fact(kind, h, value)
+                    held.setdefault((h, kind), set()).add(value)
             elif not holders:
                 values_alone.append(Key(kind, value))
         elif c == "D" and born and not used[i]:
@@ -1613,6 +1669,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             for h in holders:
                 out.fact("born", h, items[i].value)
         i += 1
+    for (h, kind), values in held.items():
+        # one job and one city each: two for one person say neither is theirs (``S and
+        # child K work as a baker and a mason``); hobbies may be several (``plays chess and
+        # practises yoga``)
+        if len(values) == 1 or kind == "hobby":
+            for v in sorted(values):
+                out.fact(kind, h, v)
     # ``... friends: A, B`` inside a record on one line: the record's subject's set
     for m in _ROLE_FIELD.finditer(chars):
         if any(used[m.start():m.end()]):

@@ -84,6 +84,13 @@ FORMS = [
     "{x}'s friends include {f0}, in {f0city}, and {f1}.",
     "{x} is friends with {Fa}. They all know {x}.",
     "{x} and {s0} are married. Their children are {Ka}.",
+    "{x} is friends with a {f0job}, {f0}.",
+    "{x} lives in {city}, near {f0city}.",
+    "{x} enjoys {hobby} more than {f0hobby}.",
+    "{x}'s spouse {s0} and child {k0} work as a {sjob} and a {k0job}.",
+    "{x} is a {job}. {Pro} would like to live in {f0city}.",
+    "{x} often visits {f0} in {f0city}. {Pro} is a {job}.",
+    "{x} lives in {city}; {pos} friends live elsewhere.",
     # sets after another set's title, lists inside asides and relative clauses, groups by value
     "Friends of {x}: {F}. Children: {K}.",
     "{x}, whose friends are {Fa}, works as a {job}.",
@@ -285,6 +292,15 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
     ("{x}'s friends: {f0}, from {f0city}; {f1}, from {f1city}.",
      {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("city", "f0", "f0city"),
       ("city", "f1", "f1city")}),
+    # values that are not the subject's: another person's, a place near, an aim, a contrast
+    ("{x} is friends with a {f0job}.", set()),
+    ("{x} is married to a {sjob}, {s0}.", {("married", "x", "s0"), ("job", "s0", "sjob")}),
+    ("{x} knows a {f0job} named {f0}.", {("friend_of", "x", "f0"), ("job", "f0", "f0job")}),
+    ("{x} is friends with {f0} from {f0city}.", {("friend_of", "x", "f0"),
+                                                 ("city", "f0", "f0city")}),
+    ("{x} lives in {city}, near {f0city}.", {("city", "x", "city")}),
+    ("{x} wants to be a {f0job}.", set()),
+    ("{x} enjoys {hobby} rather than {f0hobby}.", {("hobby", "x", "hobby")}),
 ])
 def test_what_an_everyday_sentence_states(world, form, want):
     """Each sentence states exactly these facts (children of either parent's form)."""
