@@ -476,8 +476,11 @@ def _relines(text: str) -> str:
         for k, (r, n) in enumerate(runs):
             stop = runs[k + 1][0] - runs[k + 1][1] if k + 1 < len(runs) else len(cells)
             head, body = cells[max(0, r - n):r], cells[r + n:max(r + n, stop)]
-            rows = [head, ["---"] * n] + [body[i:i + n] for i in range(0, len(body), n)]
-            tables.append("\n".join("| " + " | ".join(row) + " |" for row in rows))
+            # cells short of a row are text between two tables (``... | prose | Name | ...``)
+            whole = len(body) - len(body) % n if len(runs) > k + 1 else len(body)
+            rows = [head, ["---"] * n] + [body[i:i + n] for i in range(0, whole, n)]
+            tables.append("\n".join("| " + " | ".join(row) + " |" for row in rows)
+                          + "".join("\n" + _relines(c) for c in body[whole:]))
         lead = cells[:max(0, runs[0][0] - runs[0][1])]
         return (_relines(text[:first]) + ("\n" + " ".join(lead) if lead else "") + "\n"
                 + "\n\n".join(tables) + "\n" + _relines(text[last + 1:]))
@@ -813,7 +816,7 @@ _ANCHOR_LIST = re.compile(rf"^Pw+(?P<m>{_L})[wm]*$")
 _BARE_LIST = re.compile(rf"^(?:w*[Nk][wNk]*[=:]+|[=:]*)[w,]*(?P<m>{_L})[w,]*$")
 _ROLE_FIELD = re.compile(rf"(?P<r>{_R})w*[=:]+[w,]*(?P<m>{_L})")
 #: A set named, then its members between commas: ``X's husband, A, is a baker``.
-_APPOSED = re.compile(rf"P'w*{_R}w*,(?P<m>{_L}),(?=[=xjeL])")
+_APPOSED = re.compile(rf"P'w*{_R}w*,(?P<m>{_L})(?:,(?=[=xjeL])|$)")  # (or ending the clause)
 _ASIDE_ROLE = re.compile(rf"^[wN]*{_R}w*o{_L}$")
 _SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
 #: ``A (baker) - friend of X``: what A is to someone, not A's set
@@ -975,6 +978,24 @@ def _names(items: list[_Item], chars: str, a: int, b: int) -> list[str]:
     return [items[i].value for i in range(a, b) if chars[i] == "P"]
 
 
+_GENDER = {"he": "male", "him": "male", "his": "male", "she": "female", "her": "female",
+           "hers": "female"}
+
+
+def _referent(word: str | None, before: list[_Item], ctx: _Context, vocab) -> str | None:
+    """Whom a pronoun stands for: the clause's first person named before it (``X is a baker,
+    and his wife ...``; ``X's friend B is a baker, and her child ...``), else the person prose
+    last spoke of, else the block's subject, else the clause's last person; the first of
+    them of the pronoun's gender (``she`` is no man)."""
+    named = [it.value for it in before if it.char == "P"]
+    first, last = (named[0], named[-1]) if named else (None, None)
+    want = _GENDER.get(word or "")
+    for who in (first, ctx.topic, ctx.subject, last):
+        if who is not None and (want is None or vocab.gender(who) in (None, want)):
+            return who
+    return None
+
+
 #: Words standing for several people named before, at the head of a clause (``they``,
 #: ``both``, ``each``, ``the two``, ``all of them``), and those that deny it of all of them
 #: (``none of them``, ``neither``).
@@ -1080,7 +1101,9 @@ def _plural(items: list[_Item], ctx: _Context, out: _Out) -> list[_Item] | None:
     while k < len(items):
         it = items[k]
         if it.char == "h" and it.value == "they":  # ``they`` inside the clause
-            group = _people(items[:k]) or ctx.people
+            group = _people(items[:k])
+            if not group and not set("KGYS") & {x.char for x in items}:
+                group = ctx.people  # (an earlier sentence's people have no children here)
             if len(group) >= 2:
                 items = items[:k] + _as_items(group, it.start) + items[k + 1:]
             k += 1
@@ -1126,11 +1149,23 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     if not plural:
         return
     items = _not_places(plural)
-    # pronouns stand for the topic (or the block's subject)
-    who = ctx.topic or ctx.subject
+    # pronouns stand for the clause's subject, else the topic (or the block's subject), of
+    # the pronoun's gender
     expanded: list[_Item] = []
-    for it in items:
+    said: dict[str | None, str] = {}  # gender -> whom an earlier pronoun of it stood for
+    for k, it in enumerate(items):
+        if it.char and it.char in "hq" and k >= 2 and items[k - 2].char in "hq" \
+                and items[k - 1].value in ("or", "/"):
+            expanded.pop()  # ``she or he``, ``he/she``: one person, either gender
+            continue
         if it.char and it.char in "hq":
+            either = k + 2 < len(items) and items[k + 1].value in ("or", "/") \
+                and items[k + 2].char in "hq"
+            want = None if either else _GENDER.get(it.value or "")
+            who = said.get(want) or _referent(None if either else it.value, expanded, ctx,
+                                              out.vocab)
+            if who is not None:
+                said.setdefault(want, who)  # ``His friend B ..., and his child C``: his is his
             if who is None:
                 expanded.append(_Item("w", "?", it.start))  # a pronoun of no one known
                 continue

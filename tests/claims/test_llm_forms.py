@@ -301,6 +301,14 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
     ("{x} lives in {city}, near {f0city}.", {("city", "x", "city")}),
     ("{x} wants to be a {f0job}.", set()),
     ("{x} enjoys {hobby} rather than {f0hobby}.", {("hobby", "x", "hobby")}),
+    # a pronoun is the clause's first person of its gender, not the last sentence's topic
+    ("{f0} is a {f0job}. {x} is a {job}, and {pos} {sp} is {s0}.",
+     {("job", "f0", "f0job"), ("job", "x", "job"), ("married", "x", "s0")}),
+    ("{x} is a {job} in {city}, and {pos} {sp} {s0} is a {sjob}.",
+     {("job", "x", "job"), ("city", "x", "city"), ("married", "x", "s0"), ("job", "s0", "sjob")}),
+    # text between two tables stored on one line is no table row
+    ("| Name | Job | |---|---| | {x} | {job} | {f0} is a {f0job}. | Name | Job | |---|---| "
+     "| {s0} | {sjob} |", {("job", "x", "job"), ("job", "f0", "f0job"), ("job", "s0", "sjob")}),
 ])
 def test_what_an_everyday_sentence_states(world, form, want):
     """Each sentence states exactly these facts (children of either parent's form)."""

@@ -792,6 +792,19 @@ TRUE_SENTENCES = (
     "{A} and {B} are friends. They live in {cityA} and {cityB}.",
     "{A}'s friends include {B}. The two are friends.",
     "{C} and {S} are related to {A}; none of them lives in {cityB}.",
+    # pronouns of a gender, within a clause and after another person's sentence
+    "{A} is a {jobA} in {cityA}, and {hisA} spouse {S} is a {jobS}.",
+    "{A} is married to {S}, and together they have a child, {C}.",
+    "{A} lives in {cityA}, while {hisA} friend {B} lives in {cityB}.",
+    "{A} is a {jobA}. {HisA} friend {B} is a {jobB}, and {hisA} child {C} lives in {cityC}.",
+    "{A} is a {jobA}. {HeA} is friends with {B}, a {jobB} in {cityB}.",
+    "{A} ({jobA}) lives in {cityA} with {hisA} spouse, {S}.",
+    "{A}'s friend {B} enjoys {hobbyB}, and {hisA} spouse {S} lives in {cityS}.",
+    "{A} works as a {jobA}, while {B} works as a {jobB}.",
+    "{A} and {B}, a {jobA} and a {jobB} respectively, are friends.",
+    "{A} lives in {cityA}. {B} lives in {cityB}. They are friends.",
+    "Family: {A} is married to {S}. {S} works as a {jobS}. Their child is {C}.",
+    "{A} is friends with a {jobB}, {B}.",
 )
 
 
@@ -822,7 +835,10 @@ def several_people(a, b, c, spouse, sentences, case: str, one_line: bool) -> str
     Also used by scripts/experiments/claim_sampler.py."""
     slots = {"A": a.name, "B": b.name, "jobA": a.job, "jobB": b.job, "cityA": a.city,
              "cityB": b.city, "hobbyA": a.hobby, "hobbyB": b.hobby, "S": spouse.name,
-             "jobS": spouse.job, "cityS": spouse.city, "C": c.name, "cityC": c.city}
+             "jobS": spouse.job, "cityS": spouse.city, "C": c.name, "cityC": c.city,
+             "HeA": "She" if a.gender == "female" else "He",
+             "hisA": "her" if a.gender == "female" else "his",
+             "HisA": "Her" if a.gender == "female" else "His"}
     text = "\n\n".join(x if x.endswith((".", "}", "|")) else x + "."
                          for x in (s.format(**slots) for s in sentences))
     if '{"' not in text:
