@@ -603,6 +603,11 @@ class _Item(NamedTuple):
     start: int = 0
 
 
+def _is(it: _Item, chars: str) -> bool:
+    """Whether the item is one of ``chars`` (a skipped word, char ``""``, is none)."""
+    return bool(it.char) and it.char in chars
+
+
 def _items(text: str, vocab) -> list[_Item]:
     """The items of one line, sentence ends (``.``) kept as ``.``."""
     dates = [(m.start(), m.end(), _iso(m)) for m in _DATE.finditer(text)] \
@@ -983,14 +988,17 @@ _GENDER = {"he": "male", "him": "male", "his": "male", "she": "female", "her": "
 
 
 def _referent(word: str | None, before: list[_Item], ctx: _Context, vocab) -> str | None:
-    """Whom a pronoun stands for: the clause's first person named before it (``X is a baker,
-    and his wife ...``; ``X's friend B is a baker, and her child ...``), else the person prose
-    last spoke of, else the block's subject, else the clause's last person; the first of
-    them of the pronoun's gender (``she`` is no man)."""
-    named = [it.value for it in before if it.char == "P"]
-    first, last = (named[0], named[-1]) if named else (None, None)
+    """Whom a pronoun stands for: the clause's first person, once a verb has followed them
+    (``X is a baker, and his wife ...``; ``X's friend B is a baker, and her child ...``), else
+    the person prose last spoke of, else the block's subject; the first of them of the
+    pronoun's gender (``she`` is no man); None when none is."""
+    at = next((k for k, it in enumerate(before) if it.char == "P"), None)
+    # the clause's first person, once a verb has said something of them (``X is a joiner,
+    # and his ...``; not ``Children: A, B He is ...``, a new sentence run on)
+    first = before[at].value if at is not None and any(
+        it.char and it.char in "=xjeLYB" for it in before[at + 1:]) else None
     want = _GENDER.get(word or "")
-    for who in (first, ctx.topic, ctx.subject, last):
+    for who in (first, ctx.topic, ctx.subject):
         if who is not None and (want is None or vocab.gender(who) in (None, want)):
             return who
     return None
@@ -1029,8 +1037,8 @@ def _plural_head(items: list[_Item], k: int) -> int:
             _PLURAL | _PLURAL_NOT):
         return k
     nxt = items[e]
-    if (nxt.char and nxt.char in _PLURAL_VERB) or (nxt.value in _WITHIN and e + 1 < len(items)
-                                    and items[e + 1].char in "JHT"):
+    if _is(nxt, _PLURAL_VERB) or (nxt.value in _WITHIN and e + 1 < len(items)
+                                  and _is(items[e + 1], "JHT")):
         return e
     return k
 
@@ -1121,9 +1129,9 @@ def _plural(items: list[_Item], ctx: _Context, out: _Out) -> list[_Item] | None:
             k += 1
             continue
         sep = items[k - 1] if k else None
-        if sep is not None and sep.char in ",(:" and (e := _plural_head(items, k)) > k:
+        if sep is not None and _is(sep, ",(:") and (e := _plural_head(items, k)) > k:
             # ``A and B, both from Oakhaven``, ``(both in Oakhaven)``, ``; both live in ...``
-            end = next((j for j in range(e, len(items)) if items[j].char in ").:"
+            end = next((j for j in range(e, len(items)) if _is(items[j], ").:")
                         or items[j].value == ";"), len(items))
             group = _people(items[:k - 1])
             if len(group) >= 2 and not {x.value for x in items[k:e]} & _PLURAL_NOT:
@@ -1154,13 +1162,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     expanded: list[_Item] = []
     said: dict[str | None, str] = {}  # gender -> whom an earlier pronoun of it stood for
     for k, it in enumerate(items):
-        if it.char and it.char in "hq" and k >= 2 and items[k - 2].char in "hq" \
+        if _is(it, "hq") and k >= 2 and _is(items[k - 2], "hq") \
                 and items[k - 1].value in ("or", "/"):
             expanded.pop()  # ``she or he``, ``he/she``: one person, either gender
             continue
-        if it.char and it.char in "hq":
+        if _is(it, "hq"):
             either = k + 2 < len(items) and items[k + 1].value in ("or", "/") \
-                and items[k + 2].char in "hq"
+                and _is(items[k + 2], "hq")
             want = None if either else _GENDER.get(it.value or "")
             who = said.get(want) or _referent(None if either else it.value, expanded, ctx,
                                               out.vocab)
@@ -1687,8 +1695,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 since = set(_names(items, chars, semi, i))
                 holders = list(since) if len(since) == 1 else (
                     [lead] if not since and lead is not None else holders)
-            if not holders and cue and i < qualifies:
-                holders = [x for x in (ctx.subject or ctx.topic,) if x]
+            if not holders and cue and i < qualifies \
+                    and not any(items[k].value == "?" for k in range(i)):  # (not ``Victor
+                holders = [x for x in (ctx.subject or ctx.topic,) if x]  # is a baker``)
             if pointer:
                 holders = []
             # several people and as many values of one kind (``A and B are a baker and a
@@ -1697,8 +1706,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if holders and not ambiguous:
                 for h in holders:
                     held.setdefault((h, kind), set()).add(value)
-            elif not holders:
-                values_alone.append(Key(kind, value))
+            elif not holders and not any(items[k].value == "?" for k in range(i)):
+                values_alone.append(Key(kind, value))  # (someone unknown's is no index)
         elif c == "D" and born and not used[i]:
             holders = subj or [x for x in (ctx.subject or ctx.topic,) if x]
             for h in holders:
@@ -1795,10 +1804,12 @@ def _resolve_partials(items: list[_Item], full: set[str], main: str | None,
             near = {main, ctx.subject, ctx.topic}
             known = [n for n in it.value if (n in full if it.char == "p" else False)
                      or n in near]
+            if it.char == "f" and sum(n in full for n in it.value) > 1:
+                known = []  # ``Silas`` where the note names Silas Fenwick and Silas Oakley
             if len(known) == 1:
                 out.append(_Item("P", known[0], it.start))
             else:
-                out.append(_Item("w", None, it.start))
+                out.append(_Item("w", "?", it.start))  # someone, not known who
         else:
             out.append(it)
     return out
@@ -1952,6 +1963,30 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
     return Claims(facts=(fact,), names=names)
 
 
+def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
+    """A sentence run on after a field or a bullet, as a note stored on one line runs a
+    paragraph on after the list above it (``- Hobby: fishing Greta and Gideon are married``,
+    ``- Cedric Fenwick Sylvia Vance, his child, lives in ...``): a sentence end before the
+    person right after a field's value, or after a bullet's lone name."""
+    out: list[_Item] = []
+    for k, it in enumerate(items):
+        if _is(it, "Pfp") and k >= 1 and (
+                (bullet and k == 1 and items[0].char == "P")
+                or (_is(items[k - 1], "JHT") and k >= 2 and _is(items[k - 2], ":,")
+                    and _says(items, k))
+                or (_is(items[k - 1], "Pfp") and _says(items, k))):
+            out.append(_Item(".", None, it.start))
+        out.append(it)
+    return out
+
+
+def _says(items: list[_Item], k: int) -> bool:
+    """Whether the names from ``items[k]`` (``A``, ``A and B``) are followed by a verb."""
+    while k < len(items) and _is(items[k], "Pfp,&"):
+        k += 1
+    return k < len(items) and _is(items[k], "=xjeLYB'")
+
+
 def _read(text: str, vocab) -> Claims:
     out = _Out(vocab)
     parts = find_parts(text)
@@ -1976,7 +2011,7 @@ def _read(text: str, vocab) -> Claims:
             t = _asked(t, out)
             t = " ".join(s for s in _SENT_END.split(t) if not s.rstrip().endswith("?"))
         t = _answers(t, out)
-        its = _items(t, vocab) if t else []
+        its = _run_on(_items(t, vocab), ln.bullet) if t else []
         full.update(it.value for it in its if it.char == "P")
         if main is None:
             main = next((it.value for it in its if it.char == "P"), None)

@@ -3,13 +3,19 @@
 draws many more from the same sentences, so that a rare misreading shows (issue 34).
 
     python scripts/experiments/claim_sampler.py [--texts 4000] [--seed 0] [--show 5]
+    python scripts/experiments/claim_sampler.py --pages 1000 [--seed 0] [--show 5]
 
 Each text joins 1-4 of the test's ``TRUE_SENTENCES`` (true relations and values of a person A,
 a friend B, a child C and the spouse S of a generated universe whose names share first names
 and surnames), as paragraphs, in a random letter case, half of them on one line as the library
 stores a note. Every fact the reader reads is checked against the universe. Prints the number
 of texts, the false readings and the sentence combinations they came from, and a few examples.
-Needs the test dependencies (it imports the test module for its sentences).
+
+``--pages`` instead writes whole person pages the way a language model writes them (a
+heading; the person's values as prose, bold fields or bullets; the family; the friends as a
+sentence or a list; then a few friends' and children's lines in prose, asides or bullets, by
+full name, first name or pronoun), true by construction, half of them on one line, and counts
+the pages with a false reading. Needs the test dependencies (it imports the test module).
 """
 
 from __future__ import annotations
@@ -34,9 +40,57 @@ def _test_module():
     return module
 
 
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def page(p, by: dict, rng: random.Random) -> str:
+    """A true page about person ``p`` as a language model might write it."""
+    he, his = ("she", "her") if p.gender == "female" else ("he", "his")
+    first = p.name.split()[0]
+    spouse, friends = by[p.spouse], [by[f] for f in p.friends]
+    kids = [by[c] for c in p.children]
+    parts = [rng.choice([f"# {p.name}", f"## {p.name}", p.name, f"**{p.name}**"]), rng.choice([
+        f"{p.name} is a {p.job} living in {p.city}. In {his} spare time, {he} enjoys {p.hobby}.",
+        f"**Occupation:** {p.job}\n**City:** {p.city}\n**Hobby:** {p.hobby}",
+        f"- Job: {p.job}\n- City: {p.city}\n- Hobby: {p.hobby}",
+        f"{he.capitalize()} works as a {p.job} in {p.city} and likes {p.hobby}."]), rng.choice([
+        f"{he.capitalize()} is married to {spouse.name}, a {spouse.job}. Together they have "
+        f"{len(kids)} children: {_and([k.name for k in kids])}.",
+        f"## Family\n- Spouse: {spouse.name}\n- Children: {', '.join(k.name for k in kids)}",
+        f"{p.name}'s spouse is {spouse.name}. Their children are {_and([k.name for k in kids])}.",
+        f"{first} and {spouse.name} are married; their children are "
+        f"{_and([k.name for k in kids])}."]), rng.choice([
+        f"## Friends\n{p.name}'s friends are {_and([f.name for f in friends])}.",
+        f"{he.capitalize()} is friends with {_and([f.name for f in friends])}.",
+        f"### Friends of {p.name}\n" + "\n".join(f"- {f.name}" for f in friends),
+        f"{p.name} has {len(friends)} friends: {', '.join(f.name for f in friends)}."])]
+    by_first = rng.random() < 0.5
+    for f in rng.sample(friends, min(len(friends), rng.randint(0, 3))):
+        fhe, fhis = ("she", "her") if f.gender == "female" else ("he", "his")
+        parts.append(rng.choice([
+            f"{f.name} is a {f.job} who lives in {f.city}.",
+            f"{f.name} works as a {f.job} in {f.city} and enjoys {f.hobby}.",
+            f"{f.name}, a {f.job} from {f.city}, enjoys {f.hobby}.",
+            f"{f.name} ({f.job}, {f.city}).",
+            f"- **{f.name}**: {f.job}, {f.city}",
+            f"{f.name} lives in {f.city}; {fhe} is a {f.job}.",
+            f"{f.name} is a {f.job}. {fhe.capitalize()} lives in {f.city} and {fhis} hobby is "
+            f"{f.hobby}.",
+            f"{f.name.split()[0]} is a {f.job} in {f.city}." if by_first
+            else f"{f.name} is a {f.job}."]))
+    for k in rng.sample(kids, min(len(kids), rng.randint(0, 2))):
+        khe = "she" if k.gender == "female" else "he"
+        parts.append(rng.choice([f"{k.name}, {first}'s child, lives in {k.city}.",
+                                 f"{p.name}'s child {k.name} is a {k.job}.",
+                                 f"{k.name} is a {k.job}; {khe} lives in {k.city}."]))
+    return "\n\n".join(parts)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--texts", type=int, default=4000)
+    ap.add_argument("--pages", type=int, default=0, help="write this many person pages instead")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=5, help="examples to print")
     args = ap.parse_args(argv)
@@ -45,6 +99,20 @@ def main(argv: list[str] | None = None) -> None:
     vocab, truth = people_vocabulary(u), Truth(u)
     by = {p.pid: p for p in u.people}
     rng = random.Random(args.seed)
+    if args.pages:
+        authors = [q for q in u.real_people if q.friends and q.spouse in by and q.children]
+        wrong = []
+        for _ in range(args.pages):
+            text = page(rng.choice(authors), by, rng)
+            if rng.random() < 0.5:
+                text = " ".join(text.split())
+            got = t.false_readings(text, vocab, truth)
+            if got:
+                wrong.append((text, got))
+        print(f"{args.pages} pages; {len(wrong)} with a false reading")
+        for text, got in wrong[:args.show]:
+            print(f"  {' '.join(text.split())[:300]}\n    read: {got[0]}")
+        return
     people = [q for q in u.real_people if q.friends and q.spouse and q.children]
     bad: Counter = Counter()
     examples: dict = {}

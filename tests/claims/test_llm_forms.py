@@ -306,6 +306,11 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
      {("job", "f0", "f0job"), ("job", "x", "job"), ("married", "x", "s0")}),
     ("{x} is a {job} in {city}, and {pos} {sp} {s0} is a {sjob}.",
      {("job", "x", "job"), ("city", "x", "city"), ("married", "x", "s0"), ("job", "s0", "sjob")}),
+    # a paragraph run on after a list, as a note stored on one line runs it on
+    ("## {x} - Job: {job} - Hobby: {hobby} {f0} is a {f0job}.",
+     {("job", "x", "job"), ("hobby", "x", "hobby"), ("job", "f0", "f0job")}),
+    ("## {x} - Children: {k0}, {k1} {Pro} is friends with {f0}.",
+     {("parent", "x", "k0"), ("parent", "x", "k1"), ("friend_of", "x", "f0")}),
     # text between two tables stored on one line is no table row
     ("| Name | Job | |---|---| | {x} | {job} | {f0} is a {f0job}. | Name | Job | |---|---| "
      "| {s0} | {sjob} |", {("job", "x", "job"), ("job", "f0", "f0job"), ("job", "s0", "sjob")}),

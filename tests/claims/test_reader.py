@@ -867,6 +867,13 @@ def test_a_title_with_a_relation_is_not_a_hub():
     assert read_claims(f"{FA}'s marriage.", V).keys == (Key("spouse", FA),)
 
 
+def test_the_claim_samplers_person_pages_read_nothing_false(load_script, capsys):
+    """scripts/experiments/claim_sampler.py --pages: its first 150 person pages (prose,
+    fields, bullets, pronouns, first names, half on one line) read no false fact."""
+    load_script("scripts/experiments/claim_sampler.py").main(["--pages", "150", "--show", "0"])
+    assert capsys.readouterr().out.startswith("150 pages; 0 with a false reading")
+
+
 def test_the_claim_sampler_reads_nothing_false_in_its_first_texts(load_script, capsys):
     """scripts/experiments/claim_sampler.py (the property test's sentences, drawn many more
     times): its first 300 texts at seed 0 read no false fact, and it says how many it drew."""
