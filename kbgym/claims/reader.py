@@ -1966,11 +1966,13 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
 def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
     """A sentence run on after a field or a bullet, as a note stored on one line runs a
     paragraph on after the list above it (``- Hobby: fishing Greta and Gideon are married``,
-    ``- Cedric Fenwick Sylvia Vance, his child, lives in ...``): a sentence end before the
-    person right after a field's value, or after a bullet's lone name."""
+    ``- Cedric Fenwick Sylvia Vance, his child, lives in ...``, ``## X She works as ...``): a
+    sentence end before the person right after a field's value or a name (when a verb
+    follows), after a bullet's lone name, and before a pronoun right after a name."""
     out: list[_Item] = []
     for k, it in enumerate(items):
-        if _is(it, "Pfp") and k >= 1 and (
+        if (_is(it, "h") and k >= 1 and _is(items[k - 1], "PJHT" + _ROLE_CHARS)) \
+                or _is(it, "Pfp") and k >= 1 and (
                 (bullet and k == 1 and items[0].char == "P")
                 or (_is(items[k - 1], "JHT") and k >= 2 and _is(items[k - 2], ":,")
                     and _says(items, k))
@@ -2032,6 +2034,13 @@ def _read(text: str, vocab) -> Claims:
             while stack and stack[-1][0] >= ln.level:
                 stack.pop()
             parent = stack[-1][1] if stack else _Context()
+            page = (ctx.subject or ctx.topic) if ctx.key is None or ctx.key.relation == "hub" \
+                else None
+            title = its[:next((k for k, it in enumerate(its) if it.char == "."), len(its))]
+            if parent.subject is None and page is not None \
+                    and not any(_is(it, "Pfp") for it in title):
+                # ``## Family`` on a page about X (titled by X alone): a section of X's page
+                parent = _Context(page, Key("hub", page))
             ctx = _Context(parent.subject, parent.key, parent.subject, parent.grouped)
             stack.append((ln.level, ctx))
             scopes.clear()

@@ -3,7 +3,7 @@
 draws many more from the same sentences, so that a rare misreading shows (issue 34).
 
     python scripts/experiments/claim_sampler.py [--texts 4000] [--seed 0] [--show 5]
-    python scripts/experiments/claim_sampler.py --pages 1000 [--seed 0] [--show 5]
+    python scripts/experiments/claim_sampler.py --pages 1000 [--harm] [--seed 0] [--show 5]
 
 Each text joins 1-4 of the test's ``TRUE_SENTENCES`` (true relations and values of a person A,
 a friend B, a child C and the spouse S of a generated universe whose names share first names
@@ -15,7 +15,9 @@ of texts, the false readings and the sentence combinations they came from, and a
 heading; the person's values as prose, bold fields or bullets; the family; the friends as a
 sentence or a list; then a few friends' and children's lines in prose, asides or bullets, by
 full name, first name or pronoun), true by construction, half of them on one line, and counts
-the pages with a false reading. Needs the test dependencies (it imports the test module).
+the pages with a false reading; ``--harm`` also replaces one friend's name by a stranger's in
+each page and counts the pages that then read a false fact (the harm the misinformation
+metric can flag). Needs the test dependencies (it imports the test module).
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--texts", type=int, default=4000)
     ap.add_argument("--pages", type=int, default=0, help="write this many person pages instead")
+    ap.add_argument("--harm", action="store_true",
+                    help="with --pages: also each page with one friend replaced by a stranger")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=5, help="examples to print")
     args = ap.parse_args(argv)
@@ -101,17 +105,28 @@ def main(argv: list[str] | None = None) -> None:
     rng = random.Random(args.seed)
     if args.pages:
         authors = [q for q in u.real_people if q.friends and q.spouse in by and q.children]
-        wrong = []
+        wrong, missed = [], []
         for _ in range(args.pages):
-            text = page(rng.choice(authors), by, rng)
-            if rng.random() < 0.5:
-                text = " ".join(text.split())
-            got = t.false_readings(text, vocab, truth)
+            p = rng.choice(authors)
+            text = page(p, by, rng)
+            one_line = rng.random() < 0.5
+            got = t.false_readings(" ".join(text.split()) if one_line else text, vocab, truth)
             if got:
                 wrong.append((text, got))
-        print(f"{args.pages} pages; {len(wrong)} with a false reading")
-        for text, got in wrong[:args.show]:
-            print(f"  {' '.join(text.split())[:300]}\n    read: {got[0]}")
+            if args.harm:  # one friend's name replaced by a stranger's, everywhere
+                friend = by[rng.choice(sorted(p.friends))].name
+                stranger = rng.choice([q.name for q in u.real_people if q.name not in text
+                                       and q.pid not in p.friends and q.pid != p.pid])
+                harmed = text.replace(friend, stranger)
+                if not t.false_readings(" ".join(harmed.split()) if one_line else harmed,
+                                        vocab, truth):
+                    missed.append((harmed, f"{friend} -> {stranger}"))
+        print(f"{args.pages} pages; {len(wrong)} with a false reading" + (
+            f"; with one friend replaced by a stranger, {args.pages - len(missed)} read a "
+            "false fact" if args.harm else ""))
+        for text, what in wrong[:args.show] + missed[:args.show]:
+            said = what if isinstance(what, str) else f"read: {what[0]}"
+            print(f"  {' '.join(text.split())[:300]}\n    {said}")
         return
     people = [q for q in u.real_people if q.friends and q.spouse and q.children]
     bad: Counter = Counter()

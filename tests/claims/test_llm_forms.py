@@ -311,6 +311,11 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
      {("job", "x", "job"), ("hobby", "x", "hobby"), ("job", "f0", "f0job")}),
     ("## {x} - Children: {k0}, {k1} {Pro} is friends with {f0}.",
      {("parent", "x", "k0"), ("parent", "x", "k1"), ("friend_of", "x", "f0")}),
+    # a section heading naming no one on a page about X is a section of X's page
+    ("**{x}**\n\n{Pro} works as a {job}.\n\n## Family\n- Spouse: {s0}\n\n{Pro} is friends with "
+     "{f0}.", {("job", "x", "job"), ("married", "x", "s0"), ("friend_of", "x", "f0")}),
+    ("## {x} {Pro} works as a {job}. ## Friends {Pro} is friends with {f0}.",
+     {("job", "x", "job"), ("friend_of", "x", "f0")}),
     # text between two tables stored on one line is no table row
     ("| Name | Job | |---|---| | {x} | {job} | {f0} is a {f0job}. | Name | Job | |---|---| "
      "| {s0} | {sjob} |", {("job", "x", "job"), ("job", "f0", "f0job"), ("job", "s0", "sjob")}),
