@@ -1011,6 +1011,8 @@ _PLURAL = frozenset("they both each all two three four five six seven eight nine
                     "twelve".split())
 _PLURAL_HEAD = _PLURAL | frozenset("the of them none neither".split())
 _PLURAL_NOT = frozenset("none neither".split())
+_PLURAL_ANY = _PLURAL | _PLURAL_NOT | {"their"}  # (a clause with none: nothing to do)
+_BACK = re.compile(rf"[P{_ROLE_CHARS}Y][^P{_ROLE_CHARS}Y]*$")
 #: What may follow such a subject: a verb or a value's word (``they live``, ``both are``).
 _PLURAL_VERB = "=xjeLBY"
 _RUN = re.compile(r"P(?:[,&]+P)+(?!')")  # people named together (not ``X and S's``)
@@ -1069,8 +1071,6 @@ _NOT_OWN = {**dict.fromkeys("near nearby outside beyond around neighbouring neig
 
 def _not_places(items: list[_Item]) -> list[_Item]:
     """``items`` without the values they say are not one's own (:data:`_NOT_OWN`)."""
-    if not any(it.value in _NOT_OWN for it in items):
-        return items
     out: list[_Item] = []
     drop = ""
     for it in items:
@@ -1153,10 +1153,14 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         if items[0].char == "P":  # ``X is not a baker. He ...``: X is still who ``he`` is
             ctx.topic = items[0].value
         return
-    plural = _plural(items, ctx, out)
-    if not plural:
-        return
-    items = _not_places(plural)
+    words = {it.value for it in items}
+    if not words.isdisjoint(_PLURAL_ANY):
+        plural = _plural(items, ctx, out)
+        if not plural:
+            return
+        items = plural
+    if not words.isdisjoint(_NOT_OWN):
+        items = _not_places(items)
     # pronouns stand for the clause's subject, else the topic (or the block's subject), of
     # the pronoun's gender
     expanded: list[_Item] = []
@@ -1176,6 +1180,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 said.setdefault(want, who)  # ``His friend B ..., and his child C``: his is his
             if who is None:
                 expanded.append(_Item("w", "?", it.start))  # a pronoun of no one known
+                words.add("?")
                 continue
             expanded.append(_Item("P", who, it.start))
             if it.char == "q":
@@ -1455,9 +1460,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     used = [False] * len(chars)
     anchors: set[int] = set()  # a key phrase's person: no subject of the clause's values
     qualifies = len(chars)  # values after a key phrase's relation word qualify its set
-    for k in range(1, len(chars)):  # so do values after a set whose owner is not known
-        if chars[k] in _ROLE_CHARS and items[k - 1].value == "?":  # (``his friends live``)
-            qualifies = k
+    unknown = next((k for k, it in enumerate(items) if it.value == "?"), -1) \
+        if "?" in words else -1  # someone unknown, from here
+    for k in range(unknown + 1, len(chars)) if unknown >= 0 else ():
+        if chars[k] in _ROLE_CHARS and items[k - 1].value == "?":  # so do values after a set
+            qualifies = k  # whose owner is not known (``his friends live in ...``)
             break
     got_key = False
     subject_found: list[str] = []
@@ -1675,8 +1682,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 out.fact(kind, holder, value)
                 i += 1
                 continue
-            back = next((k for k in range(i - 1, -1, -1) if chars[k] == "P"
-                         or chars[k] in _ROLE_CHARS + "Y"), -1)
+            near = _BACK.search(chars, 0, i)  # the nearest person or relation word before it
+            back = near.start() if near is not None else -1
             if back >= 0 and chars[back] != "P" and not used[back] and (
                     items[back].value == "knows" or set(chars[back + 1:i]) & set("vto")):
                 # ``X is friends with a baker``, ``X is married to a mason, S``, ``X knows a
@@ -1696,7 +1703,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 holders = list(since) if len(since) == 1 else (
                     [lead] if not since and lead is not None else holders)
             if not holders and cue and i < qualifies \
-                    and not any(items[k].value == "?" for k in range(i)):  # (not ``Victor
+                    and not 0 <= unknown < i:  # (not ``Victor
                 holders = [x for x in (ctx.subject or ctx.topic,) if x]  # is a baker``)
             if pointer:
                 holders = []
@@ -1706,7 +1713,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             if holders and not ambiguous:
                 for h in holders:
                     held.setdefault((h, kind), set()).add(value)
-            elif not holders and not any(items[k].value == "?" for k in range(i)):
+            elif not holders and not 0 <= unknown < i:
                 values_alone.append(Key(kind, value))  # (someone unknown's is no index)
         elif c == "D" and born and not used[i]:
             holders = subj or [x for x in (ctx.subject or ctx.topic,) if x]
@@ -1963,12 +1970,18 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
     return Claims(facts=(fact,), names=names)
 
 
+_RUN_ON = re.compile(rf"[PfpJHT{_ROLE_CHARS}][hPfp]")  # where a run-on may be
+
+
 def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
     """A sentence run on after a field or a bullet, as a note stored on one line runs a
     paragraph on after the list above it (``- Hobby: fishing Greta and Gideon are married``,
     ``- Cedric Fenwick Sylvia Vance, his child, lives in ...``, ``## X She works as ...``): a
     sentence end before the person right after a field's value or a name (when a verb
     follows), after a bullet's lone name, and before a pronoun right after a name."""
+    chars = "".join(it.char or "_" for it in items)
+    if not _RUN_ON.search(chars):
+        return items
     out: list[_Item] = []
     for k, it in enumerate(items):
         if (_is(it, "h") and k >= 1 and _is(items[k - 1], "PJHT" + _ROLE_CHARS)) \
@@ -2057,9 +2070,9 @@ def _read(text: str, vocab) -> Claims:
                         bullet=ln.bullet, later=k > 0)
                 # whom a later ``they`` stands for: the people this sentence named together,
                 # none once a sentence names someone else alone
-                together = _people(sentence)
-                if together or any(it.char == "P" and it.value not in ctx.people
-                                   for it in sentence):
+                named = [it.value for it in sentence if it.char == "P"]
+                together = _people(sentence) if len(named) > 1 else ()
+                if together or any(n not in ctx.people for n in named):
                     ctx.people = together
             first = False
         below = itemised[at + 1][0] if at + 1 < len(itemised) else None

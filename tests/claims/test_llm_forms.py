@@ -301,6 +301,8 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
     ("{x} lives in {city}, near {f0city}.", {("city", "x", "city")}),
     ("{x} wants to be a {f0job}.", set()),
     ("{x} enjoys {hobby} rather than {f0hobby}.", {("hobby", "x", "hobby")}),
+    ("{x} lives in {city}; {pos} friends live in {f0city}.", {("city", "x", "city")}),
+    ("{Pos} friends live in {f0city}.", set()),  # whose, not known: no one's city
     # a pronoun is the clause's first person of its gender, not the last sentence's topic
     ("{f0} is a {f0job}. {x} is a {job}, and {pos} {sp} is {s0}.",
      {("job", "f0", "f0job"), ("job", "x", "job"), ("married", "x", "s0")}),
