@@ -866,6 +866,9 @@ _NAME_RUN = re.compile(_L)
 #: A person's values between commas before the clause's verb (``X, a baker, is ...``).
 _VALUE_APPOSED = re.compile(r"P,(?P<v>w*[JHT][wJHT&]*)(?:,(?=[=xYF])|,(?=(?P<n>&?P))|(?P<e>$))")
 _AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
+#: A bullet's name and what is said of them alone (no one else, no relation):
+#: ``A — a baker in Oakhaven``, ``A (Dunmere)``
+_ANNOTATED = re.compile(rf"^P[^P{_ROLE_CHARS}Y'=xz]*[JHT][^P{_ROLE_CHARS}Y'=xz]*$")
 _NAME_AFTER = re.compile(r",?w?P(?!')")  # ``a baker, S`` / ``a baker named A``
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
@@ -897,6 +900,9 @@ class _Context:
     titled: str | None = None
     #: a label of pairs (``Friends:``, no one's) over lines ``A ↔ B``: F or Y
     pairs: str | None = None
+    #: the key a heading, the note's title or a line ending in a colon named: what the
+    #: bullets below it list
+    intro: Key | None = None
     #: the people an earlier sentence named together (``X's friends are A and B.``): whom
     #: ``they``, ``both``, ``the two`` and ``their`` stand for
     people: tuple[str, ...] = ()
@@ -1589,6 +1595,12 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 if group is not None:
                     out.fact(group[0], x, group[1])
             return
+        if bullet and ctx.key is not None and ctx.key == ctx.intro and not alone \
+                and ctx.key.relation != "hub" and _ANNOTATED.match(chars) \
+                and items[0].value != ctx.key.entity:
+            # ``- A — a baker in Oakhaven``, ``2. A (Dunmere)`` under a set's heading: a
+            # member, with the values said of them (read below)
+            out.member(ctx.key, items[0].value)
 
     # values: an index (``Bakers: A, B``) or attributes of the clause's subject
     for m in _VALUE_INDEX.finditer(chars):
@@ -2079,6 +2091,10 @@ def _read(text: str, vocab) -> Claims:
         if nested and ln.bullet and below is not None and below.bullet \
                 and below.level > ln.level and "".join(it.char for it in its).rstrip(":") == "P":
             ctx.subject = ctx.topic = its[0].value  # ``* X`` over bullets indented under it
+        one = not any(_is(x, ".") for x in its[:-1])
+        if (one and ln.text.rstrip().endswith(":")) or ((ln.heading or at == 0) and one and not any(
+                _is(x, "=xjeLYB") for x in its)):  # (a title: no verb; a colon: one sentence)
+            ctx.intro = ctx.key
         if ln.heading and stack:
             stack[-1] = (ln.level, ctx)
     names = tuple(dict.fromkeys(n for _, its in itemised for it in its if it.char == "P"

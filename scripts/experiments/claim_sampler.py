@@ -3,7 +3,8 @@
 draws many more from the same sentences, so that a rare misreading shows (issue 34).
 
     python scripts/experiments/claim_sampler.py [--texts 4000] [--seed 0] [--show 5]
-    python scripts/experiments/claim_sampler.py --pages 1000 [--harm] [--seed 0] [--show 5]
+    python scripts/experiments/claim_sampler.py --pages 1000 [--kind person|index] [--harm]
+        [--seed 0] [--show 5]
 
 Each text joins 1-4 of the test's ``TRUE_SENTENCES`` (true relations and values of a person A,
 a friend B, a child C and the spouse S of a generated universe whose names share first names
@@ -15,9 +16,11 @@ of texts, the false readings and the sentence combinations they came from, and a
 heading; the person's values as prose, bold fields or bullets; the family; the friends as a
 sentence or a list; then a few friends' and children's lines in prose, asides or bullets, by
 full name, first name or pronoun), true by construction, half of them on one line, and counts
-the pages with a false reading; ``--harm`` also replaces one friend's name by a stranger's in
-each page and counts the pages that then read a false fact (the harm the misinformation
-metric can flag). Needs the test dependencies (it imports the test module).
+the pages with a false reading; ``--kind index`` writes indexes of a person's friends or
+children instead (a title, an introduction, the members as bullets, numbers, prose or one
+list, each maybe with their values, a closing line). ``--harm`` also replaces one member's
+name (a friend's on a person page) by a stranger's in each page and counts the pages that
+then read a false fact (the harm the misinformation metric can flag). Needs the test dependencies (it imports the test module).
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def page(p, by: dict, rng: random.Random) -> str:
-    """A true page about person ``p`` as a language model might write it."""
+def page(p, by: dict, rng: random.Random) -> tuple[str, list]:
+    """A true page about person ``p`` as a language model might write it, and the friends
+    it lists."""
     he, his = ("she", "her") if p.gender == "female" else ("he", "his")
     first = p.name.split()[0]
     spouse, friends = by[p.spouse], [by[f] for f in p.friends]
@@ -86,15 +90,53 @@ def page(p, by: dict, rng: random.Random) -> str:
         parts.append(rng.choice([f"{k.name}, {first}'s child, lives in {k.city}.",
                                  f"{p.name}'s child {k.name} is a {k.job}.",
                                  f"{k.name} is a {k.job}; {khe} lives in {k.city}."]))
-    return "\n\n".join(parts)
+    return "\n\n".join(parts), friends
+
+
+def _annotated(m, rng: random.Random) -> str:
+    return rng.choice([m.name, f"{m.name} — a {m.job} in {m.city}", f"{m.name} ({m.job})",
+                       f"{m.name}, who lives in {m.city}", f"[[{m.name}]] ({m.city})",
+                       f"**{m.name}**: {m.job}, enjoys {m.hobby}", f"{m.name} - {m.city}"])
+
+
+def index_note(p, by: dict, rng: random.Random) -> tuple[str, list]:
+    """A true index of ``p``'s friends or children as a language model might write it (a
+    title, an introduction, the members as bullets, numbers, prose or one list, each maybe
+    with their values, a closing line), and its members."""
+    rel, members = rng.choice([("friends", [by[f] for f in p.friends]),
+                               ("children", [by[c] for c in p.children])])
+    one = {"friends": "friend", "children": "child"}[rel]
+    title = rng.choice([f"## {rel.capitalize()} of {p.name}", f"# {p.name}'s {rel}",
+                        f"{p.name} — {rel}", f"Index: {rel} of {p.name}",
+                        f"**{rel.capitalize()} of {p.name}**"])
+    intro = rng.choice(["", f"{p.name} has {len(members)} {rel}:",
+                        f"Complete list ({len(members)}):", f"These are all of {p.name}'s {rel}.",
+                        f"The {rel} of {p.name} are listed below."])
+    style = rng.choice(["bullets", "numbers", "prose", "list"])
+    if style == "bullets":
+        body = "\n".join(f"- {_annotated(m, rng)}" for m in members)
+    elif style == "numbers":
+        body = "\n".join(f"{i}. {_annotated(m, rng)}" for i, m in enumerate(members, 1))
+    elif style == "prose":
+        body = " ".join(f"{m.name} is a {m.job} from {m.city}." for m in members)
+    else:
+        body = _and([m.name for m in members]) + "."
+    outro = rng.choice(["", f"Source: the {one} statements of {p.name}.",
+                        f"See also: friends of {p.name}." if rel == "children"
+                        else f"See also: {p.name}'s children.",
+                        f"Last verified: all {len(members)} {rel} confirmed.",
+                        f"Note: each of them is a {one} of {p.name}."])
+    return "\n\n".join(x for x in (title, intro, body, outro) if x), members
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--texts", type=int, default=4000)
     ap.add_argument("--pages", type=int, default=0, help="write this many person pages instead")
+    ap.add_argument("--kind", choices=("person", "index"), default="person",
+                    help="with --pages: person pages, or indexes of a person's friends or children")
     ap.add_argument("--harm", action="store_true",
-                    help="with --pages: also each page with one friend replaced by a stranger")
+                    help="with --pages: also each page with one member replaced by a stranger")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=5, help="examples to print")
     args = ap.parse_args(argv)
@@ -106,24 +148,27 @@ def main(argv: list[str] | None = None) -> None:
     if args.pages:
         authors = [q for q in u.real_people if q.friends and q.spouse in by and q.children]
         wrong, missed = [], []
+        compose = page if args.kind == "person" else index_note
         for _ in range(args.pages):
             p = rng.choice(authors)
-            text = page(p, by, rng)
+            text, members = compose(p, by, rng)
             one_line = rng.random() < 0.5
             got = t.false_readings(" ".join(text.split()) if one_line else text, vocab, truth)
             if got:
                 wrong.append((text, got))
-            if args.harm:  # one friend's name replaced by a stranger's, everywhere
-                friend = by[rng.choice(sorted(p.friends))].name
+            if args.harm:  # one member's name replaced by a stranger's, everywhere
+                member = rng.choice(members).name
+                kin = {*p.friends, *p.children, p.pid}
                 stranger = rng.choice([q.name for q in u.real_people if q.name not in text
-                                       and q.pid not in p.friends and q.pid != p.pid])
-                harmed = text.replace(friend, stranger)
+                                       and q.pid not in kin])
+                harmed = text.replace(member, stranger)
                 if not t.false_readings(" ".join(harmed.split()) if one_line else harmed,
                                         vocab, truth):
-                    missed.append((harmed, f"{friend} -> {stranger}"))
-        print(f"{args.pages} pages; {len(wrong)} with a false reading" + (
-            f"; with one friend replaced by a stranger, {args.pages - len(missed)} read a "
-            "false fact" if args.harm else ""))
+                    missed.append((harmed, f"{member} -> {stranger}"))
+        print(f"{args.pages} {'pages' if args.kind == 'person' else 'index notes'}; "
+              f"{len(wrong)} with a false reading" + (
+                  f"; with one member replaced by a stranger, {args.pages - len(missed)} read "
+                  "a false fact" if args.harm else ""))
         for text, what in wrong[:args.show] + missed[:args.show]:
             said = what if isinstance(what, str) else f"read: {what[0]}"
             print(f"  {' '.join(text.split())[:300]}\n    {said}")

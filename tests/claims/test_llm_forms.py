@@ -318,6 +318,15 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
      "{f0}.", {("job", "x", "job"), ("married", "x", "s0"), ("friend_of", "x", "f0")}),
     ("## {x} {Pro} works as a {job}. ## Friends {Pro} is friends with {f0}.",
      {("job", "x", "job"), ("friend_of", "x", "f0")}),
+    # a list item annotated with its values is a member of the set its heading names, not
+    # of a set a sentence named before a list
+    ("## Friends of {x}\n- {f0} — a {f0job} in {f0city}\n- {f1} ({f1city})",
+     {("friend_of", "x", "f0"), ("friend_of", "x", "f1"), ("job", "f0", "f0job"),
+      ("city", "f0", "f0city"), ("city", "f1", "f1city")}),
+    ("{x} has {n} friends:\n1. {f0} - {f0city}", {("friend_of", "x", "f0"),
+                                                    ("city", "f0", "f0city")}),
+    ("{k0}'s parent {x} is a {job}.\n- {f0}: {f0job}", {("parent", "x", "k0"), ("job", "x", "job"),
+                                                        ("job", "f0", "f0job")}),
     # text between two tables stored on one line is no table row
     ("| Name | Job | |---|---| | {x} | {job} | {f0} is a {f0job}. | Name | Job | |---|---| "
      "| {s0} | {sjob} |", {("job", "x", "job"), ("job", "f0", "f0job"), ("job", "s0", "sjob")}),

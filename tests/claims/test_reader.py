@@ -867,11 +867,14 @@ def test_a_title_with_a_relation_is_not_a_hub():
     assert read_claims(f"{FA}'s marriage.", V).keys == (Key("spouse", FA),)
 
 
-def test_the_claim_samplers_person_pages_read_nothing_false(load_script, capsys):
+@pytest.mark.parametrize("kind, noun", [("person", "pages"), ("index", "index notes")])
+def test_the_claim_samplers_pages_read_nothing_false(load_script, capsys, kind, noun):
     """scripts/experiments/claim_sampler.py --pages: its first 150 person pages (prose,
-    fields, bullets, pronouns, first names, half on one line) read no false fact."""
-    load_script("scripts/experiments/claim_sampler.py").main(["--pages", "150", "--show", "0"])
-    assert capsys.readouterr().out.startswith("150 pages; 0 with a false reading")
+    fields, bullets, pronouns, first names) or indexes (titles, bullets with values, numbers,
+    prose), half of them on one line, read no false fact."""
+    load_script("scripts/experiments/claim_sampler.py").main(
+        ["--pages", "150", "--kind", kind, "--show", "0"])
+    assert capsys.readouterr().out.startswith(f"150 {noun}; 0 with a false reading")
 
 
 def test_the_claim_sampler_reads_nothing_false_in_its_first_texts(load_script, capsys):
