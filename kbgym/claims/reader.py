@@ -130,7 +130,7 @@ for _chars, _words in (
     ("e", "hobby hobbies pastime pastimes interest interests enjoys enjoy likes loves plays "
           "practises practices"),
     ("L", "city town lives live living resides reside resident residents based hometown "
-          "residence"),
+          "residence location"),
     ("B", "born birth birthday dob birthdate"),
     ("o", "of for involving"),
     ("=", "is are was were include includes including"),
@@ -275,6 +275,12 @@ class _Line:
     heading: bool = False
     bullet: bool = False
     level: int = 0  # heading depth, or indentation of a bullet
+    outer: bool = False  # the outer record again, after a list of records on one line
+
+
+def _nests(v) -> bool:
+    return isinstance(v, dict) or (isinstance(v, list)
+                                   and any(isinstance(x, (dict, list)) for x in v))
 
 
 def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
@@ -296,7 +302,10 @@ def _json_lines(obj, depth: int = 0) -> list[_Line] | None:
         tie = _tie(obj)
         if tie is not None:  # {"type": "friend", "name": A} in X's record: A is X's friend
             return out + [_Line(tie, bullet=True, level=depth)]  # a bullet: never a title
-        first = sorted(obj, key=lambda k: (str(k).casefold() not in _FIRST_FIELDS,))
+        # the name first, then the record's own values, then what nests (a nested record
+        # opens a context of its own, which the lines after it would stay in)
+        first = sorted(obj, key=lambda k: (str(k).casefold() not in _FIRST_FIELDS,
+                                           _nests(obj[k])))
         keyed = _keyed(obj)
         if keyed is not None:  # {"entity": X, "relation": "friends", "members": [...]}
             out.append(_Line(f"key: {keyed[0]}", level=depth))
@@ -490,7 +499,37 @@ def _relines(text: str) -> str:
         text = _NUMBERED.sub("\n- ", text)
     text = _GROUPING.sub(lambda m: re.sub(r"\s+-\s+", " : ", m.group()), text)
     text = _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
-    return _FIELD_AFTER_ITEM.sub(lambda m: m.group(1) + "\n", text)
+    return _end_records(_FIELD_AFTER_ITEM.sub(lambda m: m.group(1) + "\n", text))
+
+
+_LABEL = re.compile(r"(?<!\S)([^\W\d_][\w-]{0,30}):\s")
+_OUTER = "\u2063"  # (invisible) marks a line that is the outer record's again
+_RECORD_ITEM = re.compile(r"[-*+\u2022] name:\s", re.IGNORECASE)
+
+
+def _end_records(text: str) -> str:
+    """A list of records stored on one line (``friends: - name: A job: baker - name: B job:
+    mason hobby: chess job: weaver``) runs the outer record's fields on after its last
+    item: the item ends at a field it already had, and what follows is the outer record's
+    again (a line of its own). (A field the item did not have stays the item's: which record
+    it belongs to, the line does not say.)"""
+    if not _RECORD_ITEM.search(text):
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if not _RECORD_ITEM.match(line):
+            out.append(line)
+            continue
+        seen: set[str] = set()
+        for m in _LABEL.finditer(line):
+            label = m.group(1).casefold()
+            if label in seen:
+                out.append(line[:m.start()].rstrip())
+                line = _OUTER + line[m.start():]
+                break
+            seen.add(label)
+        out.append(line)
+    return "\n".join(out)
 
 
 _HTML = re.compile(r"<(?:h[1-6]|li|ul|ol|p|br|div|tr|td|th|table|dl|dt|dd)\b", re.IGNORECASE)
@@ -580,7 +619,9 @@ def _text_lines(text: str) -> list[_Line]:
                 out.append(_Line(_clean(line[b.end():]).strip(), bullet=True,
                                  level=len(line) - len(line.lstrip())))
             elif s:
-                out.append(_Line(_clean(s)))
+                outer = s.startswith(_OUTER)
+                out.append(_Line(_clean(s.lstrip(_OUTER)), level=len(line) - len(line.lstrip()),
+                                 outer=outer))
         i += 1
     return out
 
@@ -827,7 +868,7 @@ _SET_AFTER = re.compile(rf"^(?:x|[:,'])[wN]*{_R}")
 #: ``A (baker) - friend of X``: what A is to someone, not A's set
 _RELATED = re.compile(rf"^[:,]w*{_R}w*[ot]")
 _RELATION_TO = re.compile(rf"^w*t(?P<a>P)[=:]+w*(?P<r>{_R})w*$")
-_NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)w*$")
+_NAME_FIELD = re.compile(r"^n[=:]+(?P<p>P)(?:w*$|(?=[^P]+$))")  # (then its fields, if any)
 #: (a record of X) member of: friends of Y / listed in: Y's children / part of: ...
 _MEMBER_OF = re.compile(rf"^w*[Not][wNot]*[=:]+w*(?:(?P<r>{_R})[wN]*o(?P<a>P)|(?P<b>P)'w*"
                         rf"(?P<s>{_R}))[wN]*$")
@@ -880,7 +921,7 @@ def _singular(item: _Item) -> bool:
 
 #: A label naming a person before a list (``Relatives of X:``, ``X's closest people:``).
 _LABEL_OF = re.compile(r"^(?:P'[wN]*|[wN]+oP)$")
-_VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.]*?[=:]+[w,]*(?P<m>{_L})")
+_VALUE_INDEX = re.compile(rf"(?P<v>[JHT])[^P.{_ROLE_CHARS}]*?[=:]+[w,]*(?P<m>{_L})")
 
 
 @dataclass
@@ -1452,6 +1493,8 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         ctx.subject = ctx.topic = name
         if ctx.key is not None and ctx.key.relation == "hub":
             ctx.key = None
+        if m.end() < len(items):  # ``name: A job: baker`` (a record on one line): A's fields
+            _clause(items[m.end():], ctx, out, title=False, heading=False, bullet=False)
         return
 
     m = _WHAT_SUBJECT_IS.match(chars)
@@ -1652,6 +1695,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             after = chars[j + 2] if j + 2 < len(chars) else ""
             if i in anchors and not (nxt and nxt in "=xjeLBJHTD"):
                 pass
+            elif nxt and nxt in "jeLB" and after == ":" and i >= 2 and chars[i - 1] == ":" \
+                    and chars[i - 2] in _ROLE_CHARS:
+                pass  # ``spouse: S hobby: chess``: the record's next field, not S's
             elif i == 0 or (nxt and nxt in "='xjeLB:JHTD") \
                     or (i >= 2 and chars[i - 2:i] in ("J,", "H,", "T,")) \
                     or (nxt == "," and after and after in "JHTD") or (nxt == "w" and not subj):
@@ -2050,10 +2096,19 @@ def _read(text: str, vocab) -> Claims:
     # bullets indented under it, not for its siblings
     nested = any(ln.bullet and ln.level > 0 for ln, _ in itemised)
     scopes: list[tuple[int, Key | None, str | None, str | None]] = []
+    # indented blocks (a record's nested record, ``spouse:`` over ``  name: S``): what held
+    # before each, restored when a line comes back out of it
+    blocks: list[tuple[int, Key | None, str | None, str | None]] = []
+    last_level = 0
+    # what held before a list of bullets: a line after the list that is no bullet is back
+    # in the record or page the list is in (``friends: - name: A ... hobby: chess``)
+    listing: tuple[Key | None, str | None, str | None] | None = None
+    list_level: int | None = None  # the indentation of the list's bullets, while in one
     for at, (ln, its) in enumerate(itemised):
         if ln.heading and ln.level == 0:  # the end of a record: what follows starts afresh
             stack.clear()
-            ctx = _Context()
+            blocks.clear()
+            ctx, listing, list_level, last_level = _Context(), None, None, 0
             continue
         if ln.heading:
             while stack and stack[-1][0] >= ln.level:
@@ -2073,8 +2128,32 @@ def _read(text: str, vocab) -> Claims:
             while scopes and scopes[-1][0] >= ln.level:
                 _, ctx.key, ctx.subject, ctx.topic = scopes.pop()
             scopes.append((ln.level, ctx.key, ctx.subject, ctx.topic))
-        elif nested:
+        elif nested and not (scopes and ln.level > scopes[-1][0]):  # (not an item's own
+            if scopes:  # field, ``    job: baker`` under ``  - name: A``)
+                # a field of the record the list is in (``hobby: chess`` after ``children:``
+                # and its ``- name: A`` items, back at the list's indentation): the record's
+                _, _, ctx.subject, ctx.topic = scopes[0]
             scopes.clear()  # a field line (``children:``) between bullet lists: a new scope
+        if ln.heading:
+            list_level = None
+        elif ln.bullet and list_level is None:
+            listing, list_level = (ctx.key, ctx.subject, ctx.topic), ln.level
+        elif ln.bullet and ln.level == list_level and listing is not None \
+                and _RECORD_ITEM.match("- " + ln.text):
+            # each item of a list starts where the list did (``friends: - name: A job: baker
+            # - name: B``: B is a friend too, not a record inside A's)
+            ctx.key, ctx.subject, ctx.topic = listing
+        elif not ln.bullet and list_level is not None and (ln.level < list_level or ln.outer):
+            ctx.key, ctx.subject, ctx.topic = listing  # type: ignore[misc]
+            list_level = None
+        if ln.heading:
+            blocks.clear()
+        else:
+            while blocks and ln.level < blocks[-1][0]:
+                _, ctx.key, ctx.subject, ctx.topic = blocks.pop()
+            if ln.level > last_level:
+                blocks.append((ln.level, ctx.key, ctx.subject, ctx.topic))
+            last_level = ln.level
         its = _resolve_partials(its, full, main, ctx)
         for k, (sentence, question) in enumerate(_sentences(its)):
             if not question:

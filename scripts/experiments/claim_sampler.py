@@ -3,7 +3,7 @@
 draws many more from the same sentences, so that a rare misreading shows (issue 34).
 
     python scripts/experiments/claim_sampler.py [--texts 4000] [--seed 0] [--show 5]
-    python scripts/experiments/claim_sampler.py --pages 1000 [--kind person|index] [--harm]
+    python scripts/experiments/claim_sampler.py --pages 1000 [--kind person|index|record] [--harm]
         [--seed 0] [--show 5]
 
 Each text joins 1-4 of the test's ``TRUE_SENTENCES`` (true relations and values of a person A,
@@ -18,7 +18,9 @@ sentence or a list; then a few friends' and children's lines in prose, asides or
 full name, first name or pronoun), true by construction, half of them on one line, and counts
 the pages with a false reading; ``--kind index`` writes indexes of a person's friends or
 children instead (a title, an introduction, the members as bullets, numbers, prose or one
-list, each maybe with their values, a closing line). ``--harm`` also replaces one member's
+list, each maybe with their values, a closing line); ``--kind record``, records of a person
+with their spouse, children and friends nested (JSON, indented JSON, JSON in a fenced block,
+YAML), and the false readings by form. ``--harm`` also replaces one member's
 name (a friend's on a person page) by a stranger's in each page and counts the pages that
 then read a false fact (the harm the misinformation metric can flag). Needs the test dependencies (it imports the test module).
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -129,12 +132,64 @@ def index_note(p, by: dict, rng: random.Random) -> tuple[str, list]:
     return "\n\n".join(x for x in (title, intro, body, outro) if x), members
 
 
+def _record_of(m, rng: random.Random) -> dict | str:
+    """A nested person: the name, maybe with some of their values (or the bare name)."""
+    d = {"name": m.name}
+    for field, value, p in (("job", m.job, 0.6), ("city", m.city, 0.5), ("hobby", m.hobby, 0.3)):
+        if rng.random() < p:
+            d[field] = value
+    return d if len(d) > 1 or rng.random() < 0.5 else m.name
+
+
+def _yaml(d: dict) -> str:
+    lines = []
+    for k, v in d.items():
+        if isinstance(v, list):
+            lines.append(f"{k}:")
+            for x in v:
+                if isinstance(x, dict):
+                    lines += [f"  - name: {x['name']}"] + [f"    {kk}: {vv}" for kk, vv in x.items()
+                                                           if kk != "name"]
+                else:
+                    lines.append(f"  - {x}")
+        elif isinstance(v, dict):
+            lines += [f"{k}:"] + [f"  {kk}: {vv}" for kk, vv in v.items()]
+        else:
+            lines.append(f"{k}: {v}")
+    return "\n".join(lines)
+
+
+def record(p, by: dict, rng: random.Random) -> tuple[str, list, str]:
+    """A true record of ``p`` as a language model might write it: the person's values and
+    their spouse, children and friends as nested records or names, in shuffled order, as
+    compact or indented JSON, JSON in a fenced block, or YAML; its friends; its form."""
+    friends = [by[f] for f in p.friends]
+    d: dict = {"name": p.name, "occupation": p.job, "location": p.city, "hobby": p.hobby}
+    if rng.random() < 0.7:
+        d["spouse"] = _record_of(by[p.spouse], rng)
+    if rng.random() < 0.8:
+        d["children"] = [_record_of(by[c], rng) for c in p.children]
+    d["friends"] = [_record_of(f, rng) for f in friends]
+    rest = [k for k in d if k != "name"]
+    rng.shuffle(rest)
+    d = {k: d[k] for k in ["name", *rest]}
+    form = rng.choice(["json", "json indented", "json fenced", "yaml"])
+    if form == "json":
+        return json.dumps(d), friends, form
+    if form == "json indented":
+        return json.dumps(d, indent=2), friends, form
+    if form == "json fenced":
+        return f"Record for {p.name}:\n```json\n{json.dumps(d, indent=2)}\n```", friends, form
+    return _yaml(d), friends, form
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--texts", type=int, default=4000)
     ap.add_argument("--pages", type=int, default=0, help="write this many person pages instead")
-    ap.add_argument("--kind", choices=("person", "index"), default="person",
-                    help="with --pages: person pages, or indexes of a person's friends or children")
+    ap.add_argument("--kind", choices=("person", "index", "record"), default="person",
+                    help="with --pages: person pages, indexes of a person's friends or children, "
+                         "or JSON/YAML records")
     ap.add_argument("--harm", action="store_true",
                     help="with --pages: also each page with one member replaced by a stranger")
     ap.add_argument("--seed", type=int, default=0)
@@ -148,14 +203,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.pages:
         authors = [q for q in u.real_people if q.friends and q.spouse in by and q.children]
         wrong, missed = [], []
-        compose = page if args.kind == "person" else index_note
+        compose = {"person": page, "index": index_note, "record": record}[args.kind]
+        forms: Counter = Counter()
         for _ in range(args.pages):
             p = rng.choice(authors)
-            text, members = compose(p, by, rng)
+            text, members, *form = compose(p, by, rng)
             one_line = rng.random() < 0.5
             got = t.false_readings(" ".join(text.split()) if one_line else text, vocab, truth)
             if got:
                 wrong.append((text, got))
+                forms[f"{form[0]}{', on one line' if one_line else ''}" if form else ""] += 1
             if args.harm:  # one member's name replaced by a stranger's, everywhere
                 member = rng.choice(members).name
                 kin = {*p.friends, *p.children, p.pid}
@@ -165,8 +222,10 @@ def main(argv: list[str] | None = None) -> None:
                 if not t.false_readings(" ".join(harmed.split()) if one_line else harmed,
                                         vocab, truth):
                     missed.append((harmed, f"{member} -> {stranger}"))
-        print(f"{args.pages} {'pages' if args.kind == 'person' else 'index notes'}; "
-              f"{len(wrong)} with a false reading" + (
+        noun = {"person": "pages", "index": "index notes", "record": "records"}[args.kind]
+        by_form = (" (" + "; ".join(f"{f}: {n}" for f, n in sorted(forms.items())) + ")"
+                   if args.kind == "record" and wrong else "")
+        print(f"{args.pages} {noun}; {len(wrong)} with a false reading{by_form}" + (
                   f"; with one member replaced by a stranger, {args.pages - len(missed)} read "
                   "a false fact" if args.harm else ""))
         for text, what in wrong[:args.show] + missed[:args.show]:

@@ -327,6 +327,15 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
                                                     ("city", "f0", "f0city")}),
     ("{k0}'s parent {x} is a {job}.\n- {f0}: {f0job}", {("parent", "x", "k0"), ("job", "x", "job"),
                                                         ("job", "f0", "f0job")}),
+    # a nested record's values are its own, and the outer record's fields after it the outer's
+    ('{{"name": "{x}", "spouse": {{"name": "{s0}", "job": "{sjob}"}}, "occupation": "{job}"}}',
+     {("married", "x", "s0"), ("job", "s0", "sjob"), ("job", "x", "job")}),
+    ("name: {x}\nspouse:\n  name: {s0}\n  job: {sjob}\nlocation: {city}",
+     {("married", "x", "s0"), ("job", "s0", "sjob"), ("city", "x", "city")}),
+    ("name: {x}\nfriends:\n  - name: {f0}\n    job: {f0job}\noccupation: {job}",
+     {("friend_of", "x", "f0"), ("job", "f0", "f0job"), ("job", "x", "job")}),
+    ("name: {x} friends: - name: {f0} job: {f0job} job: {job}",
+     {("friend_of", "x", "f0"), ("job", "f0", "f0job"), ("job", "x", "job")}),
     # text between two tables stored on one line is no table row
     ("| Name | Job | |---|---| | {x} | {job} | {f0} is a {f0job}. | Name | Job | |---|---| "
      "| {s0} | {sjob} |", {("job", "x", "job"), ("job", "f0", "f0job"), ("job", "s0", "sjob")}),
