@@ -1063,6 +1063,10 @@ _BACK = re.compile(rf"[P{_ROLE_CHARS}Y][^P{_ROLE_CHARS}Y]*$")
 #: What may follow such a subject: a verb or a value's word (``they live``, ``both are``).
 _PLURAL_VERB = "=xjeLBY"
 _RUN = re.compile(r"P(?:[,&]+P)+(?!')")  # people named together (not ``X and S's``)
+_RUN_END = re.compile(r"P(?:[,&]+P)+$")
+#: A verb in the plural: a relative clause after several people is about all of them.
+_PLURAL_VERBS = frozenset("are were live work enjoy play have reside practise practice "
+                          "love like".split())
 
 
 def _people(items: list[_Item]) -> tuple[str, ...]:
@@ -1271,7 +1275,13 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             # "Friends of X who are bakers: A": the clause qualifies the set, not X
             _qualified(items, k, end, ctx, out, title=title, heading=heading, bullet=bullet)
             return
-        rel = [items[j]] + ([_Item("'", None, it.start)] if it.value == "whose" else []) \
+        who = [items[j]]
+        verb = next((x.value for x in items[k + 1:end] if x.char), None)
+        if verb in _PLURAL_VERBS and it.value == "who":  # ``A and B, who live in T``: both
+            run = _RUN_END.search("".join(x.char for x in items[:j + 1]))
+            if run is not None:
+                who = items[run.start():j + 1]
+        rel = who + ([_Item("'", None, it.start)] if it.value == "whose" else []) \
             + items[k + 1:end]
         _clause(rel, ctx, out, title=False, heading=False, bullet=False)
         _clause(items[:k] + items[end + 1:], ctx, out, title=title, heading=heading,
@@ -1566,6 +1576,11 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             # named right after the relation word is what the rest of the clause is about
             named = rule == "r3" and _singular(items[m.start("r3r")]) and len(members) == 1 \
                 and not set(chars[m.end("r3r"):m.start("r3m")]) - set("wN")
+            # ``X's friends A and B live in Oakhaven``: the members named right after a plural
+            # relation word, then a verb: what the rest says is about them
+            named = named or (rule == "r3" and len(members) > 1 and "r3m" in d
+                              and m.start("r3m") == m.end("r3r")
+                              and chars[m.end():m.end() + 1] in tuple("=xjeL"))
             if not named:
                 qualifies = min(qualifies, m.start(f"{rule}r"))
             for a in whose:

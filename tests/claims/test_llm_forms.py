@@ -380,6 +380,8 @@ def test_a_friend_in_common_is_a_friend_of_both(world, form, shared):
     ("{x} knows {a} and {b}. The two are from {c}.", "FFab"),
     ("{x} is friends with {a} and {b}. All of them live in {c}.", "FFab"),
     ("{a} and {b} live in {c}. Both are friends of {x}.", "FFab"),
+    ("{x}'s friends include {a} and {b}, who live in {c}.", "FFab"),
+    ("{x}'s friends {a} and {b} live in {c}.", "FFab"),
     ("{x} is friends with {a} and {b}. None of them live in {c}.", "FF"),
     ("{x} is friends with {a} and {b}. Neither lives in {c}.", "FF"),
     ("{x} is a friend of {a}. Both live in {c}.", "F"),  # both: who is not said
