@@ -1059,6 +1059,7 @@ _PLURAL = frozenset("they both each all two three four five six seven eight nine
 _PLURAL_HEAD = _PLURAL | frozenset("the of them none neither".split())
 _PLURAL_NOT = frozenset("none neither".split())
 _PLURAL_ANY = _PLURAL | _PLURAL_NOT | {"their"}  # (a clause with none: nothing to do)
+_VERBISH = frozenset("=xjeLYB")
 _BACK = re.compile(rf"[P{_ROLE_CHARS}Y][^P{_ROLE_CHARS}Y]*$")
 #: What may follow such a subject: a verb or a value's word (``they live``, ``both are``).
 _PLURAL_VERB = "=xjeLBY"
@@ -2043,7 +2044,7 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
     return Claims(facts=(fact,), names=names)
 
 
-_RUN_ON = re.compile(rf"[PfpJHT{_ROLE_CHARS}][hPfp]")  # where a run-on may be
+_RUN_ON = re.compile(rf"[PfpJHT{_ROLE_CHARS}](?=[hPfp])")  # where a run-on may be
 
 
 def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
@@ -2053,17 +2054,18 @@ def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
     sentence end before the person right after a field's value or a name (when a verb
     follows), after a bullet's lone name, and before a pronoun right after a name."""
     chars = "".join(it.char or "_" for it in items)
-    if not _RUN_ON.search(chars):
+    ends = [k for k in (m.start() + 1 for m in _RUN_ON.finditer(chars))
+            if chars[k] == "h"
+            or (bullet and k == 1 and chars[0] == "P")
+            or (chars[k - 1] in "JHT" and k >= 2 and chars[k - 2] in ":," and _says(items, k))
+            or (chars[k - 1] in "Pfp" and _says(items, k))]
+    if not ends:
         return items
     out: list[_Item] = []
     for k, it in enumerate(items):
-        if (_is(it, "h") and k >= 1 and _is(items[k - 1], "PJHT" + _ROLE_CHARS)) \
-                or _is(it, "Pfp") and k >= 1 and (
-                (bullet and k == 1 and items[0].char == "P")
-                or (_is(items[k - 1], "JHT") and k >= 2 and _is(items[k - 2], ":,")
-                    and _says(items, k))
-                or (_is(items[k - 1], "Pfp") and _says(items, k))):
+        if ends and k == ends[0]:
             out.append(_Item(".", None, it.start))
+            ends.pop(0)
         out.append(it)
     return out
 
@@ -2185,10 +2187,12 @@ def _read(text: str, vocab) -> Claims:
         if nested and ln.bullet and below is not None and below.bullet \
                 and below.level > ln.level and "".join(it.char for it in its).rstrip(":") == "P":
             ctx.subject = ctx.topic = its[0].value  # ``* X`` over bullets indented under it
-        one = not any(_is(x, ".") for x in its[:-1])
-        if (one and ln.text.rstrip().endswith(":")) or ((ln.heading or at == 0) and one and not any(
-                _is(x, "=xjeLYB") for x in its)):  # (a title: no verb; a colon: one sentence)
-            ctx.intro = ctx.key
+        colon = ln.text.rstrip().endswith(":")
+        if colon or ln.heading or at == 0:  # (a title: no verb; a colon: one sentence)
+            marks = {x.char for x in its[:-1]}
+            if "." not in marks and (colon or not (marks | {x.char for x in its[-1:]})
+                                     & _VERBISH):
+                ctx.intro = ctx.key
         if ln.heading and stack:
             stack[-1] = (ln.level, ctx)
     names = tuple(dict.fromkeys(n for _, its in itemised for it in its if it.char == "P"
