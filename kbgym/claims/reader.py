@@ -1043,7 +1043,7 @@ def _referent(word: str | None, before: list[_Item], ctx: _Context, vocab) -> st
     # the clause's first person, once a verb has said something of them (``X is a joiner,
     # and his ...``; not ``Children: A, B He is ...``, a new sentence run on)
     first = before[at].value if at is not None and any(
-        it.char and it.char in "=xjeLYB" for it in before[at + 1:]) else None
+        it.char in _VERBISH for it in before[at + 1:]) else None
     want = _GENDER.get(word or "")
     for who in (first, ctx.topic, ctx.subject):
         if who is not None and (want is None or vocab.gender(who) in (None, want)):
@@ -1059,10 +1059,10 @@ _PLURAL = frozenset("they both each all two three four five six seven eight nine
 _PLURAL_HEAD = _PLURAL | frozenset("the of them none neither".split())
 _PLURAL_NOT = frozenset("none neither".split())
 _PLURAL_ANY = _PLURAL | _PLURAL_NOT | {"their"}  # (a clause with none: nothing to do)
+#: A verb or a value's word (``is``, ``has``, ``works``, ``lives``, ``married``, ``born``):
+#: what follows a plural subject (``they live``), and what tells a title from a sentence.
 _VERBISH = frozenset("=xjeLYB")
 _BACK = re.compile(rf"[P{_ROLE_CHARS}Y][^P{_ROLE_CHARS}Y]*$")
-#: What may follow such a subject: a verb or a value's word (``they live``, ``both are``).
-_PLURAL_VERB = "=xjeLBY"
 _RUN = re.compile(r"P(?:[,&]+P)+(?!')")  # people named together (not ``X and S's``)
 _RUN_END = re.compile(r"P(?:[,&]+P)+$")
 #: A verb in the plural: a relative clause after several people is about all of them.
@@ -1091,7 +1091,7 @@ def _plural_head(items: list[_Item], k: int) -> int:
             _PLURAL | _PLURAL_NOT):
         return k
     nxt = items[e]
-    if _is(nxt, _PLURAL_VERB) or (nxt.value in _WITHIN and e + 1 < len(items)
+    if nxt.char in _VERBISH or (nxt.value in _WITHIN and e + 1 < len(items)
                                   and _is(items[e + 1], "JHT")):
         return e
     return k
