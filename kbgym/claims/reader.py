@@ -838,7 +838,7 @@ _CLAUSE_RULES = re.compile("|".join([
     rf"(?P<rMr>F)[wN]*o(?P<rMa>P&P)w*(?:[wo,]*[=:x]+[w,]*)?(?P<rMm>{_L})?",
     rf"(?P<rSa>P&P)[wx]+(?P<rSr>F)w*[=:,]+w*(?P<rSm>{_L})",
     # the friends of X are A and B / Friends of X: A, B / Friends of X.
-    rf"(?P<r4r>{_R})[wN]*o:?(?P<r4a>P)w*(?:[JHT]w*)?(?:[wo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
+    rf"(?P<r4r>{_R})[wN]*o:?(?P<r4a>P)[wN]*(?:[JHT]w*)?(?:[wNo,]*[=:x]+[w,]*)?(?P<r4m>{_L})?",
     # people who are friends with X: A, B (a label: no one before the relation word)
     rf"(?P<rAr>F)v(?P<rAa>P)[=:]+[w,]*(?P<rAm>{_L})",
     # people X is friends with. (a title: the key alone) / X is friends with: A, B
@@ -910,6 +910,9 @@ _AS_ARE = re.compile(rf",w=(?P<m>{_L})$")
 #: A bullet's name and what is said of them alone (no one else, no relation):
 #: ``A — a baker in Oakhaven``, ``A (Dunmere)``
 _ANNOTATED = re.compile(rf"^P[^P{_ROLE_CHARS}Y'=xz]*[JHT][^P{_ROLE_CHARS}Y'=xz]*$")
+#: A sentence about one person's values alone under a set's heading (``A is a baker from
+#: Oakhaven.``)
+_DESCRIBED = re.compile(rf"^P[^P{_ROLE_CHARS}Y'xz]*[JHT][^P{_ROLE_CHARS}Y'xz]*$")
 _NAME_AFTER = re.compile(r",?w?P(?!')")  # ``a baker, S`` / ``a baker named A``
 _PLURAL_ROLES = frozenset("children grandchildren offspring".split())
 
@@ -1654,8 +1657,9 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
                 if group is not None:
                     out.fact(group[0], x, group[1])
             return
-        if bullet and ctx.key is not None and ctx.key == ctx.intro and not alone \
-                and ctx.key.relation != "hub" and _ANNOTATED.match(chars) \
+        if (bullet or not title) and ctx.key is not None and ctx.key == ctx.intro \
+                and not alone and ctx.key.relation in _PERSON_SETS \
+                and (_ANNOTATED if bullet else _DESCRIBED).match(chars) \
                 and items[0].value != ctx.key.entity:
             # ``- A — a baker in Oakhaven``, ``2. A (Dunmere)`` under a set's heading: a
             # member, with the values said of them (read below)
@@ -2047,7 +2051,7 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
 _RUN_ON = re.compile(rf"[PfpJHT{_ROLE_CHARS}](?=[hPfp])")  # where a run-on may be
 
 
-def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
+def _run_on(items: list[_Item], bullet: bool, heading: bool = False) -> list[_Item]:
     """A sentence run on after a field or a bullet, as a note stored on one line runs a
     paragraph on after the list above it (``- Hobby: fishing Greta and Gideon are married``,
     ``- Cedric Fenwick Sylvia Vance, his child, lives in ...``, ``## X She works as ...``): a
@@ -2058,7 +2062,9 @@ def _run_on(items: list[_Item], bullet: bool) -> list[_Item]:
             if chars[k] == "h"
             or (bullet and k == 1 and chars[0] == "P")
             or (chars[k - 1] in "JHT" and k >= 2 and chars[k - 2] in ":," and _says(items, k))
-            or (chars[k - 1] in "Pfp" and _says(items, k))]
+            or (chars[k - 1] in "Pfp" and _says(items, k))
+            or (heading and chars[k - 1] in _ROLE_CHARS and _says(items, k))]  # ``# X's
+    # children X has 3 children: ...``: a heading run on into the text below it
     if not ends:
         return items
     out: list[_Item] = []
@@ -2101,7 +2107,7 @@ def _read(text: str, vocab) -> Claims:
             t = _asked(t, out)
             t = " ".join(s for s in _SENT_END.split(t) if not s.rstrip().endswith("?"))
         t = _answers(t, out)
-        its = _run_on(_items(t, vocab), ln.bullet) if t else []
+        its = _run_on(_items(t, vocab), ln.bullet, ln.heading) if t else []
         full.update(it.value for it in its if it.char == "P")
         if main is None:
             main = next((it.value for it in its if it.char == "P"), None)

@@ -327,6 +327,13 @@ def test_a_set_grouped_by_value_reads_every_member_and_their_values(world, form,
                                                     ("city", "f0", "f0city")}),
     ("{k0}'s parent {x} is a {job}.\n- {f0}: {f0job}", {("parent", "x", "k0"), ("job", "x", "job"),
                                                         ("job", "f0", "f0job")}),
+    ("## Friends of {x}\n\n{f0} is a {f0job} from {f0city}.",
+     {("friend_of", "x", "f0"), ("job", "f0", "f0job"), ("city", "f0", "f0city")}),
+    # a heading stored on one line runs on into the text below it
+    ("## Friends of {x} Complete list (2): {f0} and {f1}.",
+     {("friend_of", "x", "f0"), ("friend_of", "x", "f1")}),
+    ("# {x}'s children {x} has {m} children: - {k0} - {k1}",
+     {("parent", "x", "k0"), ("parent", "x", "k1")}),
     # a nested record's values are its own, and the outer record's fields after it the outer's
     ('{{"name": "{x}", "spouse": {{"name": "{s0}", "job": "{sjob}"}}, "occupation": "{job}"}}',
      {("married", "x", "s0"), ("job", "s0", "sjob"), ("job", "x", "job")}),
