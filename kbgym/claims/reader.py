@@ -1037,17 +1037,16 @@ _GENDER = {"he": "male", "him": "male", "his": "male", "she": "female", "her": "
            "hers": "female"}
 
 
-def _referent(word: str | None, before: list[_Item], ctx: _Context, vocab) -> str | None:
+def _referent(want: str | None, before: list[_Item], ctx: _Context, vocab) -> str | None:
     """Whom a pronoun stands for: the clause's first person, once a verb has followed them
     (``X is a baker, and his wife ...``; ``X's friend B is a baker, and her child ...``), else
     the person prose last spoke of, else the block's subject; the first of them of the
-    pronoun's gender (``she`` is no man); None when none is."""
+    gender ``want`` (``she`` is no man; None: either); None when none is."""
     at = next((k for k, it in enumerate(before) if it.char == "P"), None)
     # the clause's first person, once a verb has said something of them (``X is a joiner,
     # and his ...``; not ``Children: A, B He is ...``, a new sentence run on)
     first = before[at].value if at is not None and any(
         it.char in _VERBISH for it in before[at + 1:]) else None
-    want = _GENDER.get(word or "")
     for who in (first, ctx.topic, ctx.subject):
         if who is not None and (want is None or vocab.gender(who) in (None, want)):
             return who
@@ -1061,13 +1060,14 @@ _PLURAL = frozenset("they both each all two three four five six seven eight nine
                     "twelve".split())
 _PLURAL_HEAD = _PLURAL | frozenset("the of them none neither".split())
 _PLURAL_NOT = frozenset("none neither".split())
-_PLURAL_ANY = _PLURAL | _PLURAL_NOT | {"their"}  # (a clause with none: nothing to do)
+_PLURAL_WORDS = _PLURAL | _PLURAL_NOT
+_PLURAL_ANY = _PLURAL_WORDS | {"their"}  # (a clause with none: nothing to do)
 #: A verb or a value's word (``is``, ``has``, ``works``, ``lives``, ``married``, ``born``):
 #: what follows a plural subject (``they live``), and what tells a title from a sentence.
 _VERBISH = frozenset("=xjeLYB")
 _BACK = re.compile(rf"[P{_ROLE_CHARS}Y][^P{_ROLE_CHARS}Y]*$")
 _RUN = re.compile(r"P(?:[,&]+P)+(?!')")  # people named together (not ``X and S's``)
-_RUN_END = re.compile(r"P(?:[,&]+P)+$")
+_RUN_END = re.compile(_RUN.pattern + "$")
 #: A verb in the plural: a relative clause after several people is about all of them.
 _PLURAL_VERBS = frozenset("are were live work enjoy play have reside practise practice "
                           "love like".split())
@@ -1090,8 +1090,7 @@ def _plural_head(items: list[_Item], k: int) -> int:
     while e < len(items) and items[e].value in _PLURAL_HEAD \
             and items[e].char in ("", "h", "w", "o", "!"):
         e += 1
-    if e == k or e == len(items) or not {it.value for it in items[k:e]} & (
-            _PLURAL | _PLURAL_NOT):
+    if e == k or e == len(items) or {it.value for it in items[k:e]}.isdisjoint(_PLURAL_WORDS):
         return k
     nxt = items[e]
     if nxt.char in _VERBISH or (nxt.value in _WITHIN and e + 1 < len(items)
@@ -1124,7 +1123,7 @@ _NOT_OWN = {**dict.fromkeys("near nearby outside beyond around neighbouring neig
             **dict.fromkeys("than unlike except besides instead rather".split(), "JHT")}
 
 
-def _not_places(items: list[_Item]) -> list[_Item]:
+def _not_own(items: list[_Item]) -> list[_Item]:
     """``items`` without the values they say are not one's own (:data:`_NOT_OWN`)."""
     out: list[_Item] = []
     drop = ""
@@ -1215,28 +1214,25 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             return
         items = plural
     if not words.isdisjoint(_NOT_OWN):
-        items = _not_places(items)
+        items = _not_own(items)
     # pronouns stand for the clause's subject, else the topic (or the block's subject), of
     # the pronoun's gender
     expanded: list[_Item] = []
     said: dict[str | None, str] = {}  # gender -> whom an earlier pronoun of it stood for
     for k, it in enumerate(items):
-        if _is(it, "hq") and k >= 2 and _is(items[k - 2], "hq") \
-                and items[k - 1].value in ("or", "/"):
-            expanded.pop()  # ``she or he``, ``he/she``: one person, either gender
+        if _is(it, "hq") and k >= 2 and _is(items[k - 2], "hq") and items[k - 1].value == "or":
+            expanded.pop()  # ``she or he``: one person, either gender (read at ``she``)
             continue
         if _is(it, "hq"):
-            either = k + 2 < len(items) and items[k + 1].value in ("or", "/") \
+            either = k + 2 < len(items) and items[k + 1].value == "or" \
                 and _is(items[k + 2], "hq")
             want = None if either else _GENDER.get(it.value or "")
-            who = said.get(want) or _referent(None if either else it.value, expanded, ctx,
-                                              out.vocab)
-            if who is not None:
-                said.setdefault(want, who)  # ``His friend B ..., and his child C``: his is his
+            who = said.get(want) or _referent(want, expanded, ctx, out.vocab)
             if who is None:
                 expanded.append(_Item("w", "?", it.start))  # a pronoun of no one known
                 words.add("?")
                 continue
+            said.setdefault(want, who)  # ``His friend B ..., and his child C``: his is his
             expanded.append(_Item("P", who, it.start))
             if it.char == "q":
                 expanded.append(_Item("'", None, it.start))
@@ -1690,7 +1686,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
     cue = any(ch in chars for ch in "jeLB")
     values_alone: list[Key] = []
     kinds_seen = Counter(items[j].value[0] for j, ch in enumerate(chars) if ch in "JHT")
-    held: dict[tuple[str, str], set[str]] = {}  # (person, kind) -> the values the clause gives
+    held: dict[tuple[str, str], dict[str, None]] = {}  # (person, kind) -> values, in order
     i = 0
     while i < len(chars):
         c = chars[i]
@@ -1790,7 +1786,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
             ambiguous = len(holders) > 1 and kinds_seen[kind] > 1
             if holders and not ambiguous:
                 for h in holders:
-                    held.setdefault((h, kind), set()).add(value)
+                    held.setdefault((h, kind), {})[value] = None
             elif not holders and not 0 <= unknown < i:
                 values_alone.append(Key(kind, value))  # (someone unknown's is no index)
         elif c == "D" and born and not used[i]:
@@ -1803,7 +1799,7 @@ def _clause(items: list[_Item], ctx: _Context, out: _Out, *, title: bool, headin
         # child K work as a baker and a mason``); hobbies may be several (``plays chess and
         # practises yoga``)
         if len(values) == 1 or kind == "hobby":
-            for v in sorted(values):
+            for v in values:
                 out.fact(kind, h, v)
     # ``... friends: A, B`` inside a record on one line: the record's subject's set
     for m in _ROLE_FIELD.finditer(chars):
@@ -2051,6 +2047,21 @@ def _sentence(fact: Fact, vocab) -> Claims | None:
 _RUN_ON = re.compile(rf"[PfpJHT{_ROLE_CHARS}](?=[hPfp])")  # where a run-on may be
 
 
+#: What a block of lines holds that the lines inside it may change: key, subject, topic.
+_Held = tuple[Key | None, str | None, str | None]
+
+
+def _held(ctx: _Context) -> _Held:
+    return ctx.key, ctx.subject, ctx.topic
+
+
+def _restore(ctx: _Context, held: _Held, key: bool = True) -> None:
+    """``ctx`` back to what it held (its key too, unless ``key`` is False)."""
+    if key:
+        ctx.key = held[0]
+    ctx.subject, ctx.topic = held[1], held[2]
+
+
 def _run_on(items: list[_Item], bullet: bool, heading: bool = False) -> list[_Item]:
     """A sentence run on after a field or a bullet, as a note stored on one line runs a
     paragraph on after the list above it (``- Hobby: fishing Greta and Gideon are married``,
@@ -2080,7 +2091,7 @@ def _says(items: list[_Item], k: int) -> bool:
     """Whether the names from ``items[k]`` (``A``, ``A and B``) are followed by a verb."""
     while k < len(items) and _is(items[k], "Pfp,&"):
         k += 1
-    return k < len(items) and _is(items[k], "=xjeLYB'")
+    return k < len(items) and (items[k].char in _VERBISH or items[k].char == "'")
 
 
 def _read(text: str, vocab) -> Claims:
@@ -2118,14 +2129,15 @@ def _read(text: str, vocab) -> Claims:
     # nested bullets (when the note kept its indentation): what a bullet sets holds for the
     # bullets indented under it, not for its siblings
     nested = any(ln.bullet and ln.level > 0 for ln, _ in itemised)
-    scopes: list[tuple[int, Key | None, str | None, str | None]] = []
+    # what held (key, subject, topic; :func:`_held`) at each bullet level of nested bullets
+    scopes: list[tuple[int, _Held]] = []
     # indented blocks (a record's nested record, ``spouse:`` over ``  name: S``): what held
     # before each, restored when a line comes back out of it
-    blocks: list[tuple[int, Key | None, str | None, str | None]] = []
+    blocks: list[tuple[int, _Held]] = []
     last_level = 0
     # what held before a list of bullets: a line after the list that is no bullet is back
     # in the record or page the list is in (``friends: - name: A ... hobby: chess``)
-    listing: tuple[Key | None, str | None, str | None] | None = None
+    listing: _Held | None = None
     list_level: int | None = None  # the indentation of the list's bullets, while in one
     for at, (ln, its) in enumerate(itemised):
         if ln.heading and ln.level == 0:  # the end of a record: what follows starts afresh
@@ -2147,35 +2159,35 @@ def _read(text: str, vocab) -> Claims:
             ctx = _Context(parent.subject, parent.key, parent.subject, parent.grouped)
             stack.append((ln.level, ctx))
             scopes.clear()
-        elif nested and ln.bullet:
-            while scopes and scopes[-1][0] >= ln.level:
-                _, ctx.key, ctx.subject, ctx.topic = scopes.pop()
-            scopes.append((ln.level, ctx.key, ctx.subject, ctx.topic))
-        elif nested and not (scopes and ln.level > scopes[-1][0]):  # (not an item's own
-            if scopes:  # field, ``    job: baker`` under ``  - name: A``)
-                # a field of the record the list is in (``hobby: chess`` after ``children:``
-                # and its ``- name: A`` items, back at the list's indentation): the record's
-                _, _, ctx.subject, ctx.topic = scopes[0]
-            scopes.clear()  # a field line (``children:``) between bullet lists: a new scope
-        if ln.heading:
-            list_level = None
-        elif ln.bullet and list_level is None:
-            listing, list_level = (ctx.key, ctx.subject, ctx.topic), ln.level
-        elif ln.bullet and ln.level == list_level and listing is not None \
-                and _RECORD_ITEM.match("- " + ln.text):
-            # each item of a list starts where the list did (``friends: - name: A job: baker
-            # - name: B``: B is a friend too, not a record inside A's)
-            ctx.key, ctx.subject, ctx.topic = listing
-        elif not ln.bullet and list_level is not None and (ln.level < list_level or ln.outer):
-            ctx.key, ctx.subject, ctx.topic = listing  # type: ignore[misc]
-            list_level = None
-        if ln.heading:
             blocks.clear()
+            list_level = None
         else:
+            if nested and ln.bullet:
+                while scopes and scopes[-1][0] >= ln.level:
+                    _restore(ctx, scopes.pop()[1])
+                scopes.append((ln.level, _held(ctx)))
+            elif nested and not (scopes and ln.level > scopes[-1][0]):  # (not an item's own
+                if scopes:  # field, ``    job: baker`` under ``  - name: A``)
+                    # a field of the record the list is in (``hobby: chess`` after
+                    # ``children:`` and its ``- name: A`` items, back at the list's
+                    # indentation): the record's subject and topic
+                    _restore(ctx, scopes[0][1], key=False)
+                scopes.clear()  # a field line between bullet lists: a new scope
+            if ln.bullet and list_level is None:
+                listing, list_level = _held(ctx), ln.level
+            elif ln.bullet and ln.level == list_level and listing is not None \
+                    and _RECORD_ITEM.match("- " + ln.text):
+                # each item of a list starts where the list did (``friends: - name: A job:
+                # baker - name: B``: B is a friend too, not a record inside A's)
+                _restore(ctx, listing)
+            elif not ln.bullet and listing is not None and list_level is not None \
+                    and (ln.level < list_level or ln.outer):
+                _restore(ctx, listing)
+                list_level = None
             while blocks and ln.level < blocks[-1][0]:
-                _, ctx.key, ctx.subject, ctx.topic = blocks.pop()
+                _restore(ctx, blocks.pop()[1])
             if ln.level > last_level:
-                blocks.append((ln.level, ctx.key, ctx.subject, ctx.topic))
+                blocks.append((ln.level, _held(ctx)))
             last_level = ln.level
         its = _resolve_partials(its, full, main, ctx)
         for k, (sentence, question) in enumerate(_sentences(its)):

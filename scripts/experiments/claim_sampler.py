@@ -20,9 +20,10 @@ the pages with a false reading; ``--kind index`` writes indexes of a person's fr
 children instead (a title, an introduction, the members as bullets, numbers, prose or one
 list, each maybe with their values, a closing line); ``--kind record``, records of a person
 with their spouse, children and friends nested (JSON, indented JSON, JSON in a fenced block,
-YAML), and the false readings by form. ``--harm`` also replaces one member's
-name (a friend's on a person page) by a stranger's in each page and counts the pages that
-then read a false fact (the harm the misinformation metric can flag). Needs the test dependencies (it imports the test module).
+YAML). False readings are counted by form (and whether the note was on one line).
+``--harm`` also replaces one member's name (a friend's on a person page) by a stranger's in
+each page and counts the pages that then read a false fact (the harm the misinformation
+metric can flag). Needs the test dependencies (it imports the test module).
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def page(p, by: dict, rng: random.Random) -> tuple[str, list]:
-    """A true page about person ``p`` as a language model might write it, and the friends
-    it lists."""
+def page(p, by: dict, rng: random.Random) -> tuple[str, list, str]:
+    """A true page about person ``p`` as a language model might write it, the friends it
+    lists, and its form ("page")."""
     he, his = ("she", "her") if p.gender == "female" else ("he", "his")
     first = p.name.split()[0]
     spouse, friends = by[p.spouse], [by[f] for f in p.friends]
@@ -93,7 +94,7 @@ def page(p, by: dict, rng: random.Random) -> tuple[str, list]:
         parts.append(rng.choice([f"{k.name}, {first}'s child, lives in {k.city}.",
                                  f"{p.name}'s child {k.name} is a {k.job}.",
                                  f"{k.name} is a {k.job}; {khe} lives in {k.city}."]))
-    return "\n\n".join(parts), friends
+    return "\n\n".join(parts), friends, "page"
 
 
 def _annotated(m, rng: random.Random) -> str:
@@ -102,10 +103,10 @@ def _annotated(m, rng: random.Random) -> str:
                        f"**{m.name}**: {m.job}, enjoys {m.hobby}", f"{m.name} - {m.city}"])
 
 
-def index_note(p, by: dict, rng: random.Random) -> tuple[str, list]:
+def index_note(p, by: dict, rng: random.Random) -> tuple[str, list, str]:
     """A true index of ``p``'s friends or children as a language model might write it (a
     title, an introduction, the members as bullets, numbers, prose or one list, each maybe
-    with their values, a closing line), and its members."""
+    with their values, a closing line), its members, and its form (how they are listed)."""
     rel, members = rng.choice([("friends", [by[f] for f in p.friends]),
                                ("children", [by[c] for c in p.children])])
     one = {"friends": "friend", "children": "child"}[rel]
@@ -129,7 +130,7 @@ def index_note(p, by: dict, rng: random.Random) -> tuple[str, list]:
                         else f"See also: {p.name}'s children.",
                         f"Last verified: all {len(members)} {rel} confirmed.",
                         f"Note: each of them is a {one} of {p.name}."])
-    return "\n\n".join(x for x in (title, intro, body, outro) if x), members
+    return "\n\n".join(x for x in (title, intro, body, outro) if x), members, style
 
 
 def _record_of(m, rng: random.Random) -> dict | str:
@@ -207,12 +208,12 @@ def main(argv: list[str] | None = None) -> None:
         forms: Counter = Counter()
         for _ in range(args.pages):
             p = rng.choice(authors)
-            text, members, *form = compose(p, by, rng)
+            text, members, form = compose(p, by, rng)
             one_line = rng.random() < 0.5
             got = t.false_readings(" ".join(text.split()) if one_line else text, vocab, truth)
             if got:
-                wrong.append((text, got))
-                forms[f"{form[0]}{', on one line' if one_line else ''}" if form else ""] += 1
+                wrong.append((text, f"read: {got[0]}"))
+                forms[f"{form}{', on one line' if one_line else ''}"] += 1
             if args.harm:  # one member's name replaced by a stranger's, everywhere
                 member = rng.choice(members).name
                 kin = {*p.friends, *p.children, p.pid}
@@ -224,12 +225,11 @@ def main(argv: list[str] | None = None) -> None:
                     missed.append((harmed, f"{member} -> {stranger}"))
         noun = {"person": "pages", "index": "index notes", "record": "records"}[args.kind]
         by_form = (" (" + "; ".join(f"{f}: {n}" for f, n in sorted(forms.items())) + ")"
-                   if args.kind == "record" and wrong else "")
+                   if wrong else "")
         print(f"{args.pages} {noun}; {len(wrong)} with a false reading{by_form}" + (
                   f"; with one member replaced by a stranger, {args.pages - len(missed)} read "
                   "a false fact" if args.harm else ""))
-        for text, what in wrong[:args.show] + missed[:args.show]:
-            said = what if isinstance(what, str) else f"read: {what[0]}"
+        for text, said in wrong[:args.show] + missed[:args.show]:
             print(f"  {' '.join(text.split())[:300]}\n    {said}")
         return
     people = [q for q in u.real_people if q.friends and q.spouse and q.children]
