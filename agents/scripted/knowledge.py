@@ -461,12 +461,17 @@ class LinkJudgedKnowledge(Knowledge):
         self.explored = False  # an original was read to learn whether originals carry links
         self.reads_for: dict[tuple[str, str], int] = {}  # candidate reads per set
         self.parts_seen: set[tuple[str, str]] = set()  # sets a note naming a value split
-        # (rel, key, n) -> part index -> the statements it shows, for notes marked as parts
-        self.parts: dict[tuple[str, str, int], dict[int, list[Fact]]] = {}
+        # (rel, key, n, stem) -> part index -> the statements it shows, for notes marked as
+        # parts (``stem``: the note's words without the marker, :func:`part_stem`)
+        self.parts: dict[tuple[str, str, int, str], dict[int, list[Fact]]] = {}
         self.part_notes: set[str] = set()  # notes judged to be one part of a set
         # the library splits sets into notes naming another value (a part or an intersection):
         # learnt once in an episode, from a part read or an index of such notes
         self.splits = False
+        # values whose set a page showed split into parts by a kind the question does not
+        # ask for: a note about the value is then most likely the index of those parts
+        self.split_apart: set[str] = set()
+        self.join: tuple[str, ...] = ()  # the values of the join asked for, if one is
         # (relation, title shape) of short notes read and rejected for that relation: another
         # key's note of the same shape (``Profile of Y.`` after ``Profile of X.``) is not read
         self.rejected_shapes: set[tuple[str, frozenset[str]]] = set()
@@ -557,6 +562,12 @@ class LinkJudgedKnowledge(Knowledge):
                 continue  # named only inside a question or an answer it holds, if at all
             elif listed_only(text, key):
                 continue  # the key is a member of another key's list there, not its subject
+            elif rel in VALUE_RELS and person_before(own_text(text), key):
+                continue  # a person's set with the value (``L. Bramley (Dunmere)``)
+            elif key in self.split_apart and nid not in self.links:
+                continue  # an index of parts that each hold another value: no use here
+            elif key in self.join and outside(own_text(text), self.join):
+                continue  # another set's part or intersection (``Butchers in Pennymoor.``)
             else:
                 hinted = hinted_relations(text)
                 if about_other_relations(hinted, rel):
@@ -732,11 +743,12 @@ class LinkJudgedKnowledge(Knowledge):
                     return False
                 together.update(more)
             members = judge_set(together.values(), rel, key, self.children(key))
-        elif marks and marks[0].total > 1 and any(
-                verified_member(f, rel, key, self.children(key)) for f in facts.values()):
-            # one of n parts (``(1/2)``): judged with its other parts, once all were read
+        elif marks and marks[0].total > 1:
+            # one of n parts (``(1/2)``): judged with its other parts (the notes marked so
+            # whose words are its own but for the marker), once all were read; a part need
+            # not show a member itself (``About X (1/2).`` may hold only X's job and city)
             part = marks[0]
-            got = self.parts.setdefault((rel, key, part.total), {})
+            got = self.parts.setdefault((rel, key, part.total, part_stem(self.notes[nid])), {})
             got[part.index] = list(facts.values())
             self.part_notes.add(nid)
             if set(got) != set(range(1, part.total + 1)):
@@ -1088,6 +1100,50 @@ def set_keys(text: str) -> frozenset[tuple[str, str]]:
     if c.parts:
         return frozenset()
     return frozenset((k.relation, k.entity) for k in c.keys)
+
+
+_FIRST_TOKENS = frozenset(n.casefold() for n in (*MALE_FIRST, *FEMALE_FIRST))
+_SURNAME_TOKENS = frozenset(s.casefold() for s in SURNAMES)
+
+
+#: Words that number a part (``part one of two``), left out of a part's stem.
+_PART_WORDS = frozenset("part parts of one two three four five six seven eight nine ten first "
+                        "second third fourth fifth page".split())
+
+
+def part_stem(text: str) -> str:
+    """A part's words without its marker (numbers and number words): ``About X (1/2).`` and
+    ``About X (2/2).`` share the stem ``about x``, ``X - parents (2/2)`` has another."""
+    return " ".join(t for t in tokens(own_text(text)) if not t.isdigit() and t not in _PART_WORDS)
+
+
+def person_before(text: str, value: str) -> bool:
+    """Whether ``text`` names a person before it first names ``value`` (or its plural): a
+    first name or an initial next to a surname, either way round. Such a note is about that
+    person: ``L. Bramley. (Dunmere)``, ``Friends of U. Whitlock in Dunmere`` are a part of a
+    person's set (its members in Dunmere), never the set of everyone in Dunmere, which a
+    note names first (``Dunmere: Lavinia Bramley, Cedric Thistlewood``)."""
+    toks = tokens(text)
+    forms = [tuple(tokens(f)) for f in plural_forms(value)]
+
+    def given(tok: str) -> bool:
+        return tok in _FIRST_TOKENS or len(tok) == 1
+
+    for i, tok in enumerate(toks):
+        if any(tuple(toks[i:i + len(f)]) == f for f in forms):
+            return False
+        if tok in _SURNAME_TOKENS and ((i and given(toks[i - 1]))
+                                       or (i + 1 < len(toks) and given(toks[i + 1]))):
+            return True
+    return False
+
+
+def outside(text: str, join: tuple[str, ...]) -> bool:
+    """Whether a note names a value outside ``join`` and not every value of it: in a join
+    (``the butcher who lives in Oakhaven``), ``Butchers in Pennymoor.`` or ``Both florist and
+    calligraphy.`` is a part or an intersection of another set, no help in finding the join's
+    person; ``Butchers in Oakhaven.`` may be the join itself."""
+    return names_other_value(text, *join) and not all(names_key(text, v) for v in join)
 
 
 def names_other_value(text: str, key: str, *also: str) -> bool:

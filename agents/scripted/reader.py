@@ -36,7 +36,6 @@ from kbgym_agents.scripted.knowledge import (
     asked_and_answered,
     hinted_relations,
     names_key,
-    names_other_value,
     own_text,
     plural_forms,
 )
@@ -97,6 +96,11 @@ class ScriptedReader(BaseAgent):
     ``max_page`` must match the environment's paging (SPEC §1 defaults)."""
 
     name = "scripted-reader"
+    #: What this reader reads, dated: bumped with every change that makes it read or search
+    #: otherwise on some library. A bench release pins it (``kbgym.bench.release``): the
+    #: fingerprints see only the reference libraries, and a change that other libraries' notes
+    #: alone show (a join's parts, a hub in two halves) leaves them as they were.
+    version = "2026-12-07"
     knowledge_cls: type[Knowledge] = LinkJudgedKnowledge
     #: The share of the budget kept for the plan itself: notes that might not pay (candidates,
     #: sub-notes, an original) are read only while more steps than that are left.
@@ -281,7 +285,7 @@ class ScriptedReader(BaseAgent):
                 (query, tier), fallback, page = fallback, None, 1
 
     def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None,
-                 read_only: bool = False, skip: Callable[[str], bool] | None = None) -> Plan:
+                 read_only: bool = False) -> Plan:
         """Read and judge the candidates for ``(rel, key)`` in sight; ``True`` when one is the
         complete set. A rejected candidate costs its read and changes nothing else.
         ``stop`` ends the reading early (what was wanted showed up in a read); ``read_only``
@@ -291,8 +295,7 @@ class ScriptedReader(BaseAgent):
         while True:  # asked again after each judgement: what a read showed reorders the rest
             cands = [c for c in self.kb.index_candidates(rel, key, ((rel, key),))
                      if c not in tried and c not in deferred
-                     and (not read_only or c in self.kb.links)
-                     and (skip is None or c in self.kb.links or not skip(c))]
+                     and (not read_only or c in self.kb.links)]
             expand = not cands and not read_only
             if expand:  # nothing cheaper left: the deferred ones, in the order read
                 cands = [c for c in deferred if c not in tried]
@@ -624,6 +627,8 @@ class ScriptedReader(BaseAgent):
                           if all(has(p, k, v) for k, v in conds[1:]))
 
         values = [v for _, v in conds]
+        if isinstance(kb, LinkJudgedKnowledge):
+            kb.join = tuple(values)
 
         def joint() -> Plan:
             """Read the unread notes naming every value (they may be the join) until one
@@ -645,12 +650,17 @@ class ScriptedReader(BaseAgent):
             yield from self._search(*query)
             if matches():
                 return matches()[0]
+            if (yield from joint()):  # a note naming every value, shown: read it first
+                return matches()[0]
             if kb.shows_parts(query[0], value):
                 # the job's set is split into parts, each naming another value of one kind:
                 # split by the kind of another of the join's values, the part naming that
                 # value is the join (parts naming values of several kinds, or seen under the
                 # join's other values, may be other sets split by this one)
                 split_by = kb.parts_split_by(query[0], value)
+                if isinstance(kb, LinkJudgedKnowledge) and not split_by & {
+                        k for k, _ in conds if k != kind}:
+                    kb.split_apart.add(value)  # its index, if any, lists parts of no use
                 if kind == conds[0][0] and len(split_by) == 1 and any(
                         k in split_by for k, _ in conds[1:]):
                     yield from self._search(" ".join(self._value_query(v)[0] for v in values))
@@ -661,13 +671,8 @@ class ScriptedReader(BaseAgent):
                     return matches()[0]
         if (yield from joint()):  # may be the join itself
             return matches()[0]
-        # a note naming a value and some value outside the join (``Both florist and
-        # calligraphy.``) is a part or an intersection with another set: not read for it
-        def elsewhere(nid: str) -> bool:
-            return names_other_value(own_text(kb.notes.get(nid, "")), *values)
-
         for kind, value in conds:
-            yield from self._indexed(kind, value, stop=lambda: bool(matches()), skip=elsewhere)
+            yield from self._indexed(kind, value, stop=lambda: bool(matches()))
             if matches():
                 return matches()[0]
             if (yield from joint()):  # an index of parts read may show the join

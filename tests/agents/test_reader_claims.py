@@ -56,6 +56,22 @@ def test_parts_are_one_index():
     assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
 
 
+def test_parts_are_one_index_though_a_part_shows_no_member():
+    """A person's hub in two parts, the first holding only their own statements: the friends
+    are what the two parts show together, and parts of another note about the person (``X -
+    parents (2/2)``) are not taken for the hub's missing part."""
+    kb = LinkJudgedKnowledge()
+    own = ["s5: Felix Abernathy's job is mason.", "s6: Felix Abernathy lives in the city of Oakhaven."]
+    read_into(kb, "s80", "Felix Abernathy - parents (2/2).", FRIENDS)
+    assert not kb.absorb_index("s80", "friends", "Felix Abernathy")
+    read_into(kb, "s90", "About Felix Abernathy (1/2).", own)
+    assert not kb.absorb_index("s90", "friends", "Felix Abernathy")
+    assert "s90" in kb.part_notes
+    read_into(kb, "s91", "About Felix Abernathy (2/2).", FRIENDS)
+    assert kb.absorb_index("s91", "friends", "Felix Abernathy")
+    assert kb.friends("Felix Abernathy") == {"Nora Vance", "Milo Quimby", "Ivor Vance"}
+
+
 def test_one_part_alone_is_never_the_set():
     kb = LinkJudgedKnowledge()
     read_into(kb, "s90", "FRIENDS OF FELIX ABERNATHY, PART 1 OF 3.", FRIENDS)
