@@ -593,6 +593,9 @@ class PolicyReader(PlanReader):
     """The policies exam reader: search, read and answer only (module doc)."""
 
     name = "scripted-policy-reader"
+    #: Pinned by bench releases; bumped with every change to what it reads (see
+    #: ``ScriptedReader.version``).
+    version = "2026-12-07"
     evidence = False
 
     def __init__(self, *, page_size: int = 5):

@@ -739,6 +739,9 @@ class PWReader(PlanReader):
     """The PhantomWiki reader: search, read and answer only (see the module docstring)."""
 
     name = "scripted-pw-reader"
+    #: Pinned by bench releases; bumped with every change to what it reads (see
+    #: ``ScriptedReader.version``).
+    version = "2026-12-07"
 
     def __init__(self, *, page_size: int = 5, use_indexes: bool = True):
         self.page_size = page_size

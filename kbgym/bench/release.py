@@ -69,9 +69,15 @@ FROZEN: dict[str, str] = {
     # 2026.12.3's packages reach it by ``kbgym bench rescore``
     "kbgym-bench-2026.12.4":
         "sha256:03c1fc4a6d4effcbbd5fa1c42f8ee7c32a73b1969f3dcf325f0df354bf1b24fa",
+    # the same recipe and fingerprints (they came out as 2026.12.4's), plus the version each
+    # seed's exam reader declares: issue 34 changed what the reader reads in joins and parts,
+    # which no reference library shows, and published 2026.12.4 packages examine differently;
+    # 2026.12.4's packages reach it by ``kbgym bench rescore``
+    "kbgym-bench-2026.12.5":
+        "sha256:5c9543ef39ec9d06973ab546931b0ebdfe51d35b1db698d502ca7667fd06c5d6",
 }
 #: The release ``kbgym bench`` uses when none is named.
-DEFAULT = "kbgym-bench-2026.12.4"
+DEFAULT = "kbgym-bench-2026.12.5"
 #: Shipped releases made before the examiner was pinned on a curated library: id -> the
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).
@@ -90,6 +96,8 @@ MADE_WITH: dict[str, str] = {
     "kbgym-bench-2026.12.3": "KBGym 0.2.0 at commit 6380381, with the examiner before issue "
                              "34's chain figures (nav_steps_unchained and the chain line of "
                              "the blind spots)",
+    "kbgym-bench-2026.12.4": "KBGym 0.2.0 at commit 5c726e6, with the exam reader before issue "
+                             "34's join and parts changes of 2026-12-07",
 }
 
 
@@ -349,13 +357,25 @@ def examiner_fingerprint(universe, seed: Mapping, size: Mapping, probe: Mapping,
     return out
 
 
+def reader_version(name: str) -> str | None:
+    """The version an exam reader declares (its ``version`` attribute), None if it declares
+    none. A reader's author bumps it with every change to what the reader reads or searches:
+    the fingerprints see only the reference libraries, and a change that other libraries'
+    notes alone show (a join's parts, a hub in two halves) leaves them as they were."""
+    from kbgym.plugins import make_agent
+
+    version = getattr(make_agent(name), "version", None)
+    return str(version) if version is not None else None
+
+
 _CHECKED: set[tuple[str, str]] = set()
 
 
 def check_examiner(release: "Release", seeds=None) -> None:
     """Refuse (one line, :class:`ExaminerError`) a KBGym whose examiner does not reproduce
-    the release's fingerprints on ``seeds`` (default all); a release made before examiner
-    pinning is refused outright. Checked once per seed and process."""
+    the release's fingerprints on ``seeds`` (default all), or whose exam readers declare
+    other versions than the release pins (:func:`reader_version`); a release made before
+    examiner pinning is refused outright. Checked once per seed and process."""
     exm = release.examiner
     if exm is None:
         raise examiner_refusal(release, "it was made before releases pinned the examiner")
@@ -389,6 +409,15 @@ def check_examiner(release: "Release", seeds=None) -> None:
                                             "navigator's figures with a library's chains cut, "
                                             "which this examiner writes for libraries with "
                                             "links between original notes")
+        if "reader_versions" not in exm:
+            raise examiner_refusal(release, f"seed {name}: it predates the pinning of the exam "
+                                            "reader's version, which catches a reader change "
+                                            "that the reference libraries do not show")
+        reader = release.seed(name)["reader"]
+        have, pinned = reader_version(reader), exm["reader_versions"].get(name)
+        if have != pinned:
+            raise examiner_refusal(release, f"seed {name}: the exam reader {reader} is version "
+                                            f"{have}, the release's is {pinned}")
         _CHECKED.add((release.hash, name))
 
 
@@ -461,6 +490,7 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
         if size not in recipe["sizes"]:
             raise ConfigError(f"examiner size {size!r} is not one of the recipe's sizes")
         chains = bool(recipe["examiner"].get("chains"))
+        versions = bool(recipe["examiner"].get("reader_versions"))
         data["examiner"] = {
             "size": size, "kbgym_version": kbgym.__version__,
             "note": "per seed: the digest of the reference library (the seed's curator trained "
@@ -468,10 +498,15 @@ def build_release(recipe: Mapping, out: str | Path) -> Release:
                     "exam rows on the size's probe at each budget" + (
                         "; chained_exams: the same for the reference library with each "
                         f"original linked to the next {CHAIN_SPAN} originals in id order"
-                        if chains else ""),
+                        if chains else "") + (
+                        "; reader_versions: the version each seed's exam reader declares"
+                        if versions else ""),
             "fingerprints": {}}
         if chains:
             data["examiner"]["chains"] = True
+        if versions:
+            data["examiner"]["reader_versions"] = {
+                s["name"]: reader_version(s["reader"]) for s in seeds}
         for s in seeds:
             u = built[s["name"]]
             probe = json.loads((out / s["sizes"][size]["probe"]).read_text(encoding="utf-8"))

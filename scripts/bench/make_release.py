@@ -1,6 +1,6 @@
 """Write a KBGym-Bench release folder from its recipe (docs/bench.md).
 
-    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.4
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.5
     python scripts/bench/make_release.py --id kbgym-bench-2026.12 --out /tmp/kbgym-bench-2026.12
 
 The shipped releases ``kbgym/bench/releases/<id>`` were made by this command; rerunning it
@@ -44,6 +44,15 @@ changed; the fingerprints now also cover each seed's *chained* reference library
 reference library with each original linked to the next ten originals in id order:
 ``kbgym.bench.release.chained``), and a release without them is refused.
 
+kbgym-bench-2026.12.5 is the same recipe again, made when issue 34 changed what the exam
+reader reads in joins and parts (a join reads a note naming all its values as soon as a page
+shows it; it reads no note about another set that names one of its values; a part need not
+show a member to be judged with its other parts). None of it is on the reference libraries'
+notes, so the fingerprints came out as 2026.12.4's - the fourth time they would have missed an
+examiner change - while published packages examine differently. So the release also pins the
+version each seed's exam reader declares (``reader_versions``; the reader's ``version``
+attribute, bumped with every change to what it reads), and a release without them is refused.
+
 The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
 tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
 ships the adapted universe file, so it does not depend on the adapter afterwards.
@@ -76,9 +85,13 @@ RELEASES = {
     # again, the fingerprints also on a chained reference library (the navigator's figures
     # with a library's chains cut)
     "kbgym-bench-2026.12.4": {"examiner": {"size": "full", "chains": True}},
+    # again, and pinning the version each seed's exam reader declares (a reader change that
+    # the reference libraries do not show)
+    "kbgym-bench-2026.12.5": {"examiner": {"size": "full", "chains": True,
+                                           "reader_versions": True}},
 }
 #: The release made when none is named: the newest.
-NEWEST = "kbgym-bench-2026.12.4"
+NEWEST = "kbgym-bench-2026.12.5"
 
 
 def recipe(pw_file: str, rid: str = NEWEST) -> dict:

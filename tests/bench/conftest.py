@@ -21,7 +21,7 @@ def tiny_recipe(pw_file: str, rid: str = "tiny-bench-0.1") -> dict:
         "budgets": {"n1": 6, "n2": 8, "m": 8, "tight_m": 4},
         "train": {"epochs": 1},
         "bootstrap": {"seed": 0, "resamples": 200},
-        "examiner": {"size": "small", "chains": True},
+        "examiner": {"size": "small", "chains": True, "reader_versions": True},
         "sizes": {"full": {"train_size": 3, "per_group": 3, "description": "tiny"},
                   "small": {"train_size": 2, "per_group": 2, "description": "tinier"}},
         "seeds": [

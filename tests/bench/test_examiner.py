@@ -71,6 +71,24 @@ def test_a_changed_exam_is_refused_by_verify(tiny_release, packages, fresh, monk
     assert "verify with the KBGym that made it" in msg and "rescore" in msg
 
 
+def test_an_exam_reader_of_another_version_is_refused(tiny_release, fresh, monkeypatch,
+                                                       tmp_path):
+    """A reader change that the reference libraries do not show leaves the fingerprints as
+    they were; the version each seed's exam reader declares is pinned beside them, so a reader
+    that declares another one is refused in one line, before anything is written."""
+    assert tiny_release.examiner["reader_versions"] == {
+        n: R.reader_version(tiny_release.seed(n)["reader"]) for n in tiny_release.seed_names}
+    real = R.reader_version
+    monkeypatch.setattr(R, "reader_version",
+                        lambda name: "2099-01-01" if name == "scripted-reader" else real(name))
+    with pytest.raises(R.ExaminerError) as err:
+        run_bench(tiny_release, curator_spec("b3"), tmp_path / "out")
+    msg = str(err.value)
+    assert ("(seed people-1: the exam reader scripted-reader is version 2099-01-01, the "
+            f"release's is {real('scripted-reader')})") in msg and "\n" not in msg
+    assert not (tmp_path / "out").exists()
+
+
 def test_release_made_before_pinning_is_refused_in_one_line(packages, tmp_path):
     old = R.load_release("kbgym-bench-2026.12")
     assert old.hash == R.FROZEN["kbgym-bench-2026.12"] and old.examiner is None
@@ -81,5 +99,5 @@ def test_release_made_before_pinning_is_refused_in_one_line(packages, tmp_path):
         msg = str(err.value)
         assert "not release kbgym-bench-2026.12's" in msg and "\n" not in msg
         assert "before 2026-12-06's changes" in msg and "3928d31" in msg
-        assert f"--release {R.DEFAULT} " in msg and R.DEFAULT == "kbgym-bench-2026.12.4"
+        assert f"--release {R.DEFAULT} " in msg and R.DEFAULT == "kbgym-bench-2026.12.5"
     assert not (tmp_path / "out").exists()

@@ -28,12 +28,16 @@ SECOND_PINNED_HASH = "sha256:d4a87e47b368e89a1b4a8f1333aa173eda645b78a85517bf58f
 THIRD_PINNED = "kbgym-bench-2026.12.3"
 THIRD_PINNED_HASH = "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566b7a5f8461b2b"
 #: kbgym-bench-2026.12.4 (the same recipe, the fingerprints frozen again and on a chained
-#: reference library too, under the navigator's figures with chains cut): the same guard,
-#: and the release whose examiner this KBGym must be.
-PINNED = "kbgym-bench-2026.12.4"
-PINNED_HASH = "sha256:03c1fc4a6d4effcbbd5fa1c42f8ee7c32a73b1969f3dcf325f0df354bf1b24fa"
+#: reference library too, under the navigator's figures with chains cut): the same guard.
+FOURTH_PINNED = "kbgym-bench-2026.12.4"
+FOURTH_PINNED_HASH = "sha256:03c1fc4a6d4effcbbd5fa1c42f8ee7c32a73b1969f3dcf325f0df354bf1b24fa"
+#: kbgym-bench-2026.12.5 (the same recipe and fingerprints, plus the exam readers' versions,
+#: under issue 34's join and parts reading): the same guard, and the release whose examiner
+#: this KBGym must be.
+PINNED = "kbgym-bench-2026.12.5"
+PINNED_HASH = "sha256:5c9543ef39ec9d06973ab546931b0ebdfe51d35b1db698d502ca7667fd06c5d6"
 #: The superseded releases of the same recipe, oldest first: this KBGym refuses each.
-SUPERSEDED = (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED)
+SUPERSEDED = (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED, FOURTH_PINNED)
 
 
 @pytest.fixture
@@ -77,10 +81,14 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     reference libraries). 2026.12.3's navigator (a joint query) also moves B1's exam rows on
     the people seeds, so its B1 fingerprints differ there and only there. 2026.12.4's
     examiner differs only on libraries with chains, which the reference libraries lack: its
-    fingerprints are 2026.12.3's plus those of the chained reference libraries."""
+    fingerprints are 2026.12.3's plus those of the chained reference libraries. 2026.12.5's
+    exam reader differs only on notes the reference libraries lack (joins' and parts' notes):
+    its fingerprints are 2026.12.4's, and it pins the version each seed's reader declares."""
     old = R.load_release(SHIPPED)
-    rels = [R.load_release(r) for r in (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED, PINNED)]
-    hashes = (FIRST_PINNED_HASH, SECOND_PINNED_HASH, THIRD_PINNED_HASH, PINNED_HASH)
+    rels = [R.load_release(r) for r in (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED,
+                                        FOURTH_PINNED, PINNED)]
+    hashes = (FIRST_PINNED_HASH, SECOND_PINNED_HASH, THIRD_PINNED_HASH, FOURTH_PINNED_HASH,
+              PINNED_HASH)
     assert old.examiner is None
     for rel, want in zip(rels, hashes):
         assert rel.hash == want == R.FROZEN[rel.id] == R.release_hash(rel.data)
@@ -91,19 +99,27 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
             assert rel.data["seeds"] == old.data["seeds"], rel.id
         assert rel.data["files"] == old.data["files"]
         assert rel.examiner["size"] == "full"
-        assert bool(rel.examiner.get("chains")) == (rel.id == PINNED)
+        assert bool(rel.examiner.get("chains")) == (rel.id in (FOURTH_PINNED, PINNED))
+        assert ("reader_versions" in rel.examiner) == (rel.id == PINNED)
         fps = rel.examiner["fingerprints"]
         assert sorted(fps) == sorted(rel.seed_names)
         for fp in fps.values():
             assert set(fp["exams"]) == {str(m) for m in rel.exam_budgets}
             assert fp["library"] and fp["metrics"]
-            if rel.id == PINNED:
+            if rel.examiner.get("chains"):
                 assert set(fp["chained_exams"]) == {str(m) for m in rel.exam_budgets}
     for older, newer in zip(rels, rels[1:]):
         a, b = older.examiner["fingerprints"], newer.examiner["fingerprints"]
         assert all(a[n]["library"] == b[n]["library"] for n in newer.seed_names)
-        assert a != b, newer.id  # a new examiner: otherwise no new id was needed
-    third, fourth = rels[2], rels[3]
+        # a new examiner: otherwise no new id was needed (2026.12.5's shows in its readers'
+        # versions alone)
+        assert a != b or newer.id == PINNED, newer.id
+    fourth, fifth = rels[3], rels[4]
+    assert fifth.data["seeds"] == fourth.data["seeds"]
+    assert fifth.examiner["fingerprints"] == fourth.examiner["fingerprints"]
+    assert fifth.examiner["reader_versions"] == {
+        n: R.reader_version(fifth.seed(n)["reader"]) for n in fifth.seed_names}
+    third = rels[2]
     assert fourth.data["seeds"] == third.data["seeds"]
     assert {n: {k: v for k, v in fp.items() if k != "chained_exams"}
             for n, fp in fourth.examiner["fingerprints"].items()} == \
@@ -139,9 +155,10 @@ def test_the_chained_reference_library_has_chains_the_navigator_uses():
 
 @pytest.mark.parametrize("old", SUPERSEDED)
 def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_once):
-    """This KBGym's examiner is not 2026.12.1's, 2026.12.2's nor 2026.12.3's: run, verify and
-    rescore refuse each in one line naming the KBGym that made it and the rescore into the
-    current release (2026.12.3's fingerprints still match, but predate the chain figures)."""
+    """This KBGym's examiner is not 2026.12.1's, 2026.12.2's, 2026.12.3's nor 2026.12.4's: run,
+    verify and rescore refuse each in one line naming the KBGym that made it and the rescore
+    into the current release (2026.12.3's fingerprints still match, but predate the chain
+    figures; 2026.12.4's match, but predate the readers' versions)."""
     with pytest.raises(R.ExaminerError) as err:
         R.check_examiner(R.load_release(old), seeds=["people-1"])
     msg = str(err.value)
@@ -151,7 +168,7 @@ def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_onc
 
 
 def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
-    """One seed of 2026.12.4's examiner fingerprints, in the default suite (a few seconds): a
+    """One seed of 2026.12.5's examiner fingerprints, in the default suite (a few seconds): a
     change to the exam reader, the navigator or the library metrics fails here, not only under
     ``-m slow``, and then needs a new release id (docs/bench.md)."""
     R.check_examiner(R.load_release(PINNED), seeds=["people-1"])
@@ -159,7 +176,7 @@ def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
 
 @pytest.mark.slow
 def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
-    """This KBGym's examiner reproduces 2026.12.4's fingerprints (about 20 s)."""
+    """This KBGym's examiner reproduces 2026.12.5's fingerprints (about 20 s)."""
     monkeypatch.setattr(R, "_CHECKED", set())
     R.check_examiner(R.load_release(PINNED))
 
