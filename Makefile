@@ -15,7 +15,7 @@ $(BIN)/.installed: pyproject.toml setup.py
 demo: $(BIN)/.installed
 	$(BIN)/kbgym demo
 
-# Progress as [done/total] per line of dots; about 3,380 tests, 6-8 minutes of pytest on 2 cores.
+# Progress as [done/total] per line of dots; about 3,400 tests, 6-8 minutes of pytest on 2 cores.
 test: $(BIN)/.installed
 	@echo "make test: the default suite (not -m slow); about 8 minutes on 2 cores"
 	$(BIN)/python -m pytest -q -o console_output_style=count
