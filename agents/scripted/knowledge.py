@@ -325,6 +325,13 @@ class Knowledge(ResultLedger):
     def note_rejected(self, nid: str, rel: str, key: str) -> None:
         """A candidate was read and was not the set (nothing learnt here)."""
 
+    def note_join(self, values: tuple[str, ...]) -> None:
+        """The question is a join of ``values`` (nothing learnt here)."""
+
+    def note_split_apart(self, value: str) -> None:
+        """``value``'s page showed its set split into parts by a kind the join does not ask
+        for (nothing learnt here)."""
+
     def index_candidates(self, rel: str, key: str, values=()) -> list[str]:
         """Unread authored notes whose text names ``(rel, key)`` (a person's hub counts for
         that person's relations), exact matches first, in the order they were shown."""
@@ -650,6 +657,12 @@ class LinkJudgedKnowledge(Knowledge):
         shape = title_shape(self.notes.get(nid, ""), key)
         if shape is not None:
             self.rejected_shapes.add((rel, shape))
+
+    def note_join(self, values: tuple[str, ...]) -> None:
+        self.join = tuple(values)
+
+    def note_split_apart(self, value: str) -> None:
+        self.split_apart.add(value)
 
     def joint_candidates(self, keys: list[str]) -> list[str]:
         """Unread authored notes naming every one of ``keys`` (a join's values) outside the

@@ -627,8 +627,7 @@ class ScriptedReader(BaseAgent):
                           if all(has(p, k, v) for k, v in conds[1:]))
 
         values = [v for _, v in conds]
-        if isinstance(kb, LinkJudgedKnowledge):
-            kb.join = tuple(values)
+        kb.note_join(tuple(values))
 
         def joint() -> Plan:
             """Read the unread notes naming every value (they may be the join) until one
@@ -658,9 +657,8 @@ class ScriptedReader(BaseAgent):
                 # value is the join (parts naming values of several kinds, or seen under the
                 # join's other values, may be other sets split by this one)
                 split_by = kb.parts_split_by(query[0], value)
-                if isinstance(kb, LinkJudgedKnowledge) and not split_by & {
-                        k for k, _ in conds if k != kind}:
-                    kb.split_apart.add(value)  # its index, if any, lists parts of no use
+                if not split_by & {k for k, _ in conds if k != kind}:
+                    kb.note_split_apart(value)  # its index, if any, lists parts of no use
                 if kind == conds[0][0] and len(split_by) == 1 and any(
                         k in split_by for k, _ in conds[1:]):
                     yield from self._search(" ".join(self._value_query(v)[0] for v in values))
