@@ -15,7 +15,8 @@ import html
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from kbgym.worlds.people.facts import DRIFT_PREFIX, MONTHS, PERSON_KINDS, Fact, parse_fact
@@ -499,36 +500,61 @@ def _relines(text: str) -> str:
         text = _NUMBERED.sub("\n- ", text)
     text = _GROUPING.sub(lambda m: re.sub(r"\s+-\s+", " : ", m.group()), text)
     text = _INLINE_BULLET.sub(lambda m: "\n" + m.group(1) + " ", text)
+    if _EAGER.get():  # read the other way round: a nested record ends after its name
+        text = _NESTED_RECORD.sub(lambda m: m.group(1) + ": ", text)
     return _end_records(_FIELD_AFTER_ITEM.sub(lambda m: m.group(1) + "\n", text))
 
 
 _LABEL = re.compile(r"(?<!\S)([^\W\d_][\w-]{0,30}):\s")
 _OUTER = "\u2063"  # (invisible) marks a line that is the outer record's again
 _RECORD_ITEM = re.compile(r"[-*+\u2022] name:\s", re.IGNORECASE)
+#: A record nested in a field (``spouse: name: S job: mason``).
+_NESTED_RECORD = re.compile(r"\b([^\W\d_][\w-]{0,30}):\s+name:\s", re.IGNORECASE)
+
+
+#: Set while a one-line text is read the other way round (:func:`read_text`): the last item
+#: of a list of records ends right after its name.
+_EAGER: ContextVar[bool] = ContextVar("eager_records", default=False)
 
 
 def _end_records(text: str) -> str:
     """A list of records stored on one line (``friends: - name: A job: baker - name: B job:
     mason hobby: chess job: weaver``) runs the outer record's fields on after its last
     item: the item ends at a field it already had, and what follows is the outer record's
-    again (a line of its own). (A field the item did not have stays the item's: which record
-    it belongs to, the line does not say.)"""
+    again (a line of its own). A field the item did not have is the item's, or, read the other
+    way round (:data:`_EAGER`), the last item ends right after its name: which record such a
+    field belongs to, the line does not say, and :func:`read_text` keeps what both readings
+    state."""
     if not _RECORD_ITEM.search(text):
         return text
+    lines = text.split("\n")
+    eager = _EAGER.get()
     out: list[str] = []
-    for line in text.split("\n"):
+    for i, line in enumerate(lines):
         if not _RECORD_ITEM.match(line):
             out.append(line)
             continue
-        seen: set[str] = set()
-        for m in _LABEL.finditer(line):
-            label = m.group(1).casefold()
-            if label in seen:
-                out.append(line[:m.start()].rstrip())
-                line = _OUTER + line[m.start():]
-                break
-            seen.add(label)
-        out.append(line)
+        labels = list(_LABEL.finditer(line))
+        names = [m.group(1).casefold() for m in labels]
+        cut = next((k for k in range(1, len(names)) if names[k] in names[:k]), None)
+        if eager and len(labels) > 1 and (
+                i + 1 == len(lines) or not _RECORD_ITEM.match(lines[i + 1])):
+            # the other reading: the last item keeps its name and the fields it must have
+            # had (``job: mason`` before another ``job:``: a record has one job); every other
+            # field is the outer record's
+            end = len(labels) if cut is None else cut
+            after = set(names[end:])
+            ends = [m.start() for m in labels[1:]] + [len(line)]
+            segs = [line[ends[k - 1]:ends[k]].strip() for k in range(1, len(labels))]
+            keep = [segs[k - 1] for k in range(1, end) if names[k] in after]
+            rest = [segs[k - 1] for k in range(1, end) if names[k] not in after] + segs[end - 1:]
+            out.append(" ".join([line[:labels[1].start()].rstrip(), *keep]))
+            line = _OUTER + " ".join(rest) if rest else ""
+        elif cut is not None:
+            out.append(line[:labels[cut].start()].rstrip())
+            line = _OUTER + line[labels[cut].start():]
+        if line:
+            out.append(line)
     return "\n".join(out)
 
 
@@ -2019,13 +2045,33 @@ def read_text(text: str, vocab) -> Claims:
         if got is not None:
             return got
     try:
-        return _read(text, vocab)
+        got = _read(text, vocab)
+        if "\n" not in text.strip() and (_RECORD_ITEM.search(text)
+                                         or _NESTED_RECORD.search(text)):
+            # records nested or listed on one line: where the last one ends, the line does
+            # not say; what depends on it is stated only if both readings state it
+            token = _EAGER.set(True)
+            try:
+                other = _read(text, vocab)
+            finally:
+                _EAGER.reset(token)
+            got = _agreed(got, other)
+        return got
     except RecursionError:
         return EMPTY
     except Exception:  # a reader bug must not stop a metric or an exam: the text reads empty
         if STRICT:
             raise
         return EMPTY
+
+
+def _agreed(a: Claims, b: Claims) -> Claims:
+    """``a`` with only the facts and member lists ``b`` states too."""
+    if a == b:
+        return a
+    facts, lists = set(b.facts), set(b.lists)
+    return replace(a, facts=tuple(f for f in a.facts if f in facts),
+                   lists=tuple(lst for lst in a.lists if lst in lists))
 
 
 def _sentence(fact: Fact, vocab) -> Claims | None:
