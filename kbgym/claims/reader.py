@@ -2175,6 +2175,7 @@ def _read(text: str, vocab) -> Claims:
     # nested bullets (when the note kept its indentation): what a bullet sets holds for the
     # bullets indented under it, not for its siblings
     nested = any(ln.bullet and ln.level > 0 for ln, _ in itemised)
+    multiline = "\n" in text.strip()  # (a list's items at its record's indentation: YAML)
     # what held (key, subject, topic; :func:`_held`) at each bullet level of nested bullets
     scopes: list[tuple[int, _Held]] = []
     # indented blocks (a record's nested record, ``spouse:`` over ``  name: S``): what held
@@ -2208,6 +2209,8 @@ def _read(text: str, vocab) -> Claims:
             blocks.clear()
             list_level = None
         else:
+            while blocks and ln.level < blocks[-1][0]:  # (first: a list's next item, back
+                _restore(ctx, blocks.pop()[1])          # out of its fields' block, restarts it)
             if nested and ln.bullet:
                 while scopes and scopes[-1][0] >= ln.level:
                     _restore(ctx, scopes.pop()[1])
@@ -2227,11 +2230,9 @@ def _read(text: str, vocab) -> Claims:
                 # baker - name: B``: B is a friend too, not a record inside A's)
                 _restore(ctx, listing)
             elif not ln.bullet and listing is not None and list_level is not None \
-                    and (ln.level < list_level or ln.outer):
+                    and (ln.level < list_level or ln.outer or (ln.level == list_level and multiline)):
                 _restore(ctx, listing)
                 list_level = None
-            while blocks and ln.level < blocks[-1][0]:
-                _restore(ctx, blocks.pop()[1])
             if ln.level > last_level:
                 blocks.append((ln.level, _held(ctx)))
             last_level = ln.level

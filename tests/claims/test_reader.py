@@ -661,6 +661,19 @@ def test_a_record_nested_in_a_field_on_one_line_gives_no_one_its_later_fields():
     assert keys_of(spread.facts) >= keys_of({Fact("married", FA, NK), Fact("friend_of", FA, IV)})
 
 
+def test_every_item_of_an_indented_list_of_records_is_a_member():
+    """Over several lines, the second item of a list of records is a member too: it used to
+    be read inside the first item's block of fields, so only the first friend was listed;
+    a field back at the record's indentation after the list is the record's."""
+    for indent in ("  ", ""):
+        text = (f"name: {FA}\nfriends:\n{indent}- name: {NK}\n{indent}  job: baker\n"
+                f"{indent}- name: {IV}\n{indent}  job: mason\nhobby: chess")
+        c = read_claims(text, V)
+        assert c.members(("friends", FA)) == (NK, IV), text
+        assert keys_of(c.facts) == keys_of(FRIENDS | {
+            Fact("job", NK, "baker"), Fact("job", IV, "mason"), Fact("hobby", FA, "chess")})
+
+
 def test_kin_words_of_other_relations_state_nothing():
     for text in (f"The mother-in-law of {FA} is {NK}.", f"{FA} is the step-father of {IV}.",
                  f"Great-grandchildren of {FA}: {IV}."):
