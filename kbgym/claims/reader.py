@@ -535,21 +535,21 @@ def _end_records(text: str) -> str:
             out.append(line)
             continue
         labels = list(_LABEL.finditer(line))
-        names = [m.group(1).casefold() for m in labels]
-        cut = next((k for k in range(1, len(names)) if names[k] in names[:k]), None)
+        fields = [m.group(1).casefold() for m in labels]  # fields[0] is the item's name
+        cut = next((k for k in range(1, len(fields)) if fields[k] in fields[:k]), None)
         if eager and len(labels) > 1 and (
                 i + 1 == len(lines) or not _RECORD_ITEM.match(lines[i + 1])):
             # the other reading: the last item keeps its name and the fields it must have
             # had (``job: mason`` before another ``job:``: a record has one job); every other
             # field is the outer record's
             end = len(labels) if cut is None else cut
-            after = set(names[end:])
-            ends = [m.start() for m in labels[1:]] + [len(line)]
-            segs = [line[ends[k - 1]:ends[k]].strip() for k in range(1, len(labels))]
-            keep = [segs[k - 1] for k in range(1, end) if names[k] in after]
-            rest = [segs[k - 1] for k in range(1, end) if names[k] not in after] + segs[end - 1:]
-            out.append(" ".join([line[:labels[1].start()].rstrip(), *keep]))
-            line = _OUTER + " ".join(rest) if rest else ""
+            again = set(fields[end:])
+            bounds = [m.start() for m in labels] + [len(line)]
+            segs = [line[bounds[k]:bounds[k + 1]].strip() for k in range(len(labels))]
+            item = [segs[k] for k in range(1, end) if fields[k] in again]
+            outer = [segs[k] for k in range(1, end) if fields[k] not in again] + segs[end:]
+            out.append(" ".join([line[:bounds[1]].rstrip(), *item]))
+            line = _OUTER + " ".join(outer) if outer else ""
         elif cut is not None:
             out.append(line[:labels[cut].start()].rstrip())
             line = _OUTER + line[labels[cut].start():]
