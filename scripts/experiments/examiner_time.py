@@ -9,7 +9,10 @@ before each exam), CPU seconds, medians of ``--reps``, the load average beside.
 Each rep runs in a fresh process (``harness.child``) and examines each library without and
 with the navigator; with ``--baseline`` the same from a temporary checkout of COMMIT,
 interleaved (A B A B), on the same trained run and probe. It prints one line per checkout and
-library, and the ratio of medians (with / without).
+library, and the ratio of medians (with / without). Issue 34's goal (the exam with the
+navigator at most 1.3x the one before the issue) compares the "with" columns of this checkout
+and ``--baseline 44015f8`` (the commit before issue 34's first; its universe module is
+``kbgym.universe``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from kbgym.plugins import make_agent
 from kbgym.runs import exam as E
 from kbgym.runs.gradient import probe_questions
 from kbgym.runs.probe import GROUPS
-from kbgym.worlds.people import UniverseConfig, generate
+try:
+    from kbgym.worlds.people import UniverseConfig, generate
+except ImportError:  # a baseline from before worlds were folders (issue 34 began there)
+    from kbgym.universe import UniverseConfig, generate
 out, seed = sys.argv[1], int(sys.argv[2])
 u = generate(UniverseConfig(seed=seed))
 canonical, _ = load_snapshot(out + "/scripted-index/kb_epoch_2.json")
