@@ -100,7 +100,7 @@ class ScriptedReader(BaseAgent):
     #: otherwise on some library. A bench release pins it (``kbgym.bench.release``): the
     #: fingerprints see only the reference libraries, and a change that other libraries' notes
     #: alone show (a join's parts, a hub in two halves) leaves them as they were.
-    version = "2026-12-07"
+    version = "2026-12-07.2"
     knowledge_cls: type[Knowledge] = LinkJudgedKnowledge
     #: The share of the budget kept for the plan itself: notes that might not pay (candidates,
     #: sub-notes, an original) are read only while more steps than that are left.
@@ -143,6 +143,8 @@ class ScriptedReader(BaseAgent):
         self._budget: int | None = None
         self._wasted = 0
         self._asked: set[tuple[str, str, str]] = set()  # (kind, value, name) looked up
+        # (kind, value) whose own pages authored notes crowd: asked in their sentences' words
+        self._worded: set[tuple[str, str]] = set()
 
     def act(self, observation: dict, info: dict | None = None) -> Action | None:
         obs = parse_observation(observation["text"])
@@ -283,6 +285,7 @@ class ScriptedReader(BaseAgent):
             hits = kb.pages.get((query, page - 1)) or []
             if fallback is not None and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
                 (query, tier), fallback, page = fallback, None, 1
+                self._worded.add((rel, key))
 
     def _indexed(self, rel: str, key: str, stop: Callable[[], bool] | None = None,
                  read_only: bool = False) -> Plan:
@@ -588,13 +591,17 @@ class ScriptedReader(BaseAgent):
         A candidate not seen with the value is presumed not to have it, unless authored notes
         crowded the page (two or more): then the batch is asked again in the words of the
         value's sentences (``lives in the city of Fenmarch Felix Abernathy ...``), and from
-        then on every batch is."""
+        then on every batch is; from the first batch on when the value's own pages were
+        crowded already."""
         kb = self.kb
         todo = [c for c in cands if kb.attr(c, kind) is None
                 and c not in kb.index_members.get((kind, value), ())
                 and (kind, value, c) not in self._asked]
         self._asked.update((kind, value, c) for c in todo)
+        sentence = self._sentence_query(kind, value)
         words = ""
+        if sentence is not None and (kind, value) in self._worded:
+            words = sentence[0].removesuffix(value)
         for i in range(0, len(todo), self.value_batch):
             if stop():
                 break
@@ -603,9 +610,9 @@ class ScriptedReader(BaseAgent):
             yield from self._search(query)
             hits = kb.pages.get((query, 1)) or []
             if not words and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
-                sentence = self._sentence_query(kind, value)
                 if sentence is not None:
                     words = sentence[0].removesuffix(value)
+                    self._worded.add((kind, value))
                     if not stop():
                         yield from self._search(f"{words}{value} " + " ".join(group))
         return [c for c in cands if kb.attr(c, kind) == value
@@ -643,7 +650,8 @@ class ScriptedReader(BaseAgent):
         # The first page of every key shows its index, if the library has one. A page that
         # shows parts instead (notes naming the value and another one: ``Brewers: part
         # Dunmere.``) and none of the value's own statements: they are asked for in their
-        # words.
+        # words, once the indexes in sight were read (one of them may show the join).
+        crowded: list[tuple[str, str]] = []
         for kind, value in conds:
             query = self._value_query(value)
             yield from self._search(*query)
@@ -664,9 +672,8 @@ class ScriptedReader(BaseAgent):
                     yield from self._search(" ".join(self._value_query(v)[0] for v in values))
                     if (yield from joint()):
                         return matches()[0]
-                yield from self._search(*self._sentence_query(kind, value))
-                if matches():
-                    return matches()[0]
+                crowded.append((kind, value))
+                self._worded.add((kind, value))
         if (yield from joint()):  # may be the join itself
             return matches()[0]
         for kind, value in conds:
@@ -674,6 +681,12 @@ class ScriptedReader(BaseAgent):
             if matches():
                 return matches()[0]
             if (yield from joint()):  # an index of parts read may show the join
+                return matches()[0]
+        for kind, value in crowded:
+            if ("job", conds[0][1]) in kb.complete:
+                break  # its holders are known: each is asked about the other values instead
+            yield from self._search(*self._sentence_query(kind, value))
+            if matches():
                 return matches()[0]
         # the holders of the first value seen so far are checked before paging for more
         seen = sorted(kb.holders("job", conds[0][1]))

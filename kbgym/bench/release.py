@@ -75,9 +75,14 @@ FROZEN: dict[str, str] = {
     # 2026.12.4's packages reach it by ``kbgym bench rescore``
     "kbgym-bench-2026.12.5":
         "sha256:5c9543ef39ec9d06973ab546931b0ebdfe51d35b1db698d502ca7667fd06c5d6",
+    # the same recipe and fingerprints again, under the exam reader of 2026-12-07.2 (how a
+    # join asks about a value whose pages authored notes crowd), which no reference library
+    # shows; 2026.12.5's packages reach it by ``kbgym bench rescore``
+    "kbgym-bench-2026.12.6":
+        "sha256:2f592cac765edd2ea4b31d9a4a9230368b9b5a61407c9349c7676c580341a0c6",
 }
 #: The release ``kbgym bench`` uses when none is named.
-DEFAULT = "kbgym-bench-2026.12.5"
+DEFAULT = "kbgym-bench-2026.12.6"
 #: Shipped releases made before the examiner was pinned on a curated library: id -> the
 #: examiner they were made with. Their packages verify only with that KBGym; run, verify and
 #: rescore refuse them here (a newer release takes their packages by ``bench rescore``).
@@ -98,6 +103,8 @@ MADE_WITH: dict[str, str] = {
                              "the blind spots)",
     "kbgym-bench-2026.12.4": "KBGym 0.2.0 at commit 5c726e6, with the exam reader before issue "
                              "34's join and parts changes of 2026-12-07",
+    "kbgym-bench-2026.12.5": "KBGym 0.2.0 at commit a79732b, with the exam reader of "
+                             "2026-12-07, before a join's crowded values (2026-12-07.2)",
 }
 
 

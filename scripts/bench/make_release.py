@@ -1,6 +1,6 @@
 """Write a KBGym-Bench release folder from its recipe (docs/bench.md).
 
-    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.5
+    python scripts/bench/make_release.py --out /tmp/kbgym-bench-2026.12.6
     python scripts/bench/make_release.py --id kbgym-bench-2026.12 --out /tmp/kbgym-bench-2026.12
 
 The shipped releases ``kbgym/bench/releases/<id>`` were made by this command; rerunning it
@@ -53,6 +53,11 @@ examiner change - while published packages examine differently. So the release a
 version each seed's exam reader declares (``reader_versions``; the reader's ``version``
 attribute, bumped with every change to what it reads), and a release without them is refused.
 
+kbgym-bench-2026.12.6 is the same recipe again, made when the exam reader changed how a join
+asks about a value whose own pages authored notes crowd (its sentences' words from the first
+batch of names on; those words only after the indexes in sight were read, and not once the
+first value's holders are all known): reader version 2026-12-07.2.
+
 The PhantomWiki seed is the phantom-wiki 1.0.3 generation shipped in
 tests/adapters/data/phantomwiki_seed1, adapted by ``kbgym adapt phantomwiki``; the release
 ships the adapted universe file, so it does not depend on the adapter afterwards.
@@ -89,9 +94,12 @@ RELEASES = {
     # the reference libraries do not show)
     "kbgym-bench-2026.12.5": {"examiner": {"size": "full", "chains": True,
                                            "reader_versions": True}},
+    # again, under the exam reader of 2026-12-07.2 (a join's crowded values)
+    "kbgym-bench-2026.12.6": {"examiner": {"size": "full", "chains": True,
+                                           "reader_versions": True}},
 }
 #: The release made when none is named: the newest.
-NEWEST = "kbgym-bench-2026.12.5"
+NEWEST = "kbgym-bench-2026.12.6"
 
 
 def recipe(pw_file: str, rid: str = NEWEST) -> dict:

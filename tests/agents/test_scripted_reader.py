@@ -303,6 +303,27 @@ def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_sho
     assert parts[city] in reads[1], row["text"]
 
 
+def test_a_join_asks_for_a_crowded_values_sentences_only_after_the_indexes_in_sight():
+    """The city's page shows its residents split into parts by hobby and none of its
+    statements; the city's own sentences (``lives in the city of X``) are asked for only after
+    the job's index in sight was read (its part naming the city is the join), so here never:
+    the answer comes from the two reads (reader 2026-12-07.2; before, the sentences were
+    searched right after the city's page, a step the answer did not need)."""
+    u = universe(0, 500)
+    q = costliest(u, "qc6_job_city")
+    p = parse_question(q.text)
+    job, city = p.slots["job"], p.slots["city"]
+    lib = Library.from_universe(u)
+    parent, parts = json_parts(u, lib, "job", job, "city")
+    json_parts(u, lib, "city", city, "hobby")
+    row = exam(u, library=lib, qids=[q.qid])[q.qid]
+    assert row["f1"] == 1.0
+    actions = [line for line in row["text"].splitlines() if "read(" in line or "search(" in line]
+    first_read = next(i for i, line in enumerate(actions) if "read(" in line)
+    assert not any("lives in the city of" in line for line in actions[:first_read]), actions
+    assert row["steps"] == 5, actions  # the job's page, the city's page, two reads, the answer
+
+
 @pytest.mark.parametrize("template", ["qc6_job_city", "qc6_job_hobby", "qc10_spouse_job"])
 def test_the_strict_reader_answers_joins(template):
     """``scripted-reader-strict`` (kept for comparison) shares the join plan, which asks its

@@ -99,5 +99,5 @@ def test_release_made_before_pinning_is_refused_in_one_line(packages, tmp_path):
         msg = str(err.value)
         assert "not release kbgym-bench-2026.12's" in msg and "\n" not in msg
         assert "before 2026-12-06's changes" in msg and "3928d31" in msg
-        assert f"--release {R.DEFAULT} " in msg and R.DEFAULT == "kbgym-bench-2026.12.5"
+        assert f"--release {R.DEFAULT} " in msg and R.DEFAULT == "kbgym-bench-2026.12.6"
     assert not (tmp_path / "out").exists()

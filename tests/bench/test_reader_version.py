@@ -17,8 +17,8 @@ from kbgym.worlds.people import UniverseConfig, generate
 from kbgym_agents.zoo.generated import generate_libraries
 
 #: (declared version, hash of the battery's rows) of the exam reader.
-PINNED = ("2026-12-07",
-          "sha256:47b272e9f8acef708d1bbe543e0285517c8066e5b5234f5a8012f0da1d92a93c")
+PINNED = ("2026-12-07.2",
+          "sha256:f8dcd05264ec00a6195f780361477e434352ffaa4ff8a90f9a8406ab1795f6a4")
 
 
 def battery_rows() -> list:

@@ -32,12 +32,16 @@ THIRD_PINNED_HASH = "sha256:25ce3ff2ee30ecedda37041bb092a684a67f564703dad4a4a566
 FOURTH_PINNED = "kbgym-bench-2026.12.4"
 FOURTH_PINNED_HASH = "sha256:03c1fc4a6d4effcbbd5fa1c42f8ee7c32a73b1969f3dcf325f0df354bf1b24fa"
 #: kbgym-bench-2026.12.5 (the same recipe and fingerprints, plus the exam readers' versions,
-#: under issue 34's join and parts reading): the same guard, and the release whose examiner
-#: this KBGym must be.
-PINNED = "kbgym-bench-2026.12.5"
-PINNED_HASH = "sha256:5c9543ef39ec9d06973ab546931b0ebdfe51d35b1db698d502ca7667fd06c5d6"
+#: under issue 34's join and parts reading): the same guard.
+FIFTH_PINNED = "kbgym-bench-2026.12.5"
+FIFTH_PINNED_HASH = "sha256:5c9543ef39ec9d06973ab546931b0ebdfe51d35b1db698d502ca7667fd06c5d6"
+#: kbgym-bench-2026.12.6 (the same recipe and fingerprints, under the exam reader of
+#: 2026-12-07.2: a join's crowded values): the same guard, and the release whose examiner this
+#: KBGym must be.
+PINNED = "kbgym-bench-2026.12.6"
+PINNED_HASH = "sha256:2f592cac765edd2ea4b31d9a4a9230368b9b5a61407c9349c7676c580341a0c6"
 #: The superseded releases of the same recipe, oldest first: this KBGym refuses each.
-SUPERSEDED = (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED, FOURTH_PINNED)
+SUPERSEDED = (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED, FOURTH_PINNED, FIFTH_PINNED)
 
 
 @pytest.fixture
@@ -83,12 +87,14 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     examiner differs only on libraries with chains, which the reference libraries lack: its
     fingerprints are 2026.12.3's plus those of the chained reference libraries. 2026.12.5's
     exam reader differs only on notes the reference libraries lack (joins' and parts' notes):
-    its fingerprints are 2026.12.4's, and it pins the version each seed's reader declares."""
+    its fingerprints are 2026.12.4's, and it pins the version each seed's reader declares.
+    2026.12.6 is 2026.12.5 under another version of the people seeds' exam reader (a join's
+    crowded values, again on no reference library's notes): the same fingerprints."""
     old = R.load_release(SHIPPED)
     rels = [R.load_release(r) for r in (FIRST_PINNED, SECOND_PINNED, THIRD_PINNED,
-                                        FOURTH_PINNED, PINNED)]
+                                        FOURTH_PINNED, FIFTH_PINNED, PINNED)]
     hashes = (FIRST_PINNED_HASH, SECOND_PINNED_HASH, THIRD_PINNED_HASH, FOURTH_PINNED_HASH,
-              PINNED_HASH)
+              FIFTH_PINNED_HASH, PINNED_HASH)
     assert old.examiner is None
     for rel, want in zip(rels, hashes):
         assert rel.hash == want == R.FROZEN[rel.id] == R.release_hash(rel.data)
@@ -99,8 +105,9 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
             assert rel.data["seeds"] == old.data["seeds"], rel.id
         assert rel.data["files"] == old.data["files"]
         assert rel.examiner["size"] == "full"
-        assert bool(rel.examiner.get("chains")) == (rel.id in (FOURTH_PINNED, PINNED))
-        assert ("reader_versions" in rel.examiner) == (rel.id == PINNED)
+        assert bool(rel.examiner.get("chains")) == (rel.id in (FOURTH_PINNED, FIFTH_PINNED,
+                                                                PINNED))
+        assert ("reader_versions" in rel.examiner) == (rel.id in (FIFTH_PINNED, PINNED))
         fps = rel.examiner["fingerprints"]
         assert sorted(fps) == sorted(rel.seed_names)
         for fp in fps.values():
@@ -111,14 +118,18 @@ def test_pinned_releases_keep_their_hashes_and_2026_12s_content():
     for older, newer in zip(rels, rels[1:]):
         a, b = older.examiner["fingerprints"], newer.examiner["fingerprints"]
         assert all(a[n]["library"] == b[n]["library"] for n in newer.seed_names)
-        # a new examiner: otherwise no new id was needed (2026.12.5's shows in its readers'
-        # versions alone)
-        assert a != b or newer.id == PINNED, newer.id
-    fourth, fifth = rels[3], rels[4]
-    assert fifth.data["seeds"] == fourth.data["seeds"]
-    assert fifth.examiner["fingerprints"] == fourth.examiner["fingerprints"]
-    assert fifth.examiner["reader_versions"] == {
-        n: R.reader_version(fifth.seed(n)["reader"]) for n in fifth.seed_names}
+        # a new examiner: otherwise no new id was needed (2026.12.5's and 2026.12.6's show in
+        # their readers' versions alone)
+        assert a != b or newer.id in (FIFTH_PINNED, PINNED), newer.id
+    fourth, fifth, sixth = rels[3], rels[4], rels[5]
+    for newer in (fifth, sixth):
+        assert newer.data["seeds"] == fourth.data["seeds"]
+        assert newer.examiner["fingerprints"] == fourth.examiner["fingerprints"]
+    assert sixth.examiner["reader_versions"] == {
+        n: R.reader_version(sixth.seed(n)["reader"]) for n in sixth.seed_names}
+    moved_readers = {n for n in sixth.seed_names if fifth.examiner["reader_versions"][n]
+                     != sixth.examiner["reader_versions"][n]}
+    assert moved_readers == {"people-1", "people-2", "people-3"}
     third = rels[2]
     assert fourth.data["seeds"] == third.data["seeds"]
     assert {n: {k: v for k, v in fp.items() if k != "chained_exams"}
@@ -155,10 +166,10 @@ def test_the_chained_reference_library_has_chains_the_navigator_uses():
 
 @pytest.mark.parametrize("old", SUPERSEDED)
 def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_once):
-    """This KBGym's examiner is not 2026.12.1's, 2026.12.2's, 2026.12.3's nor 2026.12.4's: run,
-    verify and rescore refuse each in one line naming the KBGym that made it and the rescore
-    into the current release (2026.12.3's fingerprints still match, but predate the chain
-    figures; 2026.12.4's match, but predate the readers' versions)."""
+    """This KBGym's examiner is not 2026.12.1's to 2026.12.5's: run, verify and rescore refuse
+    each in one line naming the KBGym that made it and the rescore into the current release
+    (2026.12.3's fingerprints still match, but predate the chain figures; 2026.12.4's match,
+    but predate the readers' versions; 2026.12.5's match, but pin another reader version)."""
     with pytest.raises(R.ExaminerError) as err:
         R.check_examiner(R.load_release(old), seeds=["people-1"])
     msg = str(err.value)
@@ -168,7 +179,7 @@ def test_a_superseded_release_is_refused_with_a_way_forward(old, fingerprint_onc
 
 
 def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
-    """One seed of 2026.12.5's examiner fingerprints, in the default suite (a few seconds): a
+    """One seed of 2026.12.6's examiner fingerprints, in the default suite (a few seconds): a
     change to the exam reader, the navigator or the library metrics fails here, not only under
     ``-m slow``, and then needs a new release id (docs/bench.md)."""
     R.check_examiner(R.load_release(PINNED), seeds=["people-1"])
@@ -176,7 +187,7 @@ def test_a_changed_examiner_fails_the_default_suite(fingerprint_once):
 
 @pytest.mark.slow
 def test_pinned_release_examiner_fingerprints_hold(monkeypatch):
-    """This KBGym's examiner reproduces 2026.12.5's fingerprints (about 20 s)."""
+    """This KBGym's examiner reproduces 2026.12.6's fingerprints (about 20 s)."""
     monkeypatch.setattr(R, "_CHECKED", set())
     R.check_examiner(R.load_release(PINNED))
 
