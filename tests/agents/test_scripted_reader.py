@@ -283,12 +283,11 @@ def json_parts(u, lib: Library, kind: str, value: str, by: str) -> tuple[str, di
     return parent, parts
 
 
-def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_shows_it():
-    """Parts written as JSON records with their members rank below the job's short statements,
-    so the job's page shows only the parts' parent (``{"key": "potters, by group"}``); once the
-    parent is read, its link page shows the part naming the question's city: that part is the
-    join, read next, before any holder is checked. (The city's residents are split by hobby
-    too, so that the city's page shows its own parts.)"""
+@cache
+def json_parts_join() -> tuple[str, str, dict[str, str], dict]:
+    """The costliest job-and-city join of a 500-person universe, examined on a library where
+    the job's holders are split by city and the city's residents by hobby, both as JSON parts
+    under a parent (:func:`json_parts`): (city, the job's parent, its parts, the exam row)."""
     u = universe(0, 500)
     q = costliest(u, "qc6_job_city")
     p = parse_question(q.text)
@@ -296,7 +295,16 @@ def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_sho
     lib = Library.from_universe(u)
     parent, parts = json_parts(u, lib, "job", job, "city")
     json_parts(u, lib, "city", city, "hobby")
-    row = exam(u, library=lib, qids=[q.qid])[q.qid]
+    return city, parent, parts, exam(u, library=lib, qids=[q.qid])[q.qid]
+
+
+def test_a_join_reads_the_part_naming_its_other_value_once_an_index_of_parts_shows_it():
+    """Parts written as JSON records with their members rank below the job's short statements,
+    so the job's page shows only the parts' parent (``{"key": "potters, by group"}``); once the
+    parent is read, its link page shows the part naming the question's city: that part is the
+    join, read next, before any holder is checked. (The city's residents are split by hobby
+    too, so that the city's page shows its own parts.)"""
+    city, parent, parts, row = json_parts_join()
     assert row["f1"] == 1.0
     reads = [line for line in row["text"].splitlines() if "read(" in line]
     assert len(reads) >= 2 and parent in reads[0] and f"part {city}" not in reads[0]
@@ -309,14 +317,7 @@ def test_a_join_asks_for_a_crowded_values_sentences_only_after_the_indexes_in_si
     the job's index in sight was read (its part naming the city is the join), so here never:
     the answer comes from the two reads (reader 2026-12-07.2; before, the sentences were
     searched right after the city's page, a step the answer did not need)."""
-    u = universe(0, 500)
-    q = costliest(u, "qc6_job_city")
-    p = parse_question(q.text)
-    job, city = p.slots["job"], p.slots["city"]
-    lib = Library.from_universe(u)
-    parent, parts = json_parts(u, lib, "job", job, "city")
-    json_parts(u, lib, "city", city, "hobby")
-    row = exam(u, library=lib, qids=[q.qid])[q.qid]
+    *_, row = json_parts_join()
     assert row["f1"] == 1.0
     actions = [line for line in row["text"].splitlines() if "read(" in line or "search(" in line]
     first_read = next(i for i, line in enumerate(actions) if "read(" in line)
