@@ -599,9 +599,8 @@ class ScriptedReader(BaseAgent):
                 and (kind, value, c) not in self._asked]
         self._asked.update((kind, value, c) for c in todo)
         sentence = self._sentence_query(kind, value)
-        words = ""
-        if sentence is not None and (kind, value) in self._worded:
-            words = sentence[0].removesuffix(value)
+        prefix = "" if sentence is None else sentence[0].removesuffix(value)  # "job is "
+        words = prefix if (kind, value) in self._worded else ""
         for i in range(0, len(todo), self.value_batch):
             if stop():
                 break
@@ -609,12 +608,11 @@ class ScriptedReader(BaseAgent):
             query = f"{words}{value} " + " ".join(group)
             yield from self._search(query)
             hits = kb.pages.get((query, 1)) or []
-            if not words and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
-                if sentence is not None:
-                    words = sentence[0].removesuffix(value)
-                    self._worded.add((kind, value))
-                    if not stop():
-                        yield from self._search(f"{words}{value} " + " ".join(group))
+            if not words and prefix and sum(1 for nid, _ in hits if nid not in kb.facts) >= 2:
+                words = prefix
+                self._worded.add((kind, value))
+                if not stop():
+                    yield from self._search(f"{words}{value} " + " ".join(group))
         return [c for c in cands if kb.attr(c, kind) == value
                 or c in kb.index_members.get((kind, value), ())]
 

@@ -2229,8 +2229,9 @@ def _read(text: str, vocab) -> Claims:
                 # each item of a list starts where the list did (``friends: - name: A job:
                 # baker - name: B``: B is a friend too, not a record inside A's)
                 _restore(ctx, listing)
-            elif not ln.bullet and listing is not None and list_level is not None \
-                    and (ln.level < list_level or ln.outer or (ln.level == list_level and multiline)):
+            elif not ln.bullet and listing is not None and list_level is not None and (
+                    ln.level < list_level or ln.outer
+                    or (ln.level == list_level and multiline)):
                 _restore(ctx, listing)
                 list_level = None
             if ln.level > last_level:
