@@ -74,6 +74,7 @@ from typing import Any
 
 from kbgym.claims import Key, facts_of, read_claims, states, vocabulary_of
 from kbgym.claims import part_groups as claim_part_groups
+from kbgym.collector import gc_paused
 from kbgym.library.graph import EDITED, Library, id_num
 from kbgym.library.search import BM25Index
 from kbgym.metrics.vocabulary import key_queries, plural, relation_forms
@@ -245,7 +246,7 @@ class Navigator:
         self._names: dict[str, tuple[str, ...]] = {}
         self._tokens: dict[str, frozenset[str]] = {}
         self._carriers: dict[str, list[str]] | None = None
-        self._name_queries: dict[tuple[str, str, bool], list[str]] = {}
+        self._name_queries: dict[tuple[str, str, bool], tuple[tuple[str, Any], ...]] = {}
         self._results: dict[tuple, NavResult] = {}
         # sets and mirrors are the world's notions: read only where it has them
         self._origin_names: dict[str, tuple[str, ...]] = {}
@@ -326,13 +327,16 @@ class Navigator:
             links = links[(p - 1) * self.links_per_page: p * self.links_per_page]
         return [node.id, *links]
 
-    def name_queries(self, name: str, question: Question, in_support: bool) -> list[str]:
-        """:func:`name_queries` (kept per name, class and support: every question and way
-        asks them again)."""
+    def name_queries(self, name: str, question: Question, in_support: bool
+                     ) -> tuple[tuple[str, Any], ...]:
+        """:func:`name_queries`, each with its :meth:`query_key` (kept per name, class and
+        support: every question and way asks them again)."""
         key = (name, question.category, in_support)
         hit = self._name_queries.get(key)
         if hit is None:
-            hit = self._name_queries[key] = name_queries(name, question, self.words, in_support)
+            hit = self._name_queries[key] = tuple(
+                (query, self.query_key(query))
+                for query in name_queries(name, question, self.words, in_support))
         return hit
 
     def names_in(self, node_id: str) -> tuple[str, ...]:
@@ -588,7 +592,11 @@ class Navigator:
         key = (question.text, question.support, question.keys, question.support_status)
         hit = self._results.get(key)
         if hit is None:
-            hit = self._trivial(question) or self._cheapest(question)
+            # a navigation allocates tens of thousands of small acyclic objects (sets,
+            # rankings) beside a universe and library of millions: with the collector on,
+            # a quarter of its CPU went to walking those (scripts/experiments/examiner_time.py)
+            with gc_paused():
+                hit = self._trivial(question) or self._cheapest(question)
             self._results[key] = hit
         return hit
 
@@ -668,6 +676,11 @@ class _Greedy:
         self.via = {s: {p: (frozenset(o), self._whole(o, s)) for p, o in pages.items()}
                     for s, pages in via.items()}
         self.relevant = set(self.carried) | set(self.via)
+        # the sets a search page can prove, when all their members are support (then a
+        # ranking's carriers of them are among the notes a query can rank: _rank reads
+        # their places as it pages, instead of Navigator.closes)
+        self.closable = ([f for f in families if proven_by(f, None)]
+                         if all(f <= support for f in families) else None)
         self.holding: dict[str, list[str]] | None = None  # token -> relevant notes with it
         if nav._lexical:
             self.holding = {}
@@ -694,7 +707,7 @@ class _Greedy:
         self.added = 0  # queries added to the vocabulary so far
         self.paged: dict[int, int] = {}  # vocabulary entry -> the last page turned
         for query in base_vocabulary(q, nav.words):
-            self._add_query(query)
+            self._add_query(query, nav.query_key(query))
 
     def _with_parts(self, nid: str, whole: frozenset[str]) -> frozenset[str]:
         """``whole``, plus the sets ``nid``'s part group shows whole when ``nid`` is the last
@@ -731,8 +744,9 @@ class _Greedy:
                 gain += 1  # newly settled
         return gain
 
-    def _add_query(self, query: str) -> None:
-        key = self.nav.query_key(query)
+    def _add_query(self, query: str, key: Any) -> None:
+        """Adds ``query`` (its :meth:`Navigator.query_key` ``key``) to the vocabulary, unless
+        a query of the same key was added or it can rank no relevant note."""
         if key in self.keys_seen or not query.strip():
             return
         self.keys_seen.add(key)
@@ -740,12 +754,17 @@ class _Greedy:
         if hold is None:
             cand: Iterable[str] = sorted(self.relevant, key=id_num)
         else:
-            cand = {nid for t in key for nid in hold.get(t, ())}
+            cand = set()
+            for t in key:
+                ids = hold.get(t)
+                if ids is not None:
+                    cand.update(ids)
             if not cand:
                 return  # it ranks no note that matters: never a step worth taking
-        carried = [self.carried[nid] for nid in cand if nid in self.carried]
+        carried_by, via_of = self.carried, self.via
+        carried = [carried_by[nid] for nid in cand if nid in carried_by]
         reach = frozenset().union(*carried)
-        via = tuple(nid for nid in cand if nid in self.via)
+        via = tuple(nid for nid in cand if nid in via_of)
         cap = self.nav.page_size * max(map(len, carried), default=0)
         self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand), self.added))
         self.added += 1
@@ -753,12 +772,30 @@ class _Greedy:
     def _rank(self, entry: _Entry) -> list[tuple[int, list[str], frozenset[str]]]:
         """The pages on which the query shows relevant notes or proves a set complete: only
         the notes it can rank (``entry.cand``) are looked up in its ranking."""
-        where = self.nav.positions(entry.query)
-        ps = self.nav.page_size
+        nav = self.nav
+        where = nav.positions(entry.query)
+        ps = nav.page_size
         by_page: dict[int, list[str]] = {}
+        first: dict[str, int] = {}  # support origin -> its first place in the ranking
+        carried = self.carried
         for pos, nid in sorted((where[nid], nid) for nid in entry.cand if nid in where):
             by_page.setdefault(pos // ps + 1, []).append(nid)
-        proven = self.nav.closes(entry.query, self.families)
+            for o in carried.get(nid, ()):
+                first.setdefault(o, pos)
+        if self.closable is None:
+            proven = nav.closes(entry.query, self.families)
+        else:  # Navigator.closes, from the places just found (the same pages)
+            out: dict[int, set[str]] = {}
+            for fam in self.closable:
+                ranked = [o for o in fam if o in first]
+                if not ranked:
+                    continue
+                page = max(first[o] for o in ranked) // ps + 1  # the last member's page
+                if len(where) >= page * ps:
+                    page += 1  # a full page may go on: the next one must show no member
+                if page <= nav.max_page:
+                    out.setdefault(page, set()).update(ranked)
+            proven = {p: frozenset(v) for p, v in out.items()}
         pages = [(p, by_page.get(p, []), proven.get(p, frozenset()))
                  for p in sorted(set(by_page) | set(proven))]
         entry.pages = pages
@@ -809,8 +846,8 @@ class _Greedy:
             for name in nav.names_in(nid):
                 if name not in self.names:
                     self.names.add(name)
-                    for query in nav.name_queries(name, self.q, name in self.support_names):
-                        self._add_query(query)
+                    for query, key in nav.name_queries(name, self.q, name in self.support_names):
+                        self._add_query(query, key)
         self.open.difference_update(proves)
 
     def _choose(self, left: int) -> tuple[Action, tuple] | None:

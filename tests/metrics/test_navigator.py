@@ -743,3 +743,40 @@ def test_two_split_indexes_of_one_key_are_two_groups(small, second):
     res = nav.run(q)
     b1 = Navigator(indexed(Library.from_universe(small)), small, m=40, page_size=2).run(q)
     assert res.f1 == 1.0 and res.steps < b1.steps, (res.plan, b1.plan)
+
+
+@pytest.mark.parametrize("arm", ["B1", "oracle", "b3"])
+def test_the_greedy_finds_the_same_proving_pages_as_closes(small, arm):
+    """The greedy reads which pages prove a set from the places it finds as it pages a
+    ranking; :meth:`Navigator.closes` (the optimum's) computes them from every carrier:
+    the same pages, proving the same members, for every query of every way."""
+    from kbgym.metrics.navigator import _Greedy
+
+    nav = Navigator(libraries(small)[arm], small)
+    compared = 0
+    for q in small.questions:
+        for goal, families in nav.goals(q):
+            greedy = _Greedy(nav, q, goal, families)
+            for entry in list(greedy.vocab):
+                got = {p: pr for p, _, pr in greedy._rank(entry) if pr}
+                assert got == nav.closes(entry.query, families), (q.qid, entry.query)
+                compared += bool(got)
+    assert compared > 20  # pages that prove something were compared
+
+
+def test_navigating_leaves_the_collector_as_it_was(small):
+    """A navigation pauses the cyclic collector (it allocates many small acyclic objects)
+    and gives it back on, and off where it was off."""
+    import gc
+
+    nav = Navigator(indexed(Library.from_universe(small)), small)
+    questions = list(small.questions)
+    gc.enable()
+    nav.run(questions[0])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        nav.run(questions[1])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
