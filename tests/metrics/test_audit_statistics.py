@@ -53,3 +53,11 @@ def test_failures_priced_at_m_rank_a_fast_wrong_library_last(audit):
                            [1, .5, 2.5, 8 / 6])
     assert plain < 1  # the wrong library is cheapest for the reader, dearest for the navigator
     assert audit.priced_spearman(arms, "exact", 15) == pytest.approx(1.0)
+
+
+def test_a_rendering_is_within_target_when_the_reader_moves_no_further_than_the_navigator(audit):
+    ok = audit.within_target
+    assert ok(0.02, 0.0) and ok(-0.03, 0.0) and not ok(0.05, 0.0)  # no move either way
+    assert ok(0.057, 0.131) and ok(0.10, 0.12)  # the navigator pays as much or more
+    assert ok(0.102, 0.072) and not ok(0.121, 0.041)  # the reader pays more than it: 0.03 slack
+    assert not ok(0.05, -0.10) and ok(-0.027, 0.069)  # the other way: only the slack
