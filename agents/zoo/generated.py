@@ -224,7 +224,7 @@ class _Builder:
         return short, kind, self.slots(**slots)
 
     def finish_text(self, note: dict, keys: list[str]) -> str:
-        text = note["title"]
+        text = self.short_title(note)
         if self.rendering in LISTS_MEMBERS or self.rendering == "long":
             shown = sorted(self.person(m) for m in note.get("members") or ())
             if note.get("text_wrong"):
@@ -257,6 +257,15 @@ class _Builder:
             text = text.upper()
         return text[:1000]
 
+    def short_title(self, note: dict) -> str:
+        """The note's short title with its key's name as this builder writes names: a twin
+        (no name forms) writes in full the name a rendering with initials, surname first or
+        lower-case names wrote when the title was drawn."""
+        named = note.get("named")
+        if named is None or named[0] == self.person(named[1]):
+            return note["title"]
+        return note["title"].replace(named[0], self.person(named[1]))
+
     # -- links ---------------------------------------------------------------------
     def side(self, rel: str, key: str) -> dict[str, list[str]]:
         """The set's member -> notes, keeping the library's chosen direction where a relation
@@ -287,8 +296,10 @@ class _Builder:
         gender = None
         if key in self.t.by_name:
             gender = self.t.by_name[key].gender
+        # how the title wrote the key's name (``E. Hargreaves``), for a twin to write it whole
+        named = (self.person(key), key) if key in self.t.by_name else None
         note = {"key": key, "title": title, "kind": kind, "slots": slots, "links": list(links),
-                "set": set_, "members": kept, "id": None, "gender": gender}
+                "set": set_, "members": kept, "id": None, "gender": gender, "named": named}
         self.notes.append(note)
         return note
 

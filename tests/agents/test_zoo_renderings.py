@@ -94,3 +94,27 @@ def test_wrong_member_in_text_only_leaves_the_links_right():
         if found:
             break
     assert found
+
+
+def test_a_twin_writes_the_names_the_initials_rendering_abbreviated_in_full():
+    """The twin is the same links under the canonical short titles: ``Friends of Edmund
+    Hargreaves.``, not the rendering's ``Friends of E. Hargreaves.`` (the twin kept the
+    rendering's names until 2026-12-08, so the audit compared initials with themselves)."""
+    import re
+
+    u, t, qs = world()
+    abbreviated = re.compile(r"\b[A-Z]\. [A-Z][a-z]+")
+    libs = generate_libraries(u, 1, 6, questions=qs, renderings=("initials",), twins=True)
+    pairs = [(g.library, g.twin) for g in libs if g.twin is not None]
+    assert pairs
+    seen = 0
+    for lib, twin in pairs:
+        assert len(authored(lib)) == len(authored(twin))
+        for a, b in zip(authored(lib), authored(twin)):
+            assert a.links == b.links
+            assert not abbreviated.search(b.text), b.text
+            for short in abbreviated.findall(a.text):  # the same title, the name written whole
+                seen += 1
+                whole = [p for p in t.by_name if p.endswith(short[3:]) and p[0] == short[0]]
+                assert any(p in b.text for p in whole), (a.text, b.text)
+    assert seen
