@@ -469,19 +469,26 @@ class Navigator:
             return {}
         where = self.positions(query)
         carriers = self.carriers()
-        out: dict[int, set[str]] = {}
+        first: dict[str, int] = {}  # a member -> its first place in the ranking
         for fam in sets:
-            if not proven_by(fam, None):
-                continue
-            ranked: dict[str, int] = {}
             for o in fam:
                 pos = [where[n] for n in carriers.get(o, ()) if n in where]
                 if pos:
-                    ranked[o] = min(pos)
+                    first[o] = min(pos)
+        return self.proving_pages(first, [f for f in sets if proven_by(f, None)], len(where))
+
+    def proving_pages(self, first: Mapping[str, int], sets: Iterable[frozenset[str]],
+                      n_ranked: int) -> dict[int, frozenset[str]]:
+        """:meth:`closes` from the members' first places in a ranking of ``n_ranked`` ids
+        (``first``: member -> 0-based place; the members it lacks are not ranked), for
+        ``sets`` a search page can prove."""
+        out: dict[int, set[str]] = {}
+        for fam in sets:
+            ranked = [o for o in fam if o in first]
             if not ranked:
                 continue
-            page = max(ranked.values()) // self.page_size + 1  # the last member's page
-            if len(self.ranked(query)) >= page * self.page_size:
+            page = max(first[o] for o in ranked) // self.page_size + 1  # the last member's
+            if n_ranked >= page * self.page_size:
                 page += 1  # a full page may go on: the next one must show no member
             if page <= self.max_page:
                 out.setdefault(page, set()).update(ranked)
@@ -785,17 +792,7 @@ class _Greedy:
         if self.closable is None:
             proven = nav.closes(entry.query, self.families)
         else:  # Navigator.closes, from the places just found (the same pages)
-            out: dict[int, set[str]] = {}
-            for fam in self.closable:
-                ranked = [o for o in fam if o in first]
-                if not ranked:
-                    continue
-                page = max(first[o] for o in ranked) // ps + 1  # the last member's page
-                if len(where) >= page * ps:
-                    page += 1  # a full page may go on: the next one must show no member
-                if page <= nav.max_page:
-                    out.setdefault(page, set()).update(ranked)
-            proven = {p: frozenset(v) for p, v in out.items()}
+            proven = nav.proving_pages(first, self.closable, len(where))
         pages = [(p, by_page.get(p, []), proven.get(p, frozenset()))
                  for p in sorted(set(by_page) | set(proven))]
         entry.pages = pages
