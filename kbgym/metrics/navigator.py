@@ -600,8 +600,8 @@ class Navigator:
         hit = self._results.get(key)
         if hit is None:
             # a navigation allocates tens of thousands of small acyclic objects (sets,
-            # rankings) beside a universe and library of millions: with the collector on,
-            # a quarter of its CPU went to walking those (scripts/experiments/examiner_time.py)
+            # rankings) beside the universe's and library's ~10^5 tracked ones: with the
+            # collector on, a quarter of its CPU went to collections (docs/performance.md)
             with gc_paused():
                 hit = self._trivial(question) or self._cheapest(question)
             self._results[key] = hit
@@ -761,17 +761,12 @@ class _Greedy:
         if hold is None:
             cand: Iterable[str] = sorted(self.relevant, key=id_num)
         else:
-            cand = set()
-            for t in key:
-                ids = hold.get(t)
-                if ids is not None:
-                    cand.update(ids)
+            cand = {nid for t in key for nid in hold.get(t, ())}
             if not cand:
                 return  # it ranks no note that matters: never a step worth taking
-        carried_by, via_of = self.carried, self.via
-        carried = [carried_by[nid] for nid in cand if nid in carried_by]
+        carried = [self.carried[nid] for nid in cand if nid in self.carried]
         reach = frozenset().union(*carried)
-        via = tuple(nid for nid in cand if nid in via_of)
+        via = tuple(nid for nid in cand if nid in self.via)
         cap = self.nav.page_size * max(map(len, carried), default=0)
         self.vocab.append(_Entry(query, key, None, reach, via, cap, tuple(cand), self.added))
         self.added += 1
