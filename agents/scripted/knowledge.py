@@ -968,6 +968,7 @@ def hinted_relations(text: str) -> set[str]:
     return {rel for rel, words in REL_HINTS.items() if words & toks}
 
 
+@cache
 def own_text(text: str) -> str:
     """``text`` without the sentences that hold a question or an answer statement: what the
     note says about itself (``Friends of X.`` in ``Friends of X. How many friends does X
