@@ -469,13 +469,13 @@ class Navigator:
             return {}
         where = self.positions(query)
         carriers = self.carriers()
+        provable = [f for f in sets if proven_by(f, None)]
         first: dict[str, int] = {}  # a member -> its first place in the ranking
-        for fam in sets:
-            for o in fam:
-                pos = [where[n] for n in carriers.get(o, ()) if n in where]
-                if pos:
-                    first[o] = min(pos)
-        return self.proving_pages(first, [f for f in sets if proven_by(f, None)], len(where))
+        for o in set().union(*provable):
+            pos = [where[n] for n in carriers.get(o, ()) if n in where]
+            if pos:
+                first[o] = min(pos)
+        return self.proving_pages(first, provable, len(where))
 
     def proving_pages(self, first: Mapping[str, int], sets: Iterable[frozenset[str]],
                       n_ranked: int) -> dict[int, frozenset[str]]:
